@@ -1,0 +1,194 @@
+//! `#[derive(State)]` for rebound-graph: implements `rebound_graph::State` for a
+//! struct with named fields and generates its partial update type.
+//!
+//! Field attributes: `#[state(append)]` (writes extend the collection),
+//! `#[state(merge = path::to::function)]` (a `fn(&mut T, T)` merges the write);
+//! no attribute means replace. Use it through `rebound_graph::State`.
+
+use proc_macro::TokenStream;
+use proc_macro2::TokenStream as TokenStream2;
+use quote::{format_ident, quote};
+use syn::{parse_macro_input, Data, DeriveInput, Fields, Ident, Path, Type};
+
+/// Most fields a state may have (one bit each in `FieldSet`).
+const MAX_FIELDS: usize = 64;
+
+enum Rule {
+    Replace,
+    Append,
+    Custom(Path),
+}
+
+struct Field {
+    ident: Ident,
+    ty: Type,
+    rule: Rule,
+}
+
+/// Derives `rebound_graph::State`; see the trait's documentation.
+#[proc_macro_derive(State, attributes(state))]
+pub fn derive_state(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    match expand(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(err) => err.to_compile_error().into(),
+    }
+}
+
+fn parse_fields(input: &DeriveInput) -> syn::Result<Vec<Field>> {
+    let Data::Struct(data) = &input.data else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "#[derive(State)] needs a struct with named fields",
+        ));
+    };
+    let Fields::Named(named) = &data.fields else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "#[derive(State)] needs a struct with named fields",
+        ));
+    };
+    if named.named.len() > MAX_FIELDS {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            format!("a State has at most {MAX_FIELDS} fields; group some into a nested struct"),
+        ));
+    }
+    let mut fields = Vec::with_capacity(named.named.len());
+    for field in &named.named {
+        let Some(ident) = field.ident.clone() else {
+            return Err(syn::Error::new_spanned(field, "unnamed field"));
+        };
+        let mut rule = Rule::Replace;
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident("state")) {
+            attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("append") {
+                    rule = Rule::Append;
+                    Ok(())
+                } else if meta.path.is_ident("replace") {
+                    rule = Rule::Replace;
+                    Ok(())
+                } else if meta.path.is_ident("merge") {
+                    let path: Path = meta.value()?.parse()?;
+                    rule = Rule::Custom(path);
+                    Ok(())
+                } else {
+                    Err(meta.error(
+                        "unknown state attribute: expected `append`, `replace` or `merge = function`",
+                    ))
+                }
+            })?;
+        }
+        fields.push(Field {
+            ident,
+            ty: field.ty.clone(),
+            rule,
+        });
+    }
+    Ok(fields)
+}
+
+fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "#[derive(State)] does not support generic structs",
+        ));
+    }
+    let fields = parse_fields(input)?;
+    let name = &input.ident;
+    let vis = &input.vis;
+    let update = format_ident!("{}Update", name);
+    let krate = quote!(::rebound_graph);
+
+    let names: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
+    let update_fields = fields.iter().map(|f| {
+        let ident = &f.ident;
+        let ty = &f.ty;
+        let doc = format!("A write to `{ident}`, when set.");
+        quote! {
+            #[doc = #doc]
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub #ident: ::core::option::Option<#ty>
+        }
+    });
+    let setters = fields.iter().map(|f| {
+        let ident = &f.ident;
+        let ty = &f.ty;
+        let doc = match f.rule {
+            Rule::Append => format!("Appends to `{ident}`."),
+            Rule::Custom(_) => format!("Merges a value into `{ident}`."),
+            Rule::Replace => format!("Sets `{ident}`."),
+        };
+        quote! {
+            #[doc = #doc]
+            #[must_use]
+            pub fn #ident(mut self, value: #ty) -> Self {
+                self.#ident = ::core::option::Option::Some(value);
+                self
+            }
+        }
+    });
+    let rules = fields.iter().map(|f| match f.rule {
+        Rule::Replace => quote!(#krate::MergeRule::Replace),
+        Rule::Append => quote!(#krate::MergeRule::Append),
+        Rule::Custom(_) => quote!(#krate::MergeRule::Custom),
+    });
+    let written = fields.iter().enumerate().map(|(i, f)| {
+        let ident = &f.ident;
+        quote! {
+            if update.#ident.is_some() {
+                set.insert(#i);
+            }
+        }
+    });
+    let applies = fields.iter().enumerate().map(|(i, f)| {
+        let ident = &f.ident;
+        let merge = match &f.rule {
+            Rule::Replace => quote!(self.#ident = value;),
+            Rule::Append => quote!(::core::iter::Extend::extend(&mut self.#ident, value);),
+            Rule::Custom(path) => quote!(#path(&mut self.#ident, value);),
+        };
+        quote! {
+            if let ::core::option::Option::Some(value) = update.#ident {
+                #merge
+                set.insert(#i);
+            }
+        }
+    });
+    let update_doc = format!(
+        "A partial update of [`{name}`]: each field that is set is written with its merge rule."
+    );
+    let serde_path = format!("{krate}::__private::serde").replace(' ', "");
+
+    Ok(quote! {
+        #[doc = #update_doc]
+        #[derive(Default, Debug, Clone, #krate::__private::serde::Serialize, #krate::__private::serde::Deserialize)]
+        #[serde(crate = #serde_path, deny_unknown_fields)]
+        #vis struct #update {
+            #(#update_fields,)*
+        }
+
+        impl #update {
+            #(#setters)*
+        }
+
+        impl #krate::State for #name {
+            type Update = #update;
+            const FIELDS: &'static [&'static str] = &[#(#names),*];
+            const MERGE_RULES: &'static [#krate::MergeRule] = &[#(#rules),*];
+
+            fn written(update: &Self::Update) -> #krate::FieldSet {
+                let mut set = #krate::FieldSet::EMPTY;
+                #(#written)*
+                set
+            }
+
+            fn apply(&mut self, update: Self::Update) -> #krate::FieldSet {
+                let mut set = #krate::FieldSet::EMPTY;
+                #(#applies)*
+                set
+            }
+        }
+    })
+}

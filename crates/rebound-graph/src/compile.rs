@@ -1,0 +1,322 @@
+//! Validation of a [`StateGraph`] into the index-based [`Graph`] the run loop
+//! executes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::builder::{Router, END, START};
+use crate::node::NodeFn;
+use crate::{CompileError, CompiledGraph, RetryPolicy, State, StateGraph};
+
+/// A resolved edge target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target {
+    Node(usize),
+    End,
+}
+
+pub(crate) struct Conditional<S: State> {
+    pub(crate) router: Router<S>,
+    /// Router answers and their targets, in declaration order.
+    pub(crate) entries: Vec<(Box<str>, Target)>,
+    pub(crate) fallback: Option<Target>,
+}
+
+/// Everything that leaves one node (or START).
+pub(crate) struct Outgoing<S: State> {
+    pub(crate) statics: Vec<Target>,
+    pub(crate) conditionals: Vec<Conditional<S>>,
+    /// (join index, this source's bit in the join's barrier)
+    pub(crate) joins: Vec<(usize, u64)>,
+}
+
+impl<S: State> Default for Outgoing<S> {
+    fn default() -> Self {
+        Outgoing {
+            statics: Vec::new(),
+            conditionals: Vec::new(),
+            joins: Vec::new(),
+        }
+    }
+}
+
+impl<S: State> Outgoing<S> {
+    fn is_empty(&self) -> bool {
+        self.statics.is_empty() && self.conditionals.is_empty() && self.joins.is_empty()
+    }
+
+    fn targets(&self) -> impl Iterator<Item = Target> + '_ {
+        self.statics.iter().copied().chain(
+            self.conditionals
+                .iter()
+                .flat_map(|c| c.entries.iter().map(|(_, t)| *t).chain(c.fallback)),
+        )
+    }
+}
+
+pub(crate) struct CompiledNode<S: State> {
+    pub(crate) name: Arc<str>,
+    pub(crate) func: NodeFn<S>,
+    pub(crate) retry: Option<RetryPolicy>,
+    pub(crate) timeout: Option<Duration>,
+    /// Declared `goto` targets, by name.
+    pub(crate) destinations: Vec<(Box<str>, Target)>,
+    pub(crate) out: Outgoing<S>,
+}
+
+pub(crate) struct Join {
+    pub(crate) sources: Vec<usize>,
+    pub(crate) target: Target,
+    pub(crate) full: u64,
+}
+
+/// A validated graph.
+pub(crate) struct Graph<S: State> {
+    pub(crate) nodes: Vec<CompiledNode<S>>,
+    pub(crate) entry: Outgoing<S>,
+    pub(crate) joins: Vec<Join>,
+    pub(crate) start_name: Arc<str>,
+    pub(crate) end_name: Arc<str>,
+    pub(crate) replace_fields: crate::FieldSet,
+}
+
+impl<S: State> Graph<S> {
+    pub(crate) fn target_name(&self, target: Target) -> &Arc<str> {
+        match target {
+            Target::Node(i) => &self.nodes[i].name,
+            Target::End => &self.end_name,
+        }
+    }
+}
+
+struct Resolver<'a> {
+    index: HashMap<&'a str, usize>,
+    known: Vec<String>,
+}
+
+impl Resolver<'_> {
+    fn target(&self, place: impl Fn() -> String, name: &str) -> Result<Target, CompileError> {
+        if name == END {
+            return Ok(Target::End);
+        }
+        if name == START {
+            return Err(CompileError::MisplacedTerminal { place: place() });
+        }
+        self.node(place, name).map(Target::Node)
+    }
+
+    fn node(&self, place: impl Fn() -> String, name: &str) -> Result<usize, CompileError> {
+        self.index
+            .get(name)
+            .copied()
+            .ok_or_else(|| CompileError::UnknownNode {
+                place: place(),
+                node: name.to_string(),
+                known: self.known.clone(),
+            })
+    }
+
+    /// A source: START (None) or a node.
+    fn source(
+        &self,
+        place: impl Fn() -> String,
+        name: &str,
+    ) -> Result<Option<usize>, CompileError> {
+        match name {
+            START => Ok(None),
+            END => Err(CompileError::MisplacedTerminal { place: place() }),
+            _ => self.node(place, name).map(Some),
+        }
+    }
+}
+
+pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>, CompileError> {
+    let StateGraph {
+        nodes,
+        edges,
+        conditionals,
+        joins,
+        options,
+    } = graph;
+
+    let mut index = HashMap::with_capacity(nodes.len());
+    for (i, node) in nodes.iter().enumerate() {
+        if node.name.is_empty() || node.name == START || node.name == END {
+            return Err(CompileError::ReservedName {
+                name: node.name.clone(),
+            });
+        }
+        if index.insert(node.name.as_str(), i).is_some() {
+            return Err(CompileError::DuplicateNode {
+                name: node.name.clone(),
+            });
+        }
+    }
+    let resolver = Resolver {
+        index,
+        known: nodes.iter().map(|n| n.name.clone()).collect(),
+    };
+
+    let mut outgoing: Vec<Outgoing<S>> = (0..nodes.len()).map(|_| Outgoing::default()).collect();
+    let mut entry = Outgoing::default();
+
+    for (from, to) in &edges {
+        let place = || format!("edge {from:?} -> {to:?}");
+        let source = resolver.source(place, from)?;
+        let target = resolver.target(place, to)?;
+        let out = match source {
+            Some(i) => &mut outgoing[i],
+            None => &mut entry,
+        };
+        if !out.statics.contains(&target) {
+            out.statics.push(target);
+        }
+    }
+
+    for cond in conditionals {
+        let from = &cond.source;
+        let place = || format!("conditional edge from {from:?}");
+        let source = resolver.source(place, from)?;
+        if cond.paths.entries.is_empty() && cond.paths.fallback.is_none() {
+            return Err(CompileError::EmptyPathMap { node: from.clone() });
+        }
+        let mut entries = Vec::with_capacity(cond.paths.entries.len());
+        for (key, target) in &cond.paths.entries {
+            entries.push((
+                key.clone().into_boxed_str(),
+                resolver.target(place, target)?,
+            ));
+        }
+        let fallback = match &cond.paths.fallback {
+            Some(target) => Some(resolver.target(place, target)?),
+            None => None,
+        };
+        let out = match source {
+            Some(i) => &mut outgoing[i],
+            None => &mut entry,
+        };
+        out.conditionals.push(Conditional {
+            router: cond.router,
+            entries,
+            fallback,
+        });
+    }
+
+    let mut compiled_joins = Vec::with_capacity(joins.len());
+    for (sources, to) in &joins {
+        if sources.is_empty() || sources.len() > 64 {
+            return Err(CompileError::BadJoin {
+                target: to.clone(),
+                count: sources.len(),
+            });
+        }
+        let place = || format!("join {sources:?} -> {to:?}");
+        let target = resolver.target(place, to)?;
+        let join_index = compiled_joins.len();
+        let mut ids = Vec::with_capacity(sources.len());
+        let mut full = 0u64;
+        for (bit, name) in sources.iter().enumerate() {
+            let Some(source) = resolver.source(place, name)? else {
+                return Err(CompileError::MisplacedTerminal { place: place() });
+            };
+            outgoing[source].joins.push((join_index, 1u64 << bit));
+            full |= 1u64 << bit;
+            ids.push(source);
+        }
+        compiled_joins.push(Join {
+            sources: ids,
+            target,
+            full,
+        });
+    }
+
+    let mut node_options: Vec<crate::NodeOptions> =
+        vec![crate::NodeOptions::default(); nodes.len()];
+    let mut destinations: Vec<Vec<(Box<str>, Target)>> = vec![Vec::new(); nodes.len()];
+    for (name, opts) in options {
+        let i = resolver.node(|| "configure_node".to_string(), &name)?;
+        if let Some(dests) = &opts.destinations {
+            let place = || format!("goto destinations of {name:?}");
+            destinations[i] = dests
+                .iter()
+                .map(|d| Ok((d.clone().into_boxed_str(), resolver.target(place, d)?)))
+                .collect::<Result<_, CompileError>>()?;
+        }
+        node_options[i] = opts;
+    }
+
+    if entry.is_empty() {
+        return Err(CompileError::NoEntry);
+    }
+    for (i, node) in nodes.iter().enumerate() {
+        if outgoing[i].is_empty() && destinations[i].is_empty() {
+            return Err(CompileError::NoWayOut {
+                node: node.name.clone(),
+            });
+        }
+    }
+
+    // Reachability from START over every kind of edge.
+    let mut reached = vec![false; nodes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    let visit = |target: Target, stack: &mut Vec<usize>, reached: &mut Vec<bool>| {
+        if let Target::Node(i) = target {
+            if !reached[i] {
+                reached[i] = true;
+                stack.push(i);
+            }
+        }
+    };
+    for t in entry.targets() {
+        visit(t, &mut stack, &mut reached);
+    }
+    while let Some(i) = stack.pop() {
+        let next: Vec<Target> = outgoing[i]
+            .targets()
+            .chain(
+                outgoing[i]
+                    .joins
+                    .iter()
+                    .map(|(j, _)| compiled_joins[*j].target),
+            )
+            .chain(destinations[i].iter().map(|(_, t)| *t))
+            .collect();
+        for t in next {
+            visit(t, &mut stack, &mut reached);
+        }
+    }
+    let unreachable: Vec<String> = nodes
+        .iter()
+        .zip(&reached)
+        .filter(|(_, r)| !**r)
+        .map(|(n, _)| n.name.clone())
+        .collect();
+    if !unreachable.is_empty() {
+        return Err(CompileError::Unreachable { nodes: unreachable });
+    }
+
+    let compiled_nodes = nodes
+        .into_iter()
+        .zip(outgoing)
+        .zip(node_options)
+        .zip(destinations)
+        .map(|(((def, out), opts), destinations)| CompiledNode {
+            name: Arc::from(def.name),
+            func: def.func,
+            retry: opts.retry,
+            timeout: opts.timeout,
+            destinations,
+            out,
+        })
+        .collect();
+
+    Ok(CompiledGraph::from_graph(Graph {
+        nodes: compiled_nodes,
+        entry,
+        joins: compiled_joins,
+        start_name: Arc::from(START),
+        end_name: Arc::from(END),
+        replace_fields: S::replace_fields(),
+    }))
+}

@@ -1,0 +1,237 @@
+//! Typed errors: [`CompileError`] from validating a graph, [`GraphError`] from
+//! running one, and [`NodeError`], what a node returns when it fails.
+
+use std::fmt;
+use std::time::Duration;
+
+/// A boxed error, as nodes return them.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a graph failed to compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    /// Two nodes were added under the same name.
+    #[error("duplicate node name {name:?}: every node needs its own name")]
+    DuplicateNode {
+        /// The name used twice.
+        name: String,
+    },
+    /// A node was given a reserved or empty name.
+    #[error("node name {name:?} is reserved or empty (START and END are {start:?} and {end:?})", start = crate::START, end = crate::END)]
+    ReservedName {
+        /// The name that was refused.
+        name: String,
+    },
+    /// An edge, path map or node option names a node that does not exist.
+    #[error("{place} names unknown node {node:?}; known nodes: {known}", known = .known.join(", "))]
+    UnknownNode {
+        /// Where the name was found, e.g. `edge "a" -> "b"`.
+        place: String,
+        /// The unknown name.
+        node: String,
+        /// The nodes that do exist.
+        known: Vec<String>,
+    },
+    /// START was used as a target or END as a source.
+    #[error("{place}: START can only be a source and END only a target")]
+    MisplacedTerminal {
+        /// The offending edge.
+        place: String,
+    },
+    /// Nothing leaves START.
+    #[error("the graph has no entry: add an edge from START to the first node")]
+    NoEntry,
+    /// A node has no outgoing edge and no declared `goto` destinations.
+    #[error(
+        "node {node:?} has no way out: add an edge from it (to END if the run should stop there)"
+    )]
+    NoWayOut {
+        /// The dead-end node.
+        node: String,
+    },
+    /// Nodes that no path from START reaches (an error, not a warning: such a
+    /// node is almost always a missing edge).
+    #[error("nodes unreachable from START: {}", .nodes.join(", "))]
+    Unreachable {
+        /// The unreachable nodes, in the order they were added.
+        nodes: Vec<String>,
+    },
+    /// A conditional edge was declared with no possible targets.
+    #[error("the conditional edge from {node:?} has an empty path map")]
+    EmptyPathMap {
+        /// The source of the conditional edge.
+        node: String,
+    },
+    /// A join (an edge from several nodes into one) lists too many or no sources.
+    #[error("the join into {target:?} must have between 1 and 64 source nodes, got {count}")]
+    BadJoin {
+        /// The join's target.
+        target: String,
+        /// How many sources it listed.
+        count: usize,
+    },
+}
+
+/// What kind of failure a [`NodeError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeErrorKind {
+    /// The node returned an error.
+    Failed,
+    /// The node did not finish within its timeout.
+    TimedOut,
+    /// The node panicked; the panic was caught.
+    Panicked,
+}
+
+/// The error a node returns. Any `std::error::Error` converts into it with `?`.
+///
+/// Errors are retryable by default (when the node has a retry policy); mark
+/// one that must not be retried with [`NodeError::permanent`].
+pub struct NodeError {
+    kind: NodeErrorKind,
+    retryable: bool,
+    source: BoxError,
+}
+
+impl NodeError {
+    /// An error from a message.
+    pub fn msg(message: impl fmt::Display) -> Self {
+        NodeError {
+            kind: NodeErrorKind::Failed,
+            retryable: true,
+            source: message.to_string().into(),
+        }
+    }
+
+    /// An error that no retry policy retries.
+    pub fn permanent(mut self) -> Self {
+        self.retryable = false;
+        self
+    }
+
+    pub(crate) fn timed_out(timeout: Duration) -> Self {
+        NodeError {
+            kind: NodeErrorKind::TimedOut,
+            retryable: true,
+            source: format!("timed out after {timeout:?}").into(),
+        }
+    }
+
+    pub(crate) fn panicked(message: String) -> Self {
+        NodeError {
+            kind: NodeErrorKind::Panicked,
+            retryable: false,
+            source: format!("panicked: {message}").into(),
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> NodeErrorKind {
+        self.kind
+    }
+
+    /// Whether a retry policy may retry it.
+    pub fn is_retryable(&self) -> bool {
+        self.retryable
+    }
+
+    /// The underlying error.
+    pub fn source_error(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.source
+    }
+
+    pub(crate) fn into_parts(self) -> (NodeErrorKind, BoxError) {
+        (self.kind, self.source)
+    }
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for NodeError {
+    fn from(error: E) -> Self {
+        NodeError {
+            kind: NodeErrorKind::Failed,
+            retryable: true,
+            source: Box::new(error),
+        }
+    }
+}
+
+impl fmt::Debug for NodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NodeError")
+            .field("kind", &self.kind)
+            .field("retryable", &self.retryable)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+impl fmt::Display for NodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.source, f)
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphError {
+    /// A node failed (after its retries, if it has a retry policy).
+    #[error("node {node:?} failed at step {step} (attempt {attempt}): {source}")]
+    Node {
+        /// The node's name.
+        node: String,
+        /// The superstep it ran in.
+        step: u64,
+        /// The attempt that failed last (1-based).
+        attempt: u32,
+        /// Failed, timed out or panicked.
+        kind: NodeErrorKind,
+        /// The node's error.
+        #[source]
+        source: BoxError,
+    },
+    /// Two nodes of one superstep wrote the same replace-field.
+    #[error("conflicting writes at step {step}: nodes {first:?} and {second:?} both wrote field {field:?}, which is replace-only; give it an append or merge rule, or let one node write it")]
+    Conflict {
+        /// The field written twice.
+        field: &'static str,
+        /// The first writer (by name order).
+        first: String,
+        /// The second writer.
+        second: String,
+        /// The superstep.
+        step: u64,
+    },
+    /// A router or a node's `goto` named a target outside its declared set.
+    #[error("{node:?} routed to {value:?}, which is not one of its declared targets: {}", .allowed.join(", "))]
+    UnknownRoute {
+        /// The node whose router or goto answered.
+        node: String,
+        /// The answer.
+        value: String,
+        /// The targets it may choose.
+        allowed: Vec<String>,
+    },
+    /// The run did more supersteps than its recursion limit while work remained.
+    #[error("recursion limit of {limit} supersteps reached with nodes still to run ({}); last nodes visited: {}. If the graph is meant to run this long, raise it with RunConfig::with_recursion_limit; otherwise look for a loop that never reaches END", .pending.join(", "), .recent.join(" -> "))]
+    RecursionLimit {
+        /// The limit that was reached.
+        limit: u64,
+        /// The last nodes that ran, oldest first (at most 10).
+        recent: Vec<String>,
+        /// The nodes that were due to run next.
+        pending: Vec<String>,
+    },
+    /// A task running a node ended abnormally (the runtime shut down or aborted it).
+    #[error("a task of the run ended abnormally: {message}")]
+    TaskFailed {
+        /// What the runtime reported.
+        message: String,
+    },
+    /// The run was cancelled through its cancellation token.
+    #[error("run cancelled at step {step}")]
+    Cancelled {
+        /// The superstep that was running or about to run.
+        step: u64,
+    },
+}

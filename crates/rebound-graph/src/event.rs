@@ -1,0 +1,185 @@
+//! The typed event stream of a run. Everything a user sees of a run (progress
+//! display, JSONL log) consumes these; the engine itself never prints.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::ser::SerializeSeq;
+use serde::{Serialize, Serializer};
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::{FieldSet, NodeErrorKind, RunId};
+
+/// The names of the fields a node wrote, serialized as a list of names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChangedFields {
+    set: FieldSet,
+    names: &'static [&'static str],
+}
+
+impl ChangedFields {
+    pub(crate) fn new(set: FieldSet, names: &'static [&'static str]) -> Self {
+        ChangedFields { set, names }
+    }
+
+    /// The field names, in declaration order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        self.set.names(self.names)
+    }
+
+    /// The fields as a bit set.
+    pub fn set(&self) -> FieldSet {
+        self.set
+    }
+}
+
+impl Serialize for ChangedFields {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.set.len()))?;
+        for name in self.names() {
+            seq.serialize_element(name)?;
+        }
+        seq.end()
+    }
+}
+
+/// How a run ended, as reported by [`Event::RunFinished`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The run reached END with nothing left to do.
+    Completed,
+    /// The run stopped on an error.
+    Failed,
+    /// The run was cancelled.
+    Cancelled,
+}
+
+fn micros<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(u64::try_from(duration.as_micros()).unwrap_or(u64::MAX))
+}
+
+/// One thing that happened in a run. Serialized with an `"event"` tag, e.g.
+/// `{"event":"node_finished","node":"planner",...}`; durations in microseconds.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// The run started.
+    RunStarted {
+        /// The run's id.
+        run_id: RunId,
+        /// The thread the run belongs to, if any.
+        thread_id: Option<Arc<str>>,
+    },
+    /// A node attempt started.
+    NodeStarted {
+        /// The node.
+        node: Arc<str>,
+        /// The superstep.
+        step: u64,
+        /// The attempt (1-based).
+        attempt: u32,
+    },
+    /// A node finished and its update was merged.
+    NodeFinished {
+        /// The node.
+        node: Arc<str>,
+        /// The superstep.
+        step: u64,
+        /// The attempt that succeeded.
+        attempt: u32,
+        /// How long the successful attempt took.
+        #[serde(rename = "duration_us", serialize_with = "micros")]
+        duration: Duration,
+        /// The fields its update wrote.
+        changed: ChangedFields,
+    },
+    /// Routing out of a node (or START) chose its next node(s).
+    RouteChosen {
+        /// The node routed from.
+        from: Arc<str>,
+        /// The chosen targets (END included when chosen).
+        to: Vec<Arc<str>>,
+        /// The superstep of `from`.
+        step: u64,
+        /// The reason the router or command attached, if any.
+        reason: Option<Cow<'static, str>>,
+    },
+    /// A node attempt failed and will be retried.
+    Retry {
+        /// The node.
+        node: Arc<str>,
+        /// The superstep.
+        step: u64,
+        /// The attempt that failed.
+        attempt: u32,
+        /// The wait before the next attempt.
+        #[serde(rename = "delay_us", serialize_with = "micros")]
+        delay: Duration,
+        /// What went wrong.
+        error: String,
+    },
+    /// A node failed for good, or the run hit an engine error.
+    Error {
+        /// The node, when the error belongs to one.
+        node: Option<Arc<str>>,
+        /// The superstep.
+        step: u64,
+        /// The kind of node failure, when it is one.
+        kind: Option<NodeErrorKind>,
+        /// The error message.
+        message: String,
+    },
+    /// A custom event a node emitted through its context.
+    Custom {
+        /// The node.
+        node: Arc<str>,
+        /// The superstep.
+        step: u64,
+        /// The node's payload.
+        payload: serde_json::Value,
+    },
+    /// The run ended.
+    RunFinished {
+        /// The run's id.
+        run_id: RunId,
+        /// How it ended.
+        status: RunStatus,
+        /// Supersteps executed.
+        steps: u64,
+        /// Wall time of the whole run.
+        #[serde(rename = "duration_us", serialize_with = "micros")]
+        duration: Duration,
+    },
+}
+
+/// Where a run's events go: nowhere, or an unbounded channel. Events are only
+/// built when someone listens, so an unobserved run pays nothing for them.
+#[derive(Debug, Clone, Default)]
+pub struct EventSink {
+    sender: Option<UnboundedSender<Event>>,
+}
+
+impl EventSink {
+    /// A sink sending into `sender`.
+    pub fn new(sender: UnboundedSender<Event>) -> Self {
+        EventSink {
+            sender: Some(sender),
+        }
+    }
+
+    /// Whether anyone listens.
+    pub fn is_active(&self) -> bool {
+        self.sender.is_some()
+    }
+
+    /// Builds and sends an event when someone listens. A receiver that went
+    /// away is not an error: the run goes on unobserved.
+    #[inline]
+    pub fn emit(&self, event: impl FnOnce() -> Event) {
+        if let Some(sender) = &self.sender {
+            let _ = sender.send(event());
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Nodes: what a node receives ([`NodeContext`]), what it returns
+//! ([`Command`]), and its per-node options ([`NodeOptions`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::{Event, EventSink, NodeError, RetryPolicy, Route, RunId, State};
+
+/// What a node returns: its state update, and optionally where to go next.
+///
+/// A plain update converts into a `Command` with no `goto`, so most nodes just
+/// return their update. A `goto` replaces the node's outgoing edges for this
+/// step; its targets must be among the node's declared destinations
+/// ([`NodeOptions::destinations`]).
+#[derive(Debug, Clone, Default)]
+pub struct Command<U> {
+    /// The fields to write.
+    pub update: U,
+    /// Where to go next instead of following the node's edges.
+    pub goto: Option<Route>,
+}
+
+impl<U: Default> Command<U> {
+    /// A command going to `route` with an empty update.
+    pub fn goto(route: impl Into<Route>) -> Self {
+        Command {
+            update: U::default(),
+            goto: Some(route.into()),
+        }
+    }
+
+    /// Sets the update.
+    #[must_use]
+    pub fn with_update(mut self, update: U) -> Self {
+        self.update = update;
+        self
+    }
+}
+
+impl<U> From<U> for Command<U> {
+    fn from(update: U) -> Self {
+        Command { update, goto: None }
+    }
+}
+
+/// What a node's future resolves to.
+pub type NodeResult<S> = Result<Command<<S as State>::Update>, NodeError>;
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A node function, stored.
+pub(crate) enum NodeFn<S: State> {
+    Async(Box<dyn Fn(Arc<S>, NodeContext) -> BoxFuture<NodeResult<S>> + Send + Sync>),
+    Sync(Box<dyn Fn(&S, &NodeContext) -> NodeResult<S> + Send + Sync>),
+}
+
+/// Per-node settings.
+///
+/// ```
+/// use rebound_graph::{NodeOptions, RetryPolicy, END};
+/// use std::time::Duration;
+/// let options = NodeOptions::new()
+///     .retry(RetryPolicy::new(3))
+///     .timeout(Duration::from_secs(30))
+///     .destinations(["reviewer", END]);
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct NodeOptions {
+    pub(crate) retry: Option<RetryPolicy>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) destinations: Option<Vec<String>>,
+}
+
+impl NodeOptions {
+    /// No retry, no timeout, no `goto` destinations.
+    pub fn new() -> Self {
+        NodeOptions::default()
+    }
+
+    /// Retries failed attempts according to `policy`.
+    #[must_use]
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
+    /// Fails an attempt that takes longer than `timeout` (async nodes only: a
+    /// sync node cannot be interrupted).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The nodes (or END) this node may `goto` through a [`Command`].
+    #[must_use]
+    pub fn destinations<I, T>(mut self, targets: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.destinations = Some(targets.into_iter().map(Into::into).collect());
+        self
+    }
+}
+
+/// What every node of one run shares.
+#[derive(Debug)]
+pub(crate) struct RunShared {
+    pub(crate) run_id: RunId,
+    pub(crate) thread_id: Option<Arc<str>>,
+    pub(crate) events: EventSink,
+    pub(crate) cancellation: CancellationToken,
+}
+
+/// A node's view of its run: ids, step, attempt, events and cancellation.
+#[derive(Debug, Clone)]
+pub struct NodeContext {
+    pub(crate) shared: Arc<RunShared>,
+    pub(crate) node: Arc<str>,
+    pub(crate) step: u64,
+    pub(crate) attempt: u32,
+}
+
+impl NodeContext {
+    /// The run's id.
+    pub fn run_id(&self) -> RunId {
+        self.shared.run_id
+    }
+
+    /// The thread the run belongs to, if any.
+    pub fn thread_id(&self) -> Option<&str> {
+        self.shared.thread_id.as_deref()
+    }
+
+    /// This node's name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// The superstep this node runs in (0 for the first).
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// The attempt (1-based; above 1 when retried).
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The run's event sink, to emit events of the node's own.
+    pub fn events(&self) -> &EventSink {
+        &self.shared.events
+    }
+
+    /// Emits a custom event carrying `payload`.
+    pub fn emit(&self, payload: impl FnOnce() -> serde_json::Value) {
+        self.shared.events.emit(|| Event::Custom {
+            node: self.node.clone(),
+            step: self.step,
+            payload: payload(),
+        });
+    }
+
+    /// The run's cancellation token: long-running work should stop when it fires.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.shared.cancellation
+    }
+
+    /// Whether the run has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.shared.cancellation.is_cancelled()
+    }
+}

@@ -1,0 +1,68 @@
+//! [`RunStream`]: the events of a run started with
+//! [`crate::CompiledGraph::stream`], then its result.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures_core::Stream;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::task::JoinHandle;
+
+use crate::{Event, GraphError, State};
+
+/// A running graph's events, in order, as a [`Stream`]; the stream ends when
+/// the run does. Then [`RunStream::result`] gives the final state or error.
+/// Dropping it before the run ends aborts the run.
+pub struct RunStream<S: State> {
+    receiver: UnboundedReceiver<Event>,
+    handle: Option<JoinHandle<Result<S, GraphError>>>,
+}
+
+impl<S: State> RunStream<S> {
+    pub(crate) fn new(
+        receiver: UnboundedReceiver<Event>,
+        handle: JoinHandle<Result<S, GraphError>>,
+    ) -> Self {
+        RunStream {
+            receiver,
+            handle: Some(handle),
+        }
+    }
+
+    /// The next event, or `None` once the run has ended.
+    pub async fn next_event(&mut self) -> Option<Event> {
+        self.receiver.recv().await
+    }
+
+    /// Waits for the run to end (events not yet read are dropped) and returns
+    /// its final state.
+    pub async fn result(mut self) -> Result<S, GraphError> {
+        let Some(handle) = self.handle.take() else {
+            return Err(GraphError::TaskFailed {
+                message: "the run's result was already taken".to_string(),
+            });
+        };
+        match handle.await {
+            Ok(result) => result,
+            Err(join_error) => Err(GraphError::TaskFailed {
+                message: join_error.to_string(),
+            }),
+        }
+    }
+}
+
+impl<S: State> Stream for RunStream<S> {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        self.receiver.poll_recv(cx)
+    }
+}
+
+impl<S: State> Drop for RunStream<S> {
+    fn drop(&mut self) {
+        if let Some(handle) = &self.handle {
+            handle.abort();
+        }
+    }
+}
