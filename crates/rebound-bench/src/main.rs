@@ -1,1 +1,106 @@
-fn main() {}
+//! `rebound-bench`: the engine benchmark of bench/WORKLOADS.md. Each workload
+//! prints exactly one JSON line.
+
+mod pev;
+mod rss;
+mod workloads;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, ValueEnum};
+
+/// The workloads of WORKLOADS.md §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Workload {
+    /// W0: the node logic as a plain loop.
+    Ref,
+    /// W1: one run, no checkpointer.
+    Steps,
+    /// W2: one run, in-memory checkpointer.
+    StepsMem,
+    /// W3: one run, SQLite checkpointer.
+    StepsSqlite,
+    /// W4a: K concurrent runs, no checkpointer.
+    Concurrent,
+    /// W4b: K concurrent runs, one shared SQLite checkpointer.
+    ConcurrentSqlite,
+    /// W5: stop in the middle, resume in a new process.
+    Resume,
+}
+
+/// Which tokio runtime drives the runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Runtime {
+    /// One thread (`new_current_thread`).
+    CurrentThread,
+    /// A worker per core (`new_multi_thread`).
+    MultiThread,
+}
+
+/// rebound's engine benchmark (bench/WORKLOADS.md).
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// The workload to run.
+    #[arg(value_enum)]
+    workload: Workload,
+    /// max_iters of the run (W0, W1: default 2000).
+    #[arg(long)]
+    n: Option<i64>,
+    /// Number of concurrent runs (W4: default 1000).
+    #[arg(long)]
+    k: Option<usize>,
+    /// max_iters of each concurrent run (W4: default 20).
+    #[arg(long)]
+    m: Option<i64>,
+    /// The tokio runtime.
+    #[arg(long, value_enum, default_value = "current-thread")]
+    runtime: Runtime,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(line) => {
+            println!("{line}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("rebound-bench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<serde_json::Value> {
+    let runtime = match args.runtime {
+        Runtime::CurrentThread => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        Runtime::MultiThread => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?,
+    };
+    let runtime_name = match args.runtime {
+        Runtime::CurrentThread => "current_thread",
+        Runtime::MultiThread => "multi_thread",
+    };
+    let n = args.n.unwrap_or(2000);
+    match args.workload {
+        Workload::Ref => Ok(workloads::reference(n)),
+        Workload::Steps => runtime.block_on(workloads::steps(n)),
+        Workload::Concurrent => runtime.block_on(workloads::concurrent(
+            args.k.unwrap_or(1000),
+            args.m.unwrap_or(20),
+            runtime_name,
+        )),
+        other => anyhow::bail!(
+            "workload {:?} needs a checkpointer, which rebound-graph does not have yet",
+            other
+                .to_possible_value()
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default()
+        ),
+    }
+}

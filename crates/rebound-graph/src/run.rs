@@ -163,6 +163,9 @@ impl<S: State> CompiledGraph<S> {
             if shared.cancellation.is_cancelled() {
                 return Err(GraphError::Cancelled { step });
             }
+            // A long run of sync nodes never awaits anything: give the
+            // runtime its turn when the task's budget is spent.
+            tokio::task::coop::consume_budget().await;
 
             if let [only] = next[..] {
                 let run = run_node(graph, only, Arc::clone(&state), shared, step).await?;
@@ -453,7 +456,8 @@ async fn run_node<S: State>(
             step,
             attempt,
         });
-        let started = Instant::now();
+        // Durations are only reported in events: no clock reads when nobody listens.
+        let started = shared.events.is_active().then(Instant::now);
         let result = attempt_once(node, Arc::clone(&state), ctx).await;
         match result {
             Ok(command) => {
@@ -461,7 +465,7 @@ async fn run_node<S: State>(
                     node: index,
                     command,
                     attempt,
-                    duration: started.elapsed(),
+                    duration: started.map(|t| t.elapsed()).unwrap_or_default(),
                 })
             }
             Err(error) => {
