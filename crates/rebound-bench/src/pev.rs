@@ -127,10 +127,13 @@ pub enum NodeKind {
     Async,
 }
 
+/// One node's logic: the state it reads to the update it returns.
+type NodeLogic = fn(&Pev) -> PevUpdate;
+
 /// Builds and compiles `pev`.
 pub fn build(kind: NodeKind) -> Result<CompiledGraph<Pev>, CompileError> {
     let mut graph = StateGraph::<Pev>::new();
-    let nodes: [(&str, fn(&Pev) -> PevUpdate); 4] = [
+    let nodes: [(&str, NodeLogic); 4] = [
         ("planner", planner),
         ("executor", executor),
         ("reviewer", reviewer),

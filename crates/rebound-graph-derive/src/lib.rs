@@ -102,13 +102,19 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let krate = quote!(::rebound_graph);
 
     let names: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
+    // A present value, even `null` for an `Option` field, is a write.
+    let some_path = "::rebound_graph::__private::deserialize_some";
     let update_fields = fields.iter().map(|f| {
         let ident = &f.ident;
         let ty = &f.ty;
         let doc = format!("A write to `{ident}`, when set.");
         quote! {
             #[doc = #doc]
-            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            #[serde(
+                default,
+                skip_serializing_if = "::core::option::Option::is_none",
+                deserialize_with = #some_path
+            )]
             pub #ident: ::core::option::Option<#ty>
         }
     });

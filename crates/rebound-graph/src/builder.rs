@@ -66,6 +66,8 @@ pub struct StateGraph<S: State> {
     pub(crate) conditionals: Vec<ConditionalDef<S>>,
     pub(crate) joins: Vec<(Vec<String>, String)>,
     pub(crate) options: Vec<(String, NodeOptions)>,
+    pub(crate) interrupt_before: Vec<String>,
+    pub(crate) interrupt_after: Vec<String>,
 }
 
 impl<S: State> Default for StateGraph<S> {
@@ -76,6 +78,8 @@ impl<S: State> Default for StateGraph<S> {
             conditionals: Vec::new(),
             joins: Vec::new(),
             options: Vec::new(),
+            interrupt_before: Vec::new(),
+            interrupt_after: Vec::new(),
         }
     }
 }
@@ -121,6 +125,7 @@ impl<S: State> StateGraph<S> {
     }
 
     /// Sets a node's options: retry policy, timeout, `goto` destinations.
+    /// Several calls for one node combine; a later setting wins.
     pub fn configure_node(&mut self, name: impl Into<String>, options: NodeOptions) -> &mut Self {
         self.options.push((name.into(), options));
         self
@@ -162,6 +167,29 @@ impl<S: State> StateGraph<S> {
             router: Arc::new(move |state| router(state).into()),
             paths: paths.into(),
         });
+        self
+    }
+
+    /// Stops every run before these nodes run (a static interrupt; needs a
+    /// checkpointer). Resuming runs them.
+    pub fn interrupt_before<I, T>(&mut self, nodes: I) -> &mut Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.interrupt_before
+            .extend(nodes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Stops every run after these nodes ran and their superstep was saved.
+    pub fn interrupt_after<I, T>(&mut self, nodes: I) -> &mut Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.interrupt_after
+            .extend(nodes.into_iter().map(Into::into));
         self
     }
 

@@ -79,9 +79,16 @@ pub(crate) struct Graph<S: State> {
     pub(crate) start_name: Arc<str>,
     pub(crate) end_name: Arc<str>,
     pub(crate) replace_fields: crate::FieldSet,
+    /// Static interrupts set at compile time, by node index.
+    pub(crate) interrupt_before: Vec<bool>,
+    pub(crate) interrupt_after: Vec<bool>,
 }
 
 impl<S: State> Graph<S> {
+    pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| &*n.name == name)
+    }
+
     pub(crate) fn target_name(&self, target: Target) -> &Arc<str> {
         match target {
             Target::Node(i) => &self.nodes[i].name,
@@ -138,6 +145,8 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
         conditionals,
         joins,
         options,
+        interrupt_before,
+        interrupt_after,
     } = graph;
 
     let mut index = HashMap::with_capacity(nodes.len());
@@ -243,7 +252,16 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
                 .map(|d| Ok((d.clone().into_boxed_str(), resolver.target(place, d)?)))
                 .collect::<Result<_, CompileError>>()?;
         }
-        node_options[i] = opts;
+        let merged = &mut node_options[i];
+        if opts.retry.is_some() {
+            merged.retry = opts.retry;
+        }
+        if opts.timeout.is_some() {
+            merged.timeout = opts.timeout;
+        }
+        if opts.destinations.is_some() {
+            merged.destinations = opts.destinations;
+        }
     }
 
     if entry.is_empty() {
@@ -296,6 +314,17 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
         return Err(CompileError::Unreachable { nodes: unreachable });
     }
 
+    let mut before = vec![false; nodes.len()];
+    let mut after = vec![false; nodes.len()];
+    for (names, flags, place) in [
+        (&interrupt_before, &mut before, "interrupt_before"),
+        (&interrupt_after, &mut after, "interrupt_after"),
+    ] {
+        for name in names {
+            flags[resolver.node(|| place.to_string(), name)?] = true;
+        }
+    }
+
     let compiled_nodes = nodes
         .into_iter()
         .zip(outgoing)
@@ -318,5 +347,7 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
         start_name: Arc::from(START),
         end_name: Arc::from(END),
         replace_fields: S::replace_fields(),
+        interrupt_before: before,
+        interrupt_after: after,
     }))
 }

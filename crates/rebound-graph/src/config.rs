@@ -6,7 +6,8 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use crate::Event;
+use crate::checkpoint::CheckpointId;
+use crate::{Durability, Event};
 
 /// The default recursion limit: node supersteps per run.
 ///
@@ -54,6 +55,10 @@ pub struct RunConfig {
     pub(crate) recursion_limit: u64,
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) events: Option<UnboundedSender<Event>>,
+    pub(crate) checkpoint_id: Option<CheckpointId>,
+    pub(crate) durability: Durability,
+    pub(crate) interrupt_before: Vec<String>,
+    pub(crate) interrupt_after: Vec<String>,
 }
 
 impl Default for RunConfig {
@@ -63,6 +68,10 @@ impl Default for RunConfig {
             recursion_limit: DEFAULT_RECURSION_LIMIT,
             cancellation: None,
             events: None,
+            checkpoint_id: None,
+            durability: Durability::Sync,
+            interrupt_before: Vec::new(),
+            interrupt_after: Vec::new(),
         }
     }
 }
@@ -100,6 +109,51 @@ impl RunConfig {
     pub fn with_events(mut self, sender: UnboundedSender<Event>) -> Self {
         self.events = Some(sender);
         self
+    }
+
+    /// A checkpoint of the thread to work from: resuming from it replays the
+    /// run from there (new checkpoints fork from it); `get_state` and
+    /// `update_state` read it instead of the latest.
+    #[must_use]
+    pub fn with_checkpoint_id(mut self, id: CheckpointId) -> Self {
+        self.checkpoint_id = Some(id);
+        self
+    }
+
+    /// When checkpoints are committed (default [`Durability::Sync`]).
+    #[must_use]
+    pub fn with_durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
+    /// Also stops this run before these nodes (on top of the graph's own).
+    #[must_use]
+    pub fn with_interrupt_before<I, T>(mut self, nodes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.interrupt_before
+            .extend(nodes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Also stops this run after these nodes (on top of the graph's own).
+    #[must_use]
+    pub fn with_interrupt_after<I, T>(mut self, nodes: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<String>,
+    {
+        self.interrupt_after
+            .extend(nodes.into_iter().map(Into::into));
+        self
+    }
+
+    /// The checkpoint id, if set.
+    pub fn checkpoint_id(&self) -> Option<CheckpointId> {
+        self.checkpoint_id
     }
 
     /// The recursion limit in force.

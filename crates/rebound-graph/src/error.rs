@@ -82,6 +82,8 @@ pub enum NodeErrorKind {
     TimedOut,
     /// The node panicked; the panic was caught.
     Panicked,
+    /// The node called `NodeContext::interrupt` and waits for a human.
+    Interrupted,
 }
 
 /// The error a node returns. Any `std::error::Error` converts into it with `?`.
@@ -92,6 +94,7 @@ pub struct NodeError {
     kind: NodeErrorKind,
     retryable: bool,
     source: BoxError,
+    payload: Option<serde_json::Value>,
 }
 
 impl NodeError {
@@ -101,6 +104,7 @@ impl NodeError {
             kind: NodeErrorKind::Failed,
             retryable: true,
             source: message.to_string().into(),
+            payload: None,
         }
     }
 
@@ -115,6 +119,7 @@ impl NodeError {
             kind: NodeErrorKind::TimedOut,
             retryable: true,
             source: format!("timed out after {timeout:?}").into(),
+            payload: None,
         }
     }
 
@@ -123,7 +128,22 @@ impl NodeError {
             kind: NodeErrorKind::Panicked,
             retryable: false,
             source: format!("panicked: {message}").into(),
+            payload: None,
         }
+    }
+
+    pub(crate) fn interrupt(payload: serde_json::Value) -> Self {
+        NodeError {
+            kind: NodeErrorKind::Interrupted,
+            retryable: false,
+            source: "interrupted, waiting for a human: propagate this error with `?`".into(),
+            payload: Some(payload),
+        }
+    }
+
+    /// The interrupt payload, when this is an interrupt.
+    pub(crate) fn take_interrupt(&mut self) -> Option<serde_json::Value> {
+        self.payload.take()
     }
 
     /// What kind of failure this is.
@@ -152,6 +172,7 @@ impl<E: std::error::Error + Send + Sync + 'static> From<E> for NodeError {
             kind: NodeErrorKind::Failed,
             retryable: true,
             source: Box::new(error),
+            payload: None,
         }
     }
 }
@@ -226,6 +247,76 @@ pub enum GraphError {
     #[error("a task of the run ended abnormally: {message}")]
     TaskFailed {
         /// What the runtime reported.
+        message: String,
+    },
+    /// Stored state, a delta or metadata no longer deserializes into the current type.
+    #[error("thread {thread_id:?}, checkpoint {checkpoint}: the stored {what} does not deserialize at `{path}`: {message}. Nothing was overwritten")]
+    BadStoredState {
+        /// The thread.
+        thread_id: String,
+        /// The checkpoint whose data is bad.
+        checkpoint: String,
+        /// Which part: state, state delta, metadata, pending write.
+        what: String,
+        /// The path to the bad field, e.g. `plan[2]`.
+        path: String,
+        /// What serde reported.
+        message: String,
+    },
+    /// A state or update could not be encoded for storage.
+    #[error("could not encode the state for a checkpoint: {0}")]
+    Encode(String),
+    /// The checkpointer failed.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::checkpoint::CheckpointError),
+    /// The run needs a checkpointer (for a thread, an interrupt, a resume).
+    #[error("{what} needs a checkpointer: attach one with CompiledGraph::with_checkpointer")]
+    NoCheckpointer {
+        /// What needed it.
+        what: String,
+    },
+    /// The run has a checkpointer but its config names no thread.
+    #[error("a graph with a checkpointer needs a thread id: RunConfig::with_thread_id")]
+    NoThreadId,
+    /// A resume found nothing to resume.
+    #[error("nothing to resume on thread {thread_id:?}: {reason}")]
+    NothingToResume {
+        /// The thread.
+        thread_id: String,
+        /// Why: unknown thread, finished, no interrupt waiting for a value.
+        reason: String,
+    },
+    /// A checkpoint id that the thread does not have.
+    #[error("thread {thread_id:?} has no checkpoint {checkpoint}")]
+    UnknownCheckpoint {
+        /// The thread.
+        thread_id: String,
+        /// The id asked for.
+        checkpoint: String,
+    },
+    /// A node name given at run time (interrupt_before/after, update_state's
+    /// as_node) that the graph does not have.
+    #[error("{place}: unknown node {node:?}")]
+    UnknownNode {
+        /// Where it was given.
+        place: String,
+        /// The name.
+        node: String,
+    },
+    /// `invoke` ended at an interrupt; use `run` to get its payload, and resume.
+    #[error("the run on thread {thread_id:?} is interrupted at {}: use CompiledGraph::run to read the interrupt and resume to continue", .nodes.join(", "))]
+    Interrupted {
+        /// The thread.
+        thread_id: String,
+        /// The interrupted nodes.
+        nodes: Vec<String>,
+    },
+    /// A router or a merge function panicked (the panic was caught).
+    #[error("{place} panicked: {message}")]
+    Panicked {
+        /// Where: "the router of node \"x\"", "merging the update of node \"y\"".
+        place: String,
+        /// The panic message.
         message: String,
     },
     /// The run was cancelled through its cancellation token.

@@ -54,6 +54,8 @@ pub enum RunStatus {
     Failed,
     /// The run was cancelled.
     Cancelled,
+    /// The run stopped at an interrupt and can be resumed.
+    Interrupted,
 }
 
 fn micros<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
@@ -140,6 +142,15 @@ pub enum Event {
         /// The node's payload.
         payload: serde_json::Value,
     },
+    /// The run stopped at an interrupt (one event per pending interrupt).
+    Interrupted {
+        /// The node.
+        node: Arc<str>,
+        /// Before, after, or dynamic.
+        kind: crate::InterruptKind,
+        /// The payload for the human.
+        payload: serde_json::Value,
+    },
     /// The run ended.
     RunFinished {
         /// The run's id.
@@ -180,6 +191,104 @@ impl EventSink {
     pub fn emit(&self, event: impl FnOnce() -> Event) {
         if let Some(sender) = &self.sender {
             let _ = sender.send(event());
+        }
+    }
+}
+
+impl std::fmt::Display for Event {
+    /// One human-readable line per event, for plain (non-terminal) output.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Event::RunStarted { run_id, thread_id } => match thread_id {
+                Some(thread) => write!(f, "run {run_id} started on thread {thread}"),
+                None => write!(f, "run {run_id} started"),
+            },
+            Event::NodeStarted {
+                node,
+                step,
+                attempt,
+            } => {
+                write!(f, "[{step}] {node} started")?;
+                if *attempt > 1 {
+                    write!(f, " (attempt {attempt})")?;
+                }
+                Ok(())
+            }
+            Event::NodeFinished {
+                node,
+                step,
+                duration,
+                changed,
+                ..
+            } => {
+                let fields: Vec<&str> = changed.names().collect();
+                write!(
+                    f,
+                    "[{step}] {node} finished in {duration:.1?}; wrote: {}",
+                    fields.join(", ")
+                )
+            }
+            Event::RouteChosen {
+                from, to, reason, ..
+            } => {
+                let to: Vec<&str> = to.iter().map(|t| &**t).collect();
+                write!(f, "route {from} -> {}", to.join(", "))?;
+                if let Some(reason) = reason {
+                    write!(f, " ({reason})")?;
+                }
+                Ok(())
+            }
+            Event::Retry {
+                node,
+                step,
+                attempt,
+                delay,
+                error,
+            } => {
+                write!(
+                    f,
+                    "[{step}] {node} attempt {attempt} failed: {error}; retrying in {delay:.1?}"
+                )
+            }
+            Event::Error {
+                node,
+                step,
+                message,
+                ..
+            } => match node {
+                Some(node) => write!(f, "[{step}] error in {node}: {message}"),
+                None => write!(f, "[{step}] error: {message}"),
+            },
+            Event::Custom {
+                node,
+                step,
+                payload,
+            } => write!(f, "[{step}] {node}: {payload}"),
+            Event::Interrupted {
+                node,
+                kind,
+                payload,
+            } => {
+                write!(f, "interrupted {kind:?} {node}")?;
+                if !payload.is_null() {
+                    write!(f, ": {payload}")?;
+                }
+                Ok(())
+            }
+            Event::RunFinished {
+                status,
+                steps,
+                duration,
+                ..
+            } => {
+                let status = match status {
+                    RunStatus::Completed => "completed",
+                    RunStatus::Failed => "failed",
+                    RunStatus::Cancelled => "cancelled",
+                    RunStatus::Interrupted => "interrupted",
+                };
+                write!(f, "run {status} after {steps} supersteps in {duration:.1?}")
+            }
         }
     }
 }

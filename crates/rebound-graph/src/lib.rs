@@ -60,14 +60,22 @@
 //! ```
 
 mod builder;
+pub mod checkpoint;
 mod compile;
 mod config;
+mod driver;
 mod error;
 mod event;
+mod execute;
+mod history;
+mod interrupt;
+mod journal;
 mod mermaid;
 mod node;
+mod persist;
 mod retry;
 mod route;
+mod routing;
 mod run;
 mod state;
 mod stream;
@@ -76,7 +84,10 @@ pub use builder::{StateGraph, END, START};
 pub use config::{RunConfig, RunId, DEFAULT_RECURSION_LIMIT};
 pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
 pub use event::{ChangedFields, Event, EventSink, RunStatus};
+pub use history::{CheckpointInfo, StateSnapshot};
+pub use interrupt::{Input, Interrupt, InterruptKind, RunOutcome};
 pub use node::{Command, NodeContext, NodeOptions, NodeResult};
+pub use persist::Durability;
 pub use rebound_graph_derive::State;
 pub use retry::{RetryPolicy, RetryPredicate};
 pub use route::{PathMap, Route};
@@ -89,6 +100,16 @@ pub use tokio_util::sync::CancellationToken;
 #[doc(hidden)]
 pub mod __private {
     pub use serde;
+
+    /// Deserializes a present update field as a write (`Some`), so that
+    /// writing `None` into an `Option` field survives a round trip.
+    pub fn deserialize_some<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+    where
+        D: serde::Deserializer<'de>,
+        T: serde::Deserialize<'de>,
+    {
+        T::deserialize(deserializer).map(Some)
+    }
 }
 
 // Lets `#[derive(State)]` refer to `::rebound_graph` inside this crate's tests.

@@ -55,8 +55,11 @@ struct Ids {
 
 impl Ids {
     fn new<S: State>(graph: &Graph<S>) -> Self {
+        // Mermaid reserves `end` (it closes a subgraph) in any case.
         let plain = |name: &str| {
-            !name.starts_with("__") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            !name.starts_with("__")
+                && !name.eq_ignore_ascii_case("end")
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         };
         Ids {
             nodes: graph

@@ -52,10 +52,13 @@ pub type NodeResult<S> = Result<Command<<S as State>::Update>, NodeError>;
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
+type AsyncNodeFn<S> = dyn Fn(Arc<S>, NodeContext) -> BoxFuture<NodeResult<S>> + Send + Sync;
+type SyncNodeFn<S> = dyn Fn(&S, &NodeContext) -> NodeResult<S> + Send + Sync;
+
 /// A node function, stored.
 pub(crate) enum NodeFn<S: State> {
-    Async(Box<dyn Fn(Arc<S>, NodeContext) -> BoxFuture<NodeResult<S>> + Send + Sync>),
-    Sync(Box<dyn Fn(&S, &NodeContext) -> NodeResult<S> + Send + Sync>),
+    Async(Box<AsyncNodeFn<S>>),
+    Sync(Box<SyncNodeFn<S>>),
 }
 
 /// Per-node settings.
@@ -116,15 +119,30 @@ pub(crate) struct RunShared {
     pub(crate) thread_id: Option<Arc<str>>,
     pub(crate) events: EventSink,
     pub(crate) cancellation: CancellationToken,
+    /// Supersteps completed by the run so far (read when it is cancelled).
+    pub(crate) steps: std::sync::atomic::AtomicU64,
 }
 
 /// A node's view of its run: ids, step, attempt, events and cancellation.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct NodeContext {
     pub(crate) shared: Arc<RunShared>,
     pub(crate) node: Arc<str>,
     pub(crate) step: u64,
     pub(crate) attempt: u32,
+    pub(crate) scratch: Option<Arc<crate::journal::NodeScratch>>,
+}
+
+impl std::fmt::Debug for NodeContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeContext")
+            .field("run_id", &self.shared.run_id)
+            .field("thread_id", &self.shared.thread_id)
+            .field("node", &self.node)
+            .field("step", &self.step)
+            .field("attempt", &self.attempt)
+            .finish_non_exhaustive()
+    }
 }
 
 impl NodeContext {

@@ -83,7 +83,8 @@ impl RetryPolicy {
         self
     }
 
-    /// Which errors are retried.
+    /// Which errors are retried (among those not marked
+    /// [`NodeError::permanent`], which are never retried).
     #[must_use]
     pub fn retry_on(
         mut self,
@@ -100,20 +101,21 @@ impl RetryPolicy {
 
     /// Whether `error`, raised by attempt number `attempt` (1-based), is retried.
     pub fn should_retry(&self, attempt: u32, error: &NodeError) -> bool {
-        attempt < self.max_attempts && (self.retry_on)(error)
+        attempt < self.max_attempts && error.is_retryable() && (self.retry_on)(error)
     }
 
     /// The delay after the failure of attempt number `attempt` (1-based).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let exponent = attempt.saturating_sub(1).min(64) as i32;
         let base = self.initial_backoff.as_secs_f64() * self.multiplier.powi(exponent);
-        let capped = base.min(self.max_backoff.as_secs_f64());
+        let cap = self.max_backoff.as_secs_f64();
+        let capped = if base.is_nan() { 0.0 } else { base.min(cap) };
         let secs = if self.jitter {
             capped * (0.5 + 0.5 * fastrand::f64())
         } else {
             capped
         };
-        Duration::from_secs_f64(secs)
+        Duration::try_from_secs_f64(secs).unwrap_or(self.max_backoff)
     }
 }
 

@@ -1,52 +1,82 @@
-//! The superstep run loop of a [`CompiledGraph`]: run the scheduled nodes,
-//! merge their updates at the barrier, route, repeat until nothing is left.
+//! [`CompiledGraph`]: running a validated graph — `invoke`, `run`, `resume`,
+//! `stream` — with its event bookkeeping and the one-run-per-thread lease.
 
-use std::collections::VecDeque;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use futures_util::FutureExt;
-use tokio_util::sync::CancellationToken;
-
-use crate::compile::{CompiledNode, Graph, Outgoing, Target};
-use crate::event::{ChangedFields, RunStatus};
-use crate::node::{NodeFn, RunShared};
-use crate::{
-    Command, Event, EventSink, GraphError, NodeContext, NodeError, Route, RunConfig, RunId,
-    RunStream, State,
-};
-
-/// How many recently visited nodes a recursion-limit error lists.
-const RECENT_NODES: usize = 10;
+use crate::checkpoint::Checkpointer;
+use crate::compile::Graph;
+use crate::driver::Driver;
+use crate::event::RunStatus;
+use crate::node::RunShared;
+use crate::persist::PersistShared;
+use crate::{Event, EventSink, GraphError, Input, RunConfig, RunId, RunOutcome, RunStream, State};
 
 /// A validated graph, ready to run any number of times, concurrently.
 /// Cloning it is cheap (the graph is shared).
 pub struct CompiledGraph<S: State> {
     pub(crate) graph: Arc<Graph<S>>,
+    pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
 }
 
 impl<S: State> Clone for CompiledGraph<S> {
     fn clone(&self) -> Self {
         CompiledGraph {
             graph: Arc::clone(&self.graph),
+            checkpointer: self.checkpointer.clone(),
         }
     }
 }
 
-/// A finished node attempt: its output, the attempt number and its duration.
-struct NodeRun<U> {
-    node: usize,
-    command: Command<U>,
-    attempt: u32,
-    duration: Duration,
+/// Releases a thread claimed for a run, even when the run's future is dropped.
+struct Lease {
+    saver: Arc<dyn Checkpointer>,
+    thread_id: Arc<str>,
+    released: bool,
+}
+
+impl Lease {
+    async fn release(mut self) -> Result<(), GraphError> {
+        self.released = true;
+        self.saver.release(&self.thread_id).await?;
+        Ok(())
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if self.released {
+            return;
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let saver = Arc::clone(&self.saver);
+            let thread_id = Arc::clone(&self.thread_id);
+            runtime.spawn(async move {
+                let _ = saver.release(&thread_id).await;
+            });
+        }
+    }
 }
 
 impl<S: State> CompiledGraph<S> {
     pub(crate) fn from_graph(graph: Graph<S>) -> Self {
         CompiledGraph {
             graph: Arc::new(graph),
+            checkpointer: None,
         }
+    }
+
+    /// Makes every run durable: one checkpoint per superstep in `saver`,
+    /// under the config's thread id (which then becomes required).
+    #[must_use]
+    pub fn with_checkpointer(mut self, saver: Arc<dyn Checkpointer>) -> Self {
+        self.checkpointer = Some(saver);
+        self
+    }
+
+    /// The checkpointer, if one is attached.
+    pub fn checkpointer(&self) -> Option<&Arc<dyn Checkpointer>> {
+        self.checkpointer.as_ref()
     }
 
     /// The node names, in the order they were added.
@@ -54,9 +84,35 @@ impl<S: State> CompiledGraph<S> {
         self.graph.nodes.iter().map(|n| &*n.name)
     }
 
-    /// Runs the graph from `input` to the end and returns the final state.
-    /// Events go to the config's event sender, if it has one.
-    pub async fn invoke(&self, input: S, config: RunConfig) -> Result<S, GraphError> {
+    /// Runs the graph to the end and returns the final state. A run that
+    /// stops at an interrupt is [`GraphError::Interrupted`]; use
+    /// [`CompiledGraph::run`] for graphs that interrupt.
+    pub async fn invoke(
+        &self,
+        input: impl Into<Input<S>>,
+        config: RunConfig,
+    ) -> Result<S, GraphError> {
+        match self.run(input, config.clone()).await? {
+            RunOutcome::Completed(state) => Ok(state),
+            RunOutcome::Interrupted { interrupts, .. } => Err(GraphError::Interrupted {
+                thread_id: config.thread_id.as_deref().unwrap_or_default().to_string(),
+                nodes: interrupts.into_iter().map(|i| i.node).collect(),
+            }),
+        }
+    }
+
+    /// Runs the graph until it ends or stops at an interrupt.
+    ///
+    /// With a checkpointer, `Input::State` starts a fresh run on the thread
+    /// (after its latest checkpoint, if any), and `Input::Resume` /
+    /// `Input::ResumeWith` continue the thread from its latest checkpoint,
+    /// or from the config's checkpoint id (a replay that forks).
+    pub async fn run(
+        &self,
+        input: impl Into<Input<S>>,
+        config: RunConfig,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        let input = input.into();
         let shared = Arc::new(RunShared {
             run_id: RunId::new(),
             thread_id: config.thread_id.clone(),
@@ -66,18 +122,18 @@ impl<S: State> CompiledGraph<S> {
                 .map(EventSink::new)
                 .unwrap_or_default(),
             cancellation: config.cancellation.clone().unwrap_or_default(),
+            steps: Default::default(),
         });
         let started = Instant::now();
         shared.events.emit(|| Event::RunStarted {
             run_id: shared.run_id,
             thread_id: shared.thread_id.clone(),
         });
-        let mut steps = 0;
         let result = match &config.cancellation {
-            None => self.run_loop(input, &config, &shared, &mut steps).await,
+            None => self.run_leased(input, &config, &shared).await,
             Some(token) => {
                 let token = token.clone();
-                let run = self.run_loop(input, &config, &shared, &mut steps);
+                let run = self.run_leased(input, &config, &shared);
                 tokio::select! {
                     biased;
                     _ = token.cancelled() => Err(GraphError::Cancelled { step: 0 }),
@@ -85,12 +141,23 @@ impl<S: State> CompiledGraph<S> {
                 }
             }
         };
+        let steps = shared.steps.load(std::sync::atomic::Ordering::Relaxed);
         let result = match result {
             Err(GraphError::Cancelled { .. }) => Err(GraphError::Cancelled { step: steps }),
             other => other,
         };
         let status = match &result {
-            Ok(_) => RunStatus::Completed,
+            Ok(RunOutcome::Completed(_)) => RunStatus::Completed,
+            Ok(RunOutcome::Interrupted { interrupts, .. }) => {
+                for interrupt in interrupts {
+                    shared.events.emit(|| Event::Interrupted {
+                        node: Arc::from(interrupt.node.as_str()),
+                        kind: interrupt.kind,
+                        payload: interrupt.payload.clone(),
+                    });
+                }
+                RunStatus::Interrupted
+            }
             Err(GraphError::Cancelled { .. }) => RunStatus::Cancelled,
             Err(_) => RunStatus::Failed,
         };
@@ -106,182 +173,99 @@ impl<S: State> CompiledGraph<S> {
         result
     }
 
+    /// Continues the thread from its latest checkpoint (after a crash, or a
+    /// static interrupt): `run(Input::Resume, config)`.
+    pub async fn resume(&self, config: RunConfig) -> Result<RunOutcome<S>, GraphError> {
+        self.run(Input::Resume, config).await
+    }
+
+    /// Continues after a dynamic interrupt; `value` becomes the return value
+    /// of the node's `interrupt` call: `run(Input::ResumeWith(value), config)`.
+    pub async fn resume_with(
+        &self,
+        value: serde_json::Value,
+        config: RunConfig,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        self.run(Input::ResumeWith(value), config).await
+    }
+
     /// Runs the graph on a new task and returns its events as they happen;
-    /// [`RunStream::result`] gives the final state. Dropping the stream
-    /// before the end cancels the run.
-    pub fn stream(&self, input: S, config: RunConfig) -> RunStream<S> {
+    /// [`RunStream::result`] or [`RunStream::outcome`] gives how it ended.
+    /// Dropping the stream before the end cancels the run.
+    pub fn stream(&self, input: impl Into<Input<S>>, config: RunConfig) -> RunStream<S> {
+        let input = input.into();
         let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
         let graph = self.clone();
+        let thread_id = config.thread_id().map(str::to_string);
         let handle =
-            tokio::spawn(async move { graph.invoke(input, config.with_events(sender)).await });
-        RunStream::new(receiver, handle)
+            tokio::spawn(async move { graph.run(input, config.with_events(sender)).await });
+        RunStream::new(receiver, handle, thread_id)
     }
 
-    async fn run_loop(
+    /// The checkpointer and thread a persisted run uses, if any.
+    pub(crate) fn persistence(
         &self,
-        input: S,
+        config: &RunConfig,
+    ) -> Result<Option<Arc<PersistShared>>, GraphError> {
+        let Some(saver) = &self.checkpointer else {
+            return Ok(None);
+        };
+        let Some(thread_id) = config.thread_id.clone() else {
+            return Err(GraphError::NoThreadId);
+        };
+        Ok(Some(Arc::new(PersistShared {
+            saver: Arc::clone(saver),
+            thread_id,
+            buffer: std::sync::Mutex::new(Vec::new()),
+        })))
+    }
+
+    async fn run_leased(
+        &self,
+        input: Input<S>,
         config: &RunConfig,
         shared: &Arc<RunShared>,
-        steps: &mut u64,
-    ) -> Result<S, GraphError> {
-        let graph = &*self.graph;
-        let mut state = Arc::new(input);
-        let mut barriers = vec![0u64; graph.joins.len()];
-        let mut next: Vec<usize> = Vec::with_capacity(4);
-        let mut recent: VecDeque<usize> = VecDeque::with_capacity(RECENT_NODES);
-        let mut step: u64 = 0;
-
-        let start = graph.start_name.clone();
-        route(
-            graph,
-            &start,
-            &graph.entry,
-            None,
-            None,
-            &state,
-            step,
-            shared,
-            &mut barriers,
-            &mut next,
-        )?;
-
-        while !next.is_empty() {
-            *steps = step;
-            if step >= config.recursion_limit {
-                return Err(GraphError::RecursionLimit {
-                    limit: config.recursion_limit,
-                    recent: recent
-                        .iter()
-                        .map(|&i| graph.nodes[i].name.to_string())
-                        .collect(),
-                    pending: next
-                        .iter()
-                        .map(|&i| graph.nodes[i].name.to_string())
-                        .collect(),
-                });
+    ) -> Result<RunOutcome<S>, GraphError> {
+        let persist = self.persistence(config)?;
+        let lease = match &persist {
+            Some(persist) => {
+                persist.saver.acquire(&persist.thread_id).await?;
+                Some(Lease {
+                    saver: Arc::clone(&persist.saver),
+                    thread_id: Arc::clone(&persist.thread_id),
+                    released: false,
+                })
             }
-            if shared.cancellation.is_cancelled() {
-                return Err(GraphError::Cancelled { step });
-            }
-            // A long run of sync nodes never awaits anything: give the
-            // runtime its turn when the task's budget is spent.
-            tokio::task::coop::consume_budget().await;
-
-            if let [only] = next[..] {
-                let run = run_node(graph, only, Arc::clone(&state), shared, step).await?;
-                next.clear();
-                let changed = Arc::make_mut(&mut state).apply(run.command.update);
-                emit_finished(
-                    graph,
-                    shared,
-                    run.node,
-                    step,
-                    run.attempt,
-                    run.duration,
-                    changed,
-                );
-                remember(&mut recent, run.node);
-                let node = &graph.nodes[run.node];
-                route(
-                    graph,
-                    &node.name,
-                    &node.out,
-                    Some(node),
-                    run.command.goto,
-                    &state,
-                    step,
-                    shared,
-                    &mut barriers,
-                    &mut next,
-                )?;
-            } else {
-                let runs = self.run_parallel(&next, &state, shared, step).await?;
-                next.clear();
-                check_conflicts::<S>(graph, &runs, step)?;
-                let mut gotos = Vec::with_capacity(runs.len());
-                let target = Arc::make_mut(&mut state);
-                for run in runs {
-                    let changed = target.apply(run.command.update);
-                    emit_finished(
-                        graph,
-                        shared,
-                        run.node,
-                        step,
-                        run.attempt,
-                        run.duration,
-                        changed,
-                    );
-                    remember(&mut recent, run.node);
-                    gotos.push((run.node, run.command.goto));
-                }
-                for (index, goto) in gotos {
-                    let node = &graph.nodes[index];
-                    route(
-                        graph,
-                        &node.name,
-                        &node.out,
-                        Some(node),
-                        goto,
-                        &state,
-                        step,
-                        shared,
-                        &mut barriers,
-                        &mut next,
-                    )?;
-                }
-                next.sort_unstable();
-                next.dedup();
-            }
-            step += 1;
-        }
-        *steps = step;
-        Ok(Arc::try_unwrap(state).unwrap_or_else(|shared| (*shared).clone()))
-    }
-
-    /// Runs several nodes of one superstep concurrently, each on its own task,
-    /// and returns their results sorted by node name (the merge order).
-    async fn run_parallel(
-        &self,
-        nodes: &[usize],
-        state: &Arc<S>,
-        shared: &Arc<RunShared>,
-        step: u64,
-    ) -> Result<Vec<NodeRun<S::Update>>, GraphError> {
-        let mut tasks = tokio::task::JoinSet::new();
-        for &index in nodes {
-            let graph = Arc::clone(&self.graph);
-            let state = Arc::clone(state);
-            let shared = Arc::clone(shared);
-            tasks.spawn(async move { run_node(&graph, index, state, &shared, step).await });
-        }
-        let mut results = Vec::with_capacity(nodes.len());
-        while let Some(joined) = tasks.join_next().await {
-            match joined {
-                Ok(result) => results.push(result),
-                Err(join_error) => {
-                    return Err(GraphError::TaskFailed {
-                        message: join_error.to_string(),
-                    })
-                }
-            }
-        }
-        let graph = &*self.graph;
-        let name_of = |r: &Result<NodeRun<S::Update>, GraphError>| match r {
-            Ok(run) => Some(graph.nodes[run.node].name.clone()),
-            Err(GraphError::Node { node, .. }) => Some(Arc::from(node.as_str())),
-            Err(_) => None,
+            None => None,
         };
-        results.sort_by_key(|r| name_of(r));
-        results.into_iter().collect()
+        let result = self.drive(persist, input, config, shared).await;
+        if let Some(lease) = lease {
+            lease.release().await?;
+        }
+        result
     }
-}
 
-/// Keeps the last [`RECENT_NODES`] nodes that ran, for recursion errors.
-fn remember(recent: &mut VecDeque<usize>, node: usize) {
-    if recent.len() == RECENT_NODES {
-        recent.pop_front();
+    async fn drive(
+        &self,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &RunConfig,
+        shared: &Arc<RunShared>,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        let mut driver = Driver::start(&self.graph, persist, input, config, shared).await?;
+        let result = driver.drive().await;
+        match result {
+            Ok(Some(outcome)) => Ok(outcome),
+            Ok(None) => Ok(RunOutcome::Completed(driver.into_state())),
+            Err(error) => {
+                // Keep the supersteps that completed (the failed one left
+                // nothing but pending writes). A failure to flush here is
+                // secondary: the original error is what the caller needs.
+                let _ = driver.flush().await;
+                Err(error)
+            }
+        }
     }
-    recent.push_back(node);
 }
 
 fn error_event(error: &GraphError, step: u64) -> Event {
@@ -295,254 +279,5 @@ fn error_event(error: &GraphError, step: u64) -> Event {
         step,
         kind,
         message: error.to_string(),
-    }
-}
-
-fn emit_finished<S: State>(
-    graph: &Graph<S>,
-    shared: &RunShared,
-    node: usize,
-    step: u64,
-    attempt: u32,
-    duration: Duration,
-    changed: crate::FieldSet,
-) {
-    shared.events.emit(|| Event::NodeFinished {
-        node: graph.nodes[node].name.clone(),
-        step,
-        attempt,
-        duration,
-        changed: ChangedFields::new(changed, S::FIELDS),
-    });
-}
-
-/// Two nodes of one superstep writing the same replace-field is an error.
-fn check_conflicts<S: State>(
-    graph: &Graph<S>,
-    runs: &[NodeRun<S::Update>],
-    step: u64,
-) -> Result<(), GraphError> {
-    let written: Vec<crate::FieldSet> = runs
-        .iter()
-        .map(|r| S::written(&r.command.update).intersection(graph.replace_fields))
-        .collect();
-    for (i, a) in written.iter().enumerate() {
-        for (j, b) in written.iter().enumerate().skip(i + 1) {
-            if let Some(field) = a.intersection(*b).indices().next() {
-                return Err(GraphError::Conflict {
-                    field: S::FIELDS.get(field).copied().unwrap_or("?"),
-                    first: graph.nodes[runs[i].node].name.to_string(),
-                    second: graph.nodes[runs[j].node].name.to_string(),
-                    step,
-                });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Schedules what follows `from`: its `goto` if it returned one, otherwise its
-/// static edges, conditional edges and joins.
-#[allow(clippy::too_many_arguments)]
-fn route<S: State>(
-    graph: &Graph<S>,
-    from: &Arc<str>,
-    out: &Outgoing<S>,
-    node: Option<&CompiledNode<S>>,
-    goto: Option<Route>,
-    state: &S,
-    step: u64,
-    shared: &RunShared,
-    barriers: &mut [u64],
-    next: &mut Vec<usize>,
-) -> Result<(), GraphError> {
-    let events = shared.events.is_active();
-    let mut chosen: Vec<Arc<str>> = Vec::new();
-    let mut push = |target: Target, next: &mut Vec<usize>| {
-        if let Target::Node(i) = target {
-            next.push(i);
-        }
-        if events {
-            chosen.push(graph.target_name(target).clone());
-        }
-    };
-
-    let mut reason = None;
-    if let Some(goto) = goto {
-        let destinations = node.map(|n| n.destinations.as_slice()).unwrap_or(&[]);
-        for key in goto.targets() {
-            match destinations.iter().find(|(name, _)| &**name == key) {
-                Some((_, target)) => push(*target, next),
-                None => {
-                    return Err(GraphError::UnknownRoute {
-                        node: from.to_string(),
-                        value: key.to_string(),
-                        allowed: destinations.iter().map(|(n, _)| n.to_string()).collect(),
-                    })
-                }
-            }
-        }
-        reason = goto.into_reason();
-    } else {
-        for target in &out.statics {
-            push(*target, next);
-        }
-        for conditional in &out.conditionals {
-            let answer = (conditional.router)(state);
-            for key in answer.targets() {
-                let found = conditional
-                    .entries
-                    .iter()
-                    .find(|(k, _)| &**k == key)
-                    .map(|(_, t)| *t)
-                    .or(conditional.fallback);
-                match found {
-                    Some(target) => push(target, next),
-                    None => {
-                        return Err(GraphError::UnknownRoute {
-                            node: from.to_string(),
-                            value: key.to_string(),
-                            allowed: conditional
-                                .entries
-                                .iter()
-                                .map(|(k, _)| k.to_string())
-                                .collect(),
-                        })
-                    }
-                }
-            }
-            if let Some(r) = answer.into_reason() {
-                reason = Some(r);
-            }
-        }
-        for &(join, bit) in &out.joins {
-            barriers[join] |= bit;
-            if barriers[join] == graph.joins[join].full {
-                barriers[join] = 0;
-                push(graph.joins[join].target, next);
-            }
-        }
-    }
-    if events {
-        shared.events.emit(|| Event::RouteChosen {
-            from: from.clone(),
-            to: chosen,
-            step,
-            reason,
-        });
-    }
-    Ok(())
-}
-
-/// Runs one node with its retry policy and timeout.
-async fn run_node<S: State>(
-    graph: &Graph<S>,
-    index: usize,
-    state: Arc<S>,
-    shared: &Arc<RunShared>,
-    step: u64,
-) -> Result<NodeRun<S::Update>, GraphError> {
-    let node = &graph.nodes[index];
-    let mut attempt = 1;
-    loop {
-        let ctx = NodeContext {
-            shared: Arc::clone(shared),
-            node: node.name.clone(),
-            step,
-            attempt,
-        };
-        shared.events.emit(|| Event::NodeStarted {
-            node: node.name.clone(),
-            step,
-            attempt,
-        });
-        // Durations are only reported in events: no clock reads when nobody listens.
-        let started = shared.events.is_active().then(Instant::now);
-        let result = attempt_once(node, Arc::clone(&state), ctx).await;
-        match result {
-            Ok(command) => {
-                return Ok(NodeRun {
-                    node: index,
-                    command,
-                    attempt,
-                    duration: started.map(|t| t.elapsed()).unwrap_or_default(),
-                })
-            }
-            Err(error) => {
-                if let Some(policy) = node
-                    .retry
-                    .as_ref()
-                    .filter(|p| p.should_retry(attempt, &error))
-                {
-                    let delay = policy.backoff(attempt);
-                    shared.events.emit(|| Event::Retry {
-                        node: node.name.clone(),
-                        step,
-                        attempt,
-                        delay,
-                        error: error.to_string(),
-                    });
-                    sleep_unless_cancelled(delay, &shared.cancellation, step).await?;
-                    attempt += 1;
-                    continue;
-                }
-                let (kind, source) = error.into_parts();
-                return Err(GraphError::Node {
-                    node: node.name.to_string(),
-                    step,
-                    attempt,
-                    kind,
-                    source,
-                });
-            }
-        }
-    }
-}
-
-async fn sleep_unless_cancelled(
-    delay: Duration,
-    token: &CancellationToken,
-    step: u64,
-) -> Result<(), GraphError> {
-    tokio::select! {
-        _ = token.cancelled() => Err(GraphError::Cancelled { step }),
-        _ = tokio::time::sleep(delay) => Ok(()),
-    }
-}
-
-/// One attempt: panics are caught, async nodes are bounded by their timeout.
-async fn attempt_once<S: State>(
-    node: &CompiledNode<S>,
-    state: Arc<S>,
-    ctx: NodeContext,
-) -> Result<Command<S::Update>, NodeError> {
-    match &node.func {
-        NodeFn::Sync(func) => std::panic::catch_unwind(AssertUnwindSafe(|| func(&state, &ctx)))
-            .unwrap_or_else(|panic| Err(NodeError::panicked(panic_message(&*panic)))),
-        NodeFn::Async(func) => {
-            let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| func(state, ctx))) {
-                Ok(fut) => fut,
-                Err(panic) => return Err(NodeError::panicked(panic_message(&*panic))),
-            };
-            let guarded = AssertUnwindSafe(fut).catch_unwind();
-            let outcome = match node.timeout {
-                None => guarded.await,
-                Some(limit) => match tokio::time::timeout(limit, guarded).await {
-                    Ok(outcome) => outcome,
-                    Err(_) => return Err(NodeError::timed_out(limit)),
-                },
-            };
-            outcome.unwrap_or_else(|panic| Err(NodeError::panicked(panic_message(&*panic))))
-        }
-    }
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a non-string panic payload".to_string()
     }
 }

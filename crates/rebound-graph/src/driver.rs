@@ -1,0 +1,844 @@
+//! The superstep loop of one run: start (fresh or resumed), run the
+//! scheduled nodes, merge their updates at the barrier, checkpoint, route,
+//! repeat until nothing is left or an interrupt stops the run.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::checkpoint::codec::{decode, decode_meta, encode_json, now_ms, push_delta, rebuild};
+use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
+use crate::compile::Graph;
+use crate::event::ChangedFields;
+use crate::execute::{run_node, NodeEnd, NodeRun, ScratchSeed};
+use crate::node::RunShared;
+use crate::persist::{delta_blob, PersistShared, Persister};
+use crate::routing::{route, From};
+use crate::{Event, GraphError, Input, Interrupt, InterruptKind, RunConfig, RunOutcome, State};
+
+/// How many recently visited nodes a recursion-limit error lists.
+const RECENT_NODES: usize = 10;
+
+/// What a resumed superstep reuses from the pending writes of its checkpoint.
+#[derive(Default)]
+pub(crate) struct ResumeData {
+    /// Updates of nodes that finished before the superstep stopped.
+    updates: HashMap<String, Vec<u8>>,
+    /// Journaled results, by node then key.
+    journal: HashMap<String, HashMap<String, Vec<u8>>>,
+    /// Values given to resume dynamic interrupts, by node, in order.
+    resume: HashMap<String, Vec<serde_json::Value>>,
+    /// Interrupt writes, by node, in order.
+    interrupts: HashMap<String, Vec<Interrupt>>,
+}
+
+impl ResumeData {
+    fn from_writes(writes: Vec<PendingWrite>) -> Result<Self, GraphError> {
+        let mut data = ResumeData::default();
+        for write in writes {
+            match write.kind {
+                WriteKind::Update => {
+                    data.updates.insert(write.node, write.value);
+                }
+                WriteKind::Journal => {
+                    data.journal
+                        .entry(write.node)
+                        .or_default()
+                        .insert(write.key, write.value);
+                }
+                WriteKind::Resume => {
+                    let value = decode(
+                        &write.value,
+                        &write.thread_id,
+                        write.checkpoint,
+                        "resume value",
+                    )?;
+                    data.resume.entry(write.node).or_default().push(value);
+                }
+                WriteKind::Interrupt => {
+                    let interrupt = decode(
+                        &write.value,
+                        &write.thread_id,
+                        write.checkpoint,
+                        "interrupt",
+                    )?;
+                    data.interrupts
+                        .entry(write.node)
+                        .or_default()
+                        .push(interrupt);
+                }
+            }
+        }
+        Ok(data)
+    }
+
+    /// The interrupts still waiting: for each node, its last interrupt when
+    /// it has more interrupts than resume values (dynamic), or a static one.
+    pub(crate) fn pending(&self) -> Vec<Interrupt> {
+        let mut out: Vec<Interrupt> = self
+            .interrupts
+            .iter()
+            .filter_map(|(node, list)| {
+                let last = list.last()?;
+                let answered = self.resume.get(node).map_or(0, Vec::len);
+                let dynamic = list
+                    .iter()
+                    .filter(|i| i.kind == InterruptKind::Dynamic)
+                    .count();
+                (last.kind != InterruptKind::Dynamic || dynamic > answered).then(|| last.clone())
+            })
+            .collect();
+        out.sort_by(|a, b| a.node.cmp(&b.node));
+        out
+    }
+}
+
+/// Reads the pending writes of a checkpoint into what a resume needs.
+pub(crate) fn resume_data(writes: Vec<PendingWrite>) -> Result<ResumeData, GraphError> {
+    ResumeData::from_writes(writes)
+}
+
+pub(crate) struct Driver<'a, S: State> {
+    graph: &'a Arc<Graph<S>>,
+    shared: &'a Arc<RunShared>,
+    config: &'a RunConfig,
+    persister: Option<Persister>,
+    state: Arc<S>,
+    next: Vec<usize>,
+    barriers: Vec<u64>,
+    recent: VecDeque<usize>,
+    /// The thread's superstep counter (continues across resumes).
+    step: u64,
+    /// Supersteps run by this call (what the recursion limit counts).
+    steps_run: u64,
+    resume: Option<ResumeData>,
+    interrupt_before: Vec<bool>,
+    interrupt_after: Vec<bool>,
+    timed: bool,
+}
+
+impl<'a, S: State> Driver<'a, S> {
+    /// Prepares a run: a fresh one from `input`, or a resumed one from the
+    /// thread's checkpoint.
+    pub(crate) async fn start(
+        graph: &'a Arc<Graph<S>>,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+    ) -> Result<Self, GraphError> {
+        let mut interrupt_before = graph.interrupt_before.clone();
+        let mut interrupt_after = graph.interrupt_after.clone();
+        for (names, flags, place) in [
+            (
+                &config.interrupt_before,
+                &mut interrupt_before,
+                "RunConfig::interrupt_before",
+            ),
+            (
+                &config.interrupt_after,
+                &mut interrupt_after,
+                "RunConfig::interrupt_after",
+            ),
+        ] {
+            for name in names {
+                let index = graph
+                    .index_of(name)
+                    .ok_or_else(|| GraphError::UnknownNode {
+                        place: place.to_string(),
+                        node: name.clone(),
+                    })?;
+                flags[index] = true;
+            }
+        }
+        match input {
+            Input::State(_) => {
+                Self::start_fresh(
+                    graph,
+                    persist,
+                    input,
+                    config,
+                    shared,
+                    interrupt_before,
+                    interrupt_after,
+                )
+                .await
+            }
+            Input::Resume | Input::ResumeWith(_) => {
+                Self::start_resumed(
+                    graph,
+                    persist,
+                    input,
+                    config,
+                    shared,
+                    interrupt_before,
+                    interrupt_after,
+                )
+                .await
+            }
+        }
+    }
+
+    fn empty(
+        graph: &'a Arc<Graph<S>>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+        state: S,
+        persister: Option<Persister>,
+        interrupt_before: Vec<bool>,
+        interrupt_after: Vec<bool>,
+    ) -> Self {
+        let timed = shared.events.is_active() || persister.is_some();
+        Driver {
+            graph,
+            shared,
+            config,
+            persister,
+            state: Arc::new(state),
+            next: Vec::with_capacity(4),
+            barriers: vec![0; graph.joins.len()],
+            recent: VecDeque::with_capacity(RECENT_NODES),
+            step: 0,
+            steps_run: 0,
+            resume: None,
+            interrupt_before,
+            interrupt_after,
+            timed,
+        }
+    }
+
+    async fn start_fresh(
+        graph: &'a Arc<Graph<S>>,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+        interrupt_before: Vec<bool>,
+        interrupt_after: Vec<bool>,
+    ) -> Result<Self, GraphError> {
+        let Input::State(state) = input else {
+            return Err(GraphError::TaskFailed {
+                message: "start_fresh needs a state".to_string(),
+            });
+        };
+        let mut parent = None;
+        let mut step = 0;
+        if let Some(persist) = &persist {
+            let base = persist
+                .saver
+                .get(&persist.thread_id, config.checkpoint_id)
+                .await?;
+            if config.checkpoint_id.is_some() && base.is_none() {
+                return Err(unknown_checkpoint(persist, config));
+            }
+            if let Some(base) = base {
+                parent = Some(base.id);
+                step = base.step;
+            }
+        }
+        let persister = persist.map(|p| Persister::new(p, config.durability, parent));
+        let mut driver = Self::empty(
+            graph,
+            config,
+            shared,
+            state,
+            persister,
+            interrupt_before,
+            interrupt_after,
+        );
+        driver.step = step;
+        let reason = route(
+            graph,
+            From::start(graph),
+            None,
+            &driver.state,
+            step,
+            shared,
+            &mut driver.barriers,
+            &mut driver.next,
+        )?;
+        driver.next.sort_unstable();
+        driver.next.dedup();
+        if driver.persister.is_some() {
+            let snapshot = StateBlob::Snapshot(encode_json(&*driver.state)?);
+            let meta = driver.metadata(
+                CheckpointSource::Input,
+                Vec::new(),
+                reason.into_iter().collect(),
+                Duration::ZERO,
+            );
+            if let Some(persister) = &mut driver.persister {
+                persister.save(step, snapshot, &meta).await?;
+            }
+        }
+        Ok(driver)
+    }
+
+    async fn start_resumed(
+        graph: &'a Arc<Graph<S>>,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+        interrupt_before: Vec<bool>,
+        interrupt_after: Vec<bool>,
+    ) -> Result<Self, GraphError> {
+        let Some(persist) = persist else {
+            return Err(GraphError::NoCheckpointer {
+                what: "resuming a run".to_string(),
+            });
+        };
+        let thread = persist.thread_id.to_string();
+        let latest = persist.saver.get(&thread, None).await?;
+        let Some(latest) = latest else {
+            return Err(GraphError::NothingToResume {
+                thread_id: thread,
+                reason: "the thread has no checkpoint (unknown thread)".to_string(),
+            });
+        };
+        let checkpoint = match config.checkpoint_id {
+            Some(id) if id != latest.id => persist
+                .saver
+                .get(&thread, Some(id))
+                .await?
+                .ok_or_else(|| unknown_checkpoint(&persist, config))?,
+            _ => latest.clone(),
+        };
+        let is_latest = checkpoint.id == latest.id;
+        let meta = decode_meta(&checkpoint)?;
+        if meta.next.is_empty() {
+            return Err(GraphError::NothingToResume {
+                thread_id: thread,
+                reason: format!(
+                    "checkpoint {} has nothing left to run (the run finished)",
+                    checkpoint.id
+                ),
+            });
+        }
+        let chain = persist.saver.get_chain(&thread, checkpoint.id).await?;
+        let state: S = rebuild(&chain)?;
+        let mut data = if is_latest {
+            resume_data(persist.saver.pending_writes(&thread, checkpoint.id).await?)?
+        } else {
+            ResumeData::default()
+        };
+        if let Input::ResumeWith(value) = input {
+            let waiting: Vec<String> = data
+                .pending()
+                .into_iter()
+                .filter(|i| i.kind == InterruptKind::Dynamic)
+                .map(|i| i.node)
+                .collect();
+            if waiting.is_empty() {
+                return Err(GraphError::NothingToResume {
+                    thread_id: thread,
+                    reason: "no interrupt is waiting for a value".to_string(),
+                });
+            }
+            let mut writes = Vec::with_capacity(waiting.len());
+            for node in waiting {
+                let answers = data.resume.entry(node.clone()).or_default();
+                writes.push(PendingWrite {
+                    thread_id: thread.clone(),
+                    checkpoint: checkpoint.id,
+                    node,
+                    kind: WriteKind::Resume,
+                    key: answers.len().to_string(),
+                    value: encode_json(&value)?,
+                });
+                answers.push(value.clone());
+            }
+            persist.saver.put_writes(writes).await?;
+        }
+
+        let mut persister =
+            Persister::new(Arc::clone(&persist), config.durability, Some(checkpoint.id));
+        persister.resume_policy(&chain);
+        let mut driver = Self::empty(
+            graph,
+            config,
+            shared,
+            state,
+            Some(persister),
+            interrupt_before,
+            interrupt_after,
+        );
+        driver.step = checkpoint.step;
+        for name in &meta.next {
+            let index = graph
+                .index_of(name)
+                .ok_or_else(|| GraphError::UnknownNode {
+                    place: format!("the next nodes stored in checkpoint {}", checkpoint.id),
+                    node: name.clone(),
+                })?;
+            driver.next.push(index);
+        }
+        for (slot, bits) in driver.barriers.iter_mut().zip(&meta.barriers) {
+            *slot = *bits;
+        }
+        driver.resume = Some(data);
+        Ok(driver)
+    }
+
+    fn metadata(
+        &self,
+        source: CheckpointSource,
+        ran: Vec<String>,
+        reasons: Vec<Cow<'static, str>>,
+        duration: Duration,
+    ) -> CheckpointMetadata {
+        CheckpointMetadata {
+            source,
+            next: self
+                .next
+                .iter()
+                .map(|&i| self.graph.nodes[i].name.to_string())
+                .collect(),
+            ran,
+            reasons: reasons.into_iter().map(Cow::into_owned).collect(),
+            barriers: if self.barriers.iter().any(|b| *b != 0) {
+                self.barriers.clone()
+            } else {
+                Vec::new()
+            },
+            time_ms: now_ms(),
+            duration_us: u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
+        }
+    }
+
+    /// The state, for an interrupted outcome.
+    fn state_clone(&self) -> S {
+        (*self.state).clone()
+    }
+
+    /// Runs supersteps until the run ends (`None`: take the final state with
+    /// [`Driver::into_state`]) or stops at an interrupt.
+    pub(crate) async fn drive(&mut self) -> Result<Option<RunOutcome<S>>, GraphError> {
+        let graph = Arc::clone(self.graph);
+        let mut skip_before = self.resume.is_some();
+        let mut runs: Vec<NodeRun<S::Update>> = Vec::with_capacity(4);
+        while !self.next.is_empty() {
+            if self.steps_run >= self.config.recursion_limit {
+                return Err(GraphError::RecursionLimit {
+                    limit: self.config.recursion_limit,
+                    recent: self
+                        .recent
+                        .iter()
+                        .map(|&i| graph.nodes[i].name.to_string())
+                        .collect(),
+                    pending: self
+                        .next
+                        .iter()
+                        .map(|&i| graph.nodes[i].name.to_string())
+                        .collect(),
+                });
+            }
+            if self.shared.cancellation.is_cancelled() {
+                return Err(GraphError::Cancelled { step: self.step });
+            }
+            // A long run of sync nodes never awaits anything: give the
+            // runtime its turn when the task's budget is spent.
+            tokio::task::coop::consume_budget().await;
+
+            if !skip_before && self.next.iter().any(|&i| self.interrupt_before[i]) {
+                let nodes: Vec<usize> = self
+                    .next
+                    .iter()
+                    .copied()
+                    .filter(|&i| self.interrupt_before[i])
+                    .collect();
+                return self
+                    .stop_static(&nodes, InterruptKind::Before)
+                    .await
+                    .map(Some);
+            }
+            skip_before = false;
+
+            runs.clear();
+            if let Some(outcome) = self.run_superstep(&mut runs).await? {
+                return Ok(Some(outcome));
+            }
+            self.finish_superstep(&mut runs).await?;
+
+            let after: Vec<usize> = runs
+                .iter()
+                .map(|r| r.node)
+                .filter(|&i| self.interrupt_after[i])
+                .collect();
+            if !after.is_empty() && !self.next.is_empty() {
+                return self
+                    .stop_static(&after, InterruptKind::After)
+                    .await
+                    .map(Some);
+            }
+        }
+        if let Some(persister) = &mut self.persister {
+            persister.flush().await?;
+        }
+        Ok(None)
+    }
+
+    /// The final state of a completed run.
+    pub(crate) fn into_state(self) -> S {
+        Arc::try_unwrap(self.state).unwrap_or_else(|shared| (*shared).clone())
+    }
+
+    /// Runs the scheduled nodes (reusing what a resumed superstep already
+    /// has) into `runs`, sorted by node name. Returns an outcome when the
+    /// superstep stopped at an interrupt.
+    async fn run_superstep(
+        &mut self,
+        runs: &mut Vec<NodeRun<S::Update>>,
+    ) -> Result<Option<RunOutcome<S>>, GraphError> {
+        let graph = Arc::clone(self.graph);
+        let resume = self.resume.take();
+        let seed_for = |index: usize| -> Option<ScratchSeed> {
+            let persister = self.persister.as_ref()?;
+            let name = &*graph.nodes[index].name;
+            Some(ScratchSeed {
+                persist: Arc::clone(&persister.shared),
+                checkpoint: persister.last_id?,
+                recorded: resume
+                    .as_ref()
+                    .and_then(|r| r.journal.get(name))
+                    .map(|m| Arc::new(m.clone())),
+                resume: Arc::new(
+                    resume
+                        .as_ref()
+                        .and_then(|r| r.resume.get(name))
+                        .cloned()
+                        .unwrap_or_default(),
+                ),
+            })
+        };
+
+        let mut ends: Vec<Result<NodeEnd<S::Update>, GraphError>> =
+            Vec::with_capacity(self.next.len());
+        let mut to_run: Vec<usize> = Vec::with_capacity(self.next.len());
+        for &index in &self.next {
+            let stored = resume
+                .as_ref()
+                .and_then(|r| r.updates.get(&*graph.nodes[index].name));
+            match stored {
+                Some(bytes) => {
+                    let thread = self
+                        .persister
+                        .as_ref()
+                        .map(|p| p.shared.thread_id.to_string())
+                        .unwrap_or_default();
+                    let checkpoint = self
+                        .persister
+                        .as_ref()
+                        .and_then(|p| p.last_id)
+                        .unwrap_or_default();
+                    let update: S::Update = decode(bytes, &thread, checkpoint, "pending update")?;
+                    ends.push(Ok(NodeEnd::Done(NodeRun {
+                        node: index,
+                        command: update.into(),
+                        attempt: 1,
+                        duration: Duration::ZERO,
+                    })));
+                }
+                None => to_run.push(index),
+            }
+        }
+        let step = self.step;
+        if let [only] = to_run[..] {
+            let seed = seed_for(only);
+            ends.push(
+                run_node(
+                    &graph,
+                    only,
+                    Arc::clone(&self.state),
+                    self.shared,
+                    step,
+                    self.timed,
+                    seed.as_ref(),
+                )
+                .await,
+            );
+        } else if !to_run.is_empty() {
+            let mut tasks = tokio::task::JoinSet::new();
+            for &index in &to_run {
+                let graph = Arc::clone(&graph);
+                let state = Arc::clone(&self.state);
+                let shared = Arc::clone(self.shared);
+                let seed = seed_for(index);
+                let timed = self.timed;
+                tasks.spawn(async move {
+                    run_node(&graph, index, state, &shared, step, timed, seed.as_ref()).await
+                });
+            }
+            while let Some(joined) = tasks.join_next().await {
+                ends.push(joined.unwrap_or_else(|e| {
+                    Err(GraphError::TaskFailed {
+                        message: e.to_string(),
+                    })
+                }));
+            }
+        }
+
+        let fast = ends.len() == 1 && matches!(ends[0], Ok(NodeEnd::Done(_)));
+        if fast {
+            if let Some(Ok(NodeEnd::Done(run))) = ends.pop() {
+                runs.push(run);
+            }
+            return Ok(None);
+        }
+        let name_of = |end: &Result<NodeEnd<S::Update>, GraphError>| -> Arc<str> {
+            match end {
+                Ok(NodeEnd::Done(run)) => graph.nodes[run.node].name.clone(),
+                Ok(NodeEnd::Interrupted { node, .. }) => graph.nodes[*node].name.clone(),
+                Err(GraphError::Node { node, .. }) => Arc::from(node.as_str()),
+                Err(_) => Arc::from(""),
+            }
+        };
+        ends.sort_by_key(|end| name_of(end));
+
+        let mut interrupts = Vec::new();
+        let mut error = None;
+        for end in ends {
+            match end {
+                Ok(NodeEnd::Done(run)) => runs.push(run),
+                Ok(NodeEnd::Interrupted { node, payload }) => interrupts.push(Interrupt {
+                    node: graph.nodes[node].name.to_string(),
+                    kind: InterruptKind::Dynamic,
+                    payload,
+                }),
+                Err(e) => {
+                    if error.is_none() {
+                        error = Some(e);
+                    }
+                }
+            }
+        }
+        if interrupts.is_empty() && error.is_none() {
+            return Ok(None);
+        }
+        // The superstep did not complete: nothing of it is merged. Finished
+        // siblings' updates are kept as pending writes, so a resume does not
+        // run them again; interrupts are recorded for the resume.
+        if let Some(persister) = &mut self.persister {
+            let checkpoint = persister.last_id.unwrap_or_default();
+            let thread = persister.shared.thread_id.to_string();
+            let mut writes = Vec::new();
+            let reused = resume.as_ref().map(|r| &r.updates);
+            for run in runs.iter() {
+                let name = graph.nodes[run.node].name.to_string();
+                if reused.is_some_and(|u| u.contains_key(&name)) {
+                    continue;
+                }
+                writes.push(PendingWrite {
+                    thread_id: thread.clone(),
+                    checkpoint,
+                    node: name,
+                    kind: WriteKind::Update,
+                    key: String::new(),
+                    value: encode_json(&run.command.update)?,
+                });
+            }
+            for interrupt in &interrupts {
+                let index = resume
+                    .as_ref()
+                    .and_then(|r| r.interrupts.get(&interrupt.node))
+                    .map_or(0, Vec::len);
+                writes.push(PendingWrite {
+                    thread_id: thread.clone(),
+                    checkpoint,
+                    node: interrupt.node.clone(),
+                    kind: WriteKind::Interrupt,
+                    key: index.to_string(),
+                    value: encode_json(interrupt)?,
+                });
+            }
+            persister.flush_with(writes).await?;
+        }
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let Some(persister) = &self.persister else {
+            return Err(GraphError::NoCheckpointer {
+                what: "an interrupt".to_string(),
+            });
+        };
+        Ok(Some(RunOutcome::Interrupted {
+            state: self.state_clone(),
+            interrupts,
+            checkpoint_id: persister.last_id.unwrap_or_default(),
+        }))
+    }
+
+    /// Merges a completed superstep, routes, and saves its checkpoint.
+    async fn finish_superstep(
+        &mut self,
+        runs: &mut [NodeRun<S::Update>],
+    ) -> Result<(), GraphError> {
+        let graph = Arc::clone(self.graph);
+        let step = self.step;
+        if runs.len() > 1 {
+            check_conflicts::<S>(&graph, runs, step)?;
+        }
+        let mut delta = Vec::new();
+        if self.persister.is_some() {
+            for run in runs.iter() {
+                push_delta(&mut delta, &graph.nodes[run.node].name, &run.command.update)?;
+            }
+        }
+        let target = Arc::make_mut(&mut self.state);
+        let mut gotos = Vec::with_capacity(runs.len());
+        for run in runs.iter_mut() {
+            let update = std::mem::take(&mut run.command.update);
+            let changed =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| target.apply(update)))
+                    .map_err(|panic| GraphError::Panicked {
+                        place: format!("merging the update of {:?}", graph.nodes[run.node].name),
+                        message: crate::execute::panic_message(&*panic),
+                    })?;
+            self.shared.events.emit(|| Event::NodeFinished {
+                node: graph.nodes[run.node].name.clone(),
+                step,
+                attempt: run.attempt,
+                duration: run.duration,
+                changed: ChangedFields::new(changed, S::FIELDS),
+            });
+            if self.recent.len() == RECENT_NODES {
+                self.recent.pop_front();
+            }
+            self.recent.push_back(run.node);
+            gotos.push((run.node, run.command.goto.take()));
+        }
+        self.next.clear();
+        let mut reasons = Vec::new();
+        for (index, goto) in gotos {
+            let reason = route(
+                &graph,
+                From::node(&graph, index),
+                goto,
+                &self.state,
+                step,
+                self.shared,
+                &mut self.barriers,
+                &mut self.next,
+            )?;
+            if let Some(reason) = reason {
+                if self.persister.is_some() {
+                    reasons.push(reason);
+                }
+            }
+        }
+        if self.next.len() > 1 {
+            self.next.sort_unstable();
+            self.next.dedup();
+        }
+        self.step += 1;
+        self.steps_run += 1;
+        self.shared
+            .steps
+            .store(self.steps_run, std::sync::atomic::Ordering::Relaxed);
+
+        if self.persister.is_some() {
+            let ran = runs
+                .iter()
+                .map(|r| graph.nodes[r.node].name.to_string())
+                .collect();
+            let slowest = runs.iter().map(|r| r.duration).max().unwrap_or_default();
+            let meta = self.metadata(CheckpointSource::Loop, ran, reasons, slowest);
+            let wants_snapshot = self
+                .persister
+                .as_ref()
+                .is_some_and(|p| p.wants_snapshot(delta.len() + 1));
+            let blob = if wants_snapshot {
+                StateBlob::Snapshot(encode_json(&*self.state)?)
+            } else {
+                delta_blob(delta)
+            };
+            if let Some(persister) = &mut self.persister {
+                persister.save(self.step, blob, &meta).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops at a static interrupt before or after `nodes`.
+    async fn stop_static(
+        &mut self,
+        nodes: &[usize],
+        kind: InterruptKind,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        let Some(persister) = &mut self.persister else {
+            return Err(GraphError::NoCheckpointer {
+                what: "a static interrupt".to_string(),
+            });
+        };
+        let checkpoint = persister.last_id.unwrap_or_default();
+        let interrupts: Vec<Interrupt> = nodes
+            .iter()
+            .map(|&i| Interrupt {
+                node: self.graph.nodes[i].name.to_string(),
+                kind,
+                payload: serde_json::Value::Null,
+            })
+            .collect();
+        let mut writes = Vec::with_capacity(interrupts.len());
+        for interrupt in &interrupts {
+            writes.push(PendingWrite {
+                thread_id: persister.shared.thread_id.to_string(),
+                checkpoint,
+                node: interrupt.node.clone(),
+                kind: WriteKind::Interrupt,
+                key: "static".to_string(),
+                value: encode_json(interrupt)?,
+            });
+        }
+        persister.flush_with(writes).await?;
+        Ok(RunOutcome::Interrupted {
+            state: self.state_clone(),
+            interrupts,
+            checkpoint_id: checkpoint,
+        })
+    }
+
+    /// Commits what is buffered (after an error: the last good supersteps).
+    pub(crate) async fn flush(&mut self) -> Result<(), GraphError> {
+        match &mut self.persister {
+            Some(persister) => persister.flush().await,
+            None => Ok(()),
+        }
+    }
+}
+
+fn unknown_checkpoint(persist: &PersistShared, config: &RunConfig) -> GraphError {
+    GraphError::UnknownCheckpoint {
+        thread_id: persist.thread_id.to_string(),
+        checkpoint: config
+            .checkpoint_id
+            .map(|c| c.to_string())
+            .unwrap_or_default(),
+    }
+}
+
+/// Two nodes of one superstep writing the same replace-field is an error.
+fn check_conflicts<S: State>(
+    graph: &Graph<S>,
+    runs: &[NodeRun<S::Update>],
+    step: u64,
+) -> Result<(), GraphError> {
+    let written: Vec<crate::FieldSet> = runs
+        .iter()
+        .map(|r| S::written(&r.command.update).intersection(graph.replace_fields))
+        .collect();
+    for (i, a) in written.iter().enumerate() {
+        for (j, b) in written.iter().enumerate().skip(i + 1) {
+            if let Some(field) = a.intersection(*b).indices().next() {
+                return Err(GraphError::Conflict {
+                    field: S::FIELDS.get(field).copied().unwrap_or("?"),
+                    first: graph.nodes[runs[i].node].name.to_string(),
+                    second: graph.nodes[runs[j].node].name.to_string(),
+                    step,
+                });
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,172 @@
+//! Running one node: its attempts under the retry policy and timeout, with
+//! panics caught.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::compile::{CompiledNode, Graph};
+use crate::journal::NodeScratch;
+use crate::node::{NodeFn, RunShared};
+use crate::{Command, Event, GraphError, NodeContext, NodeError, NodeErrorKind, State};
+
+/// A node attempt that finished: its output, attempt number and duration.
+pub(crate) struct NodeRun<U> {
+    pub(crate) node: usize,
+    pub(crate) command: Command<U>,
+    pub(crate) attempt: u32,
+    pub(crate) duration: Duration,
+}
+
+/// How a node's execution ended, when it did not fail.
+pub(crate) enum NodeEnd<U> {
+    Done(NodeRun<U>),
+    Interrupted {
+        node: usize,
+        payload: serde_json::Value,
+    },
+}
+
+/// What a node needs to journal and interrupt in a persisted run (a fresh
+/// [`NodeScratch`] is made from it for every attempt).
+#[derive(Clone)]
+pub(crate) struct ScratchSeed {
+    pub(crate) persist: Arc<crate::persist::PersistShared>,
+    pub(crate) checkpoint: crate::checkpoint::CheckpointId,
+    pub(crate) recorded: Option<Arc<std::collections::HashMap<String, Vec<u8>>>>,
+    pub(crate) resume: Arc<Vec<serde_json::Value>>,
+}
+
+/// Runs one node with its retry policy and timeout.
+pub(crate) async fn run_node<S: State>(
+    graph: &Graph<S>,
+    index: usize,
+    state: Arc<S>,
+    shared: &Arc<RunShared>,
+    step: u64,
+    timed: bool,
+    seed: Option<&ScratchSeed>,
+) -> Result<NodeEnd<S::Update>, GraphError> {
+    let node = &graph.nodes[index];
+    let mut attempt = 1;
+    loop {
+        let scratch = seed.map(|seed| {
+            Arc::new(NodeScratch::new(
+                Arc::clone(&seed.persist),
+                seed.checkpoint,
+                seed.recorded.clone(),
+                Arc::clone(&seed.resume),
+            ))
+        });
+        let ctx = NodeContext {
+            shared: Arc::clone(shared),
+            node: node.name.clone(),
+            step,
+            attempt,
+            scratch,
+        };
+        shared.events.emit(|| Event::NodeStarted {
+            node: node.name.clone(),
+            step,
+            attempt,
+        });
+        // Durations are only reported to listeners and checkpoints: no clock
+        // reads otherwise.
+        let started = timed.then(Instant::now);
+        match attempt_once(node, Arc::clone(&state), ctx).await {
+            Ok(command) => {
+                return Ok(NodeEnd::Done(NodeRun {
+                    node: index,
+                    command,
+                    attempt,
+                    duration: started.map(|t| t.elapsed()).unwrap_or_default(),
+                }))
+            }
+            Err(mut error) => {
+                if error.kind() == NodeErrorKind::Interrupted {
+                    let payload = error.take_interrupt().unwrap_or_default();
+                    return Ok(NodeEnd::Interrupted {
+                        node: index,
+                        payload,
+                    });
+                }
+                if let Some(policy) = node
+                    .retry
+                    .as_ref()
+                    .filter(|p| p.should_retry(attempt, &error))
+                {
+                    let delay = policy.backoff(attempt);
+                    shared.events.emit(|| Event::Retry {
+                        node: node.name.clone(),
+                        step,
+                        attempt,
+                        delay,
+                        error: error.to_string(),
+                    });
+                    sleep_unless_cancelled(delay, &shared.cancellation, step).await?;
+                    attempt += 1;
+                    continue;
+                }
+                let (kind, source) = error.into_parts();
+                return Err(GraphError::Node {
+                    node: node.name.to_string(),
+                    step,
+                    attempt,
+                    kind,
+                    source,
+                });
+            }
+        }
+    }
+}
+
+async fn sleep_unless_cancelled(
+    delay: Duration,
+    token: &CancellationToken,
+    step: u64,
+) -> Result<(), GraphError> {
+    tokio::select! {
+        _ = token.cancelled() => Err(GraphError::Cancelled { step }),
+        _ = tokio::time::sleep(delay) => Ok(()),
+    }
+}
+
+/// One attempt: panics are caught, async nodes are bounded by their timeout.
+async fn attempt_once<S: State>(
+    node: &CompiledNode<S>,
+    state: Arc<S>,
+    ctx: NodeContext,
+) -> Result<Command<S::Update>, NodeError> {
+    match &node.func {
+        NodeFn::Sync(func) => std::panic::catch_unwind(AssertUnwindSafe(|| func(&state, &ctx)))
+            .unwrap_or_else(|panic| Err(NodeError::panicked(panic_message(&*panic)))),
+        NodeFn::Async(func) => {
+            let fut = match std::panic::catch_unwind(AssertUnwindSafe(|| func(state, ctx))) {
+                Ok(fut) => fut,
+                Err(panic) => return Err(NodeError::panicked(panic_message(&*panic))),
+            };
+            let guarded = AssertUnwindSafe(fut).catch_unwind();
+            let outcome = match node.timeout {
+                None => guarded.await,
+                Some(limit) => match tokio::time::timeout(limit, guarded).await {
+                    Ok(outcome) => outcome,
+                    Err(_) => return Err(NodeError::timed_out(limit)),
+                },
+            };
+            outcome.unwrap_or_else(|panic| Err(NodeError::panicked(panic_message(&*panic))))
+        }
+    }
+}
+
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string panic payload".to_string()
+    }
+}

@@ -1,0 +1,96 @@
+//! Interrupts and outcomes: what a run that stops for a human returns, and
+//! how the next call resumes it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::CheckpointId;
+
+/// Why a run stopped at an interrupt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterruptKind {
+    /// A static `interrupt_before`: the node has not run yet.
+    Before,
+    /// A static `interrupt_after`: the node ran and its update is saved.
+    After,
+    /// The node called `NodeContext::interrupt`; the value given to resume
+    /// becomes that call's return value.
+    Dynamic,
+}
+
+/// One pending interrupt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interrupt {
+    /// The node it belongs to.
+    pub node: String,
+    /// Its kind.
+    pub kind: InterruptKind,
+    /// The payload for the human (null for static interrupts).
+    pub payload: serde_json::Value,
+}
+
+/// How a run ended, when it did not fail.
+#[derive(Debug, Clone)]
+pub enum RunOutcome<S> {
+    /// The run reached END.
+    Completed(S),
+    /// The run stopped at one or more interrupts; its state is saved at
+    /// `checkpoint_id` and `CompiledGraph::resume` continues it.
+    Interrupted {
+        /// The state at the interrupt.
+        state: S,
+        /// What is waiting.
+        interrupts: Vec<Interrupt>,
+        /// The checkpoint to resume from.
+        checkpoint_id: CheckpointId,
+    },
+}
+
+impl<S> RunOutcome<S> {
+    /// The state, however the run ended.
+    pub fn state(&self) -> &S {
+        match self {
+            RunOutcome::Completed(state) | RunOutcome::Interrupted { state, .. } => state,
+        }
+    }
+
+    /// The state, however the run ended.
+    pub fn into_state(self) -> S {
+        match self {
+            RunOutcome::Completed(state) | RunOutcome::Interrupted { state, .. } => state,
+        }
+    }
+
+    /// The pending interrupts (empty when completed).
+    pub fn interrupts(&self) -> &[Interrupt] {
+        match self {
+            RunOutcome::Completed(_) => &[],
+            RunOutcome::Interrupted { interrupts, .. } => interrupts,
+        }
+    }
+
+    /// Whether the run stopped at an interrupt.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, RunOutcome::Interrupted { .. })
+    }
+}
+
+/// What a run starts from.
+#[derive(Debug, Clone)]
+pub enum Input<S> {
+    /// A fresh run from START with this state. On a thread that already has
+    /// checkpoints, the new run's checkpoints follow the latest one.
+    State(S),
+    /// Continue the thread from its latest checkpoint (or the config's
+    /// checkpoint id: replay from there, forking), after an interrupt or a crash.
+    Resume,
+    /// Continue after a dynamic interrupt: the value becomes the return value
+    /// of the interrupted node's `NodeContext::interrupt` call.
+    ResumeWith(serde_json::Value),
+}
+
+impl<S> From<S> for Input<S> {
+    fn from(state: S) -> Self {
+        Input::State(state)
+    }
+}

@@ -1,0 +1,138 @@
+//! Journaled calls and dynamic interrupts: what a node does through its
+//! context so that a re-run (after an interrupt or a crash) does not repeat
+//! its side effects.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::checkpoint::{CheckpointId, PendingWrite, WriteKind};
+use crate::persist::PersistShared;
+use crate::{NodeContext, NodeError};
+
+/// What one node attempt needs to journal and interrupt.
+pub(crate) struct NodeScratch {
+    pub(crate) persist: Arc<PersistShared>,
+    /// The checkpoint the superstep started from.
+    pub(crate) checkpoint: CheckpointId,
+    /// Results recorded by an earlier run of this node in this superstep.
+    pub(crate) recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
+    /// Values given to resume this node's interrupts, by index.
+    pub(crate) resume: Arc<Vec<serde_json::Value>>,
+    occurrences: Mutex<HashMap<String, u32>>,
+    interrupts_seen: AtomicUsize,
+}
+
+impl NodeScratch {
+    pub(crate) fn new(
+        persist: Arc<PersistShared>,
+        checkpoint: CheckpointId,
+        recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
+        resume: Arc<Vec<serde_json::Value>>,
+    ) -> Self {
+        NodeScratch {
+            persist,
+            checkpoint,
+            recorded,
+            resume,
+            occurrences: Mutex::new(HashMap::new()),
+            interrupts_seen: AtomicUsize::new(0),
+        }
+    }
+
+    /// The storage key of the n-th use of `key` in this attempt.
+    fn key_for(&self, key: &str) -> String {
+        let mut occurrences = self.occurrences.lock().unwrap_or_else(|p| p.into_inner());
+        let count = occurrences.entry(key.to_string()).or_insert(0);
+        let full = if *count == 0 {
+            key.to_string()
+        } else {
+            format!("{key}#{count}")
+        };
+        *count += 1;
+        full
+    }
+}
+
+impl NodeContext {
+    /// Runs a side effect once per superstep, durably.
+    ///
+    /// The first time, `call` runs and its result is committed with the
+    /// run's pending writes before this returns. When the node runs again
+    /// for the same superstep (after an interrupt and resume, or a crash),
+    /// the recorded result is returned and `call` is not run. A key used
+    /// several times in one node is journaled once per use, in order.
+    /// Without a checkpointer, `call` simply runs.
+    ///
+    /// Retries within one run do not replay: a retried attempt runs its calls
+    /// afresh (a retry usually means a result was bad).
+    pub async fn journal<T, F>(&self, key: &str, call: F) -> Result<T, NodeError>
+    where
+        T: Serialize + DeserializeOwned,
+        F: Future<Output = T>,
+    {
+        let Some(scratch) = &self.scratch else {
+            return Ok(call.await);
+        };
+        let full_key = scratch.key_for(key);
+        if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
+            return serde_json::from_slice(bytes).map_err(|e| {
+                NodeError::msg(format!(
+                    "the journaled result {full_key:?} of node {:?} no longer deserializes: {e}",
+                    self.node
+                ))
+                .permanent()
+            });
+        }
+        let value = call.await;
+        let bytes = serde_json::to_vec(&value)
+            .map_err(|e| NodeError::msg(format!("cannot journal {full_key:?}: {e}")).permanent())?;
+        scratch
+            .persist
+            .commit(vec![PendingWrite {
+                thread_id: scratch.persist.thread_id.to_string(),
+                checkpoint: scratch.checkpoint,
+                node: self.node.to_string(),
+                kind: WriteKind::Journal,
+                key: full_key,
+                value: bytes,
+            }])
+            .await
+            .map_err(NodeError::from)?;
+        Ok(value)
+    }
+
+    /// Stops the run for a human. The first time, this returns an error that
+    /// the node must propagate (`?`): the run ends as interrupted, carrying
+    /// `payload`. When the run is resumed with a value, the node runs again
+    /// and this call returns that value. A node may interrupt several times;
+    /// each call is matched with the resume values in order.
+    ///
+    /// Needs a checkpointer and a thread id.
+    pub fn interrupt<T: DeserializeOwned>(&self, payload: impl Serialize) -> Result<T, NodeError> {
+        let Some(scratch) = &self.scratch else {
+            return Err(NodeError::msg(
+                "NodeContext::interrupt needs a checkpointer and a thread id to resume from",
+            )
+            .permanent());
+        };
+        let index = scratch.interrupts_seen.fetch_add(1, Ordering::Relaxed);
+        if let Some(value) = scratch.resume.get(index) {
+            return serde_json::from_value(value.clone()).map_err(|e| {
+                NodeError::msg(format!(
+                    "the value given to resume node {:?} does not fit: {e}",
+                    self.node
+                ))
+                .permanent()
+            });
+        }
+        let payload = serde_json::to_value(payload).map_err(|e| {
+            NodeError::msg(format!("the interrupt payload cannot be encoded: {e}")).permanent()
+        })?;
+        Err(NodeError::interrupt(payload))
+    }
+}

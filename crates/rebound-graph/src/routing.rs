@@ -1,0 +1,139 @@
+//! Routing out of a node at the end of a superstep: its `goto`, or its static
+//! edges, conditional edges and joins.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::compile::{CompiledNode, Graph, Outgoing, Target};
+use crate::node::RunShared;
+use crate::{Event, GraphError, Route, State};
+
+/// Where routing starts from: START, or a node that ran.
+pub(crate) struct From<'a, S: State> {
+    pub(crate) name: &'a Arc<str>,
+    pub(crate) out: &'a Outgoing<S>,
+    pub(crate) node: Option<&'a CompiledNode<S>>,
+}
+
+impl<'a, S: State> From<'a, S> {
+    pub(crate) fn start(graph: &'a Graph<S>) -> Self {
+        From {
+            name: &graph.start_name,
+            out: &graph.entry,
+            node: None,
+        }
+    }
+
+    pub(crate) fn node(graph: &'a Graph<S>, index: usize) -> Self {
+        let node = &graph.nodes[index];
+        From {
+            name: &node.name,
+            out: &node.out,
+            node: Some(node),
+        }
+    }
+}
+
+/// Schedules what follows `from` into `next` and returns the reason given
+/// for the choice, if any. Emits a `route_chosen` event.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn route<S: State>(
+    graph: &Graph<S>,
+    from: From<'_, S>,
+    goto: Option<Route>,
+    state: &S,
+    step: u64,
+    shared: &RunShared,
+    barriers: &mut [u64],
+    next: &mut Vec<usize>,
+) -> Result<Option<Cow<'static, str>>, GraphError> {
+    let events = shared.events.is_active();
+    let mut chosen: Vec<Arc<str>> = Vec::new();
+    let mut push = |target: Target, next: &mut Vec<usize>| {
+        if let Target::Node(i) = target {
+            next.push(i);
+        }
+        if events {
+            chosen.push(graph.target_name(target).clone());
+        }
+    };
+
+    let mut reason = None;
+    if let Some(goto) = goto {
+        let destinations = from.node.map(|n| n.destinations.as_slice()).unwrap_or(&[]);
+        for key in goto.targets() {
+            match destinations.iter().find(|(name, _)| &**name == key) {
+                Some((_, target)) => push(*target, next),
+                None => {
+                    return Err(GraphError::UnknownRoute {
+                        node: from.name.to_string(),
+                        value: key.to_string(),
+                        allowed: destinations.iter().map(|(n, _)| n.to_string()).collect(),
+                    })
+                }
+            }
+        }
+        reason = goto.into_reason();
+    } else {
+        for target in &from.out.statics {
+            push(*target, next);
+        }
+        for conditional in &from.out.conditionals {
+            let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                (conditional.router)(state)
+            }))
+            .map_err(|panic| GraphError::Panicked {
+                place: format!("the router of {:?}", from.name),
+                message: crate::execute::panic_message(&*panic),
+            })?;
+            let mut fell_back = None;
+            for key in answer.targets() {
+                let declared = conditional
+                    .entries
+                    .iter()
+                    .find(|(k, _)| &**k == key)
+                    .map(|(_, t)| *t);
+                match declared.or(conditional.fallback) {
+                    Some(target) => {
+                        if declared.is_none() {
+                            fell_back = Some(key.to_string());
+                        }
+                        push(target, next);
+                    }
+                    None => {
+                        return Err(GraphError::UnknownRoute {
+                            node: from.name.to_string(),
+                            value: key.to_string(),
+                            allowed: conditional
+                                .entries
+                                .iter()
+                                .map(|(k, _)| k.to_string())
+                                .collect(),
+                        })
+                    }
+                }
+            }
+            if let Some(key) = fell_back {
+                reason = Some(format!("fallback: {key:?} is not a declared target").into());
+            } else if let Some(r) = answer.into_reason() {
+                reason = Some(r);
+            }
+        }
+        for &(join, bit) in &from.out.joins {
+            barriers[join] |= bit;
+            if barriers[join] == graph.joins[join].full {
+                barriers[join] = 0;
+                push(graph.joins[join].target, next);
+            }
+        }
+    }
+    if events {
+        shared.events.emit(|| Event::RouteChosen {
+            from: from.name.clone(),
+            to: chosen,
+            step,
+            reason: reason.clone(),
+        });
+    }
+    Ok(reason)
+}
