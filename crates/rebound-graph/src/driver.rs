@@ -7,8 +7,10 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::checkpoint::codec::{decode, decode_meta, encode_json, now_ms, push_delta, rebuild};
-use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
+use crate::checkpoint::codec::{
+    decode, decode_meta, encode_json, encode_meta_view, push_delta, rebuild, MetaView, Names,
+};
+use crate::checkpoint::{CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
 use crate::event::ChangedFields;
 use crate::execute::{run_node, NodeEnd, NodeRun, ScratchSeed};
@@ -54,7 +56,12 @@ impl ResumeData {
                         write.checkpoint,
                         "resume value",
                     )?;
-                    data.resume.entry(write.node).or_default().push(value);
+                    // A later answer to the same interrupt replaces the earlier one.
+                    let answers = data.resume.entry(write.node).or_default();
+                    match write.key.parse::<usize>() {
+                        Ok(index) if index < answers.len() => answers[index] = value,
+                        _ => answers.push(value),
+                    }
                 }
                 WriteKind::Interrupt => {
                     let interrupt = decode(
@@ -73,24 +80,80 @@ impl ResumeData {
         Ok(data)
     }
 
-    /// The interrupts still waiting: for each node, its last interrupt when
-    /// it has more interrupts than resume values (dynamic), or a static one.
+    /// The interrupts waiting at the checkpoint: each node that interrupted
+    /// and has not finished since, with its latest interrupt.
     pub(crate) fn pending(&self) -> Vec<Interrupt> {
         let mut out: Vec<Interrupt> = self
             .interrupts
             .iter()
+            .filter(|(node, _)| !self.updates.contains_key(*node))
+            .filter_map(|(_, list)| list.last().cloned())
+            .collect();
+        out.sort_by(|a, b| a.node.cmp(&b.node));
+        out
+    }
+
+    /// The nodes waiting for a resume value, with the index of the
+    /// interrupt call the value answers (their latest one).
+    fn awaiting_values(&self) -> Vec<(String, usize)> {
+        let mut out: Vec<(String, usize)> = self
+            .interrupts
+            .iter()
+            .filter(|(node, _)| !self.updates.contains_key(*node))
             .filter_map(|(node, list)| {
-                let last = list.last()?;
-                let answered = self.resume.get(node).map_or(0, Vec::len);
                 let dynamic = list
                     .iter()
                     .filter(|i| i.kind == InterruptKind::Dynamic)
                     .count();
-                (last.kind != InterruptKind::Dynamic || dynamic > answered).then(|| last.clone())
+                (dynamic > 0).then(|| (node.clone(), dynamic - 1))
             })
             .collect();
-        out.sort_by(|a, b| a.node.cmp(&b.node));
+        out.sort();
         out
+    }
+}
+
+/// A finished node's output kept as a pending write: its update and goto.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredCommand<U> {
+    #[serde(rename = "u")]
+    update: U,
+    #[serde(rename = "g", default, skip_serializing_if = "Option::is_none")]
+    goto: Option<Vec<String>>,
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+impl<'a, U> StoredCommand<&'a U> {
+    fn of(command: &'a crate::Command<U>) -> Self {
+        StoredCommand {
+            update: &command.update,
+            goto: command
+                .goto
+                .as_ref()
+                .map(|g| g.targets().map(str::to_string).collect()),
+            reason: command
+                .goto
+                .as_ref()
+                .and_then(|g| g.reason())
+                .map(str::to_string),
+        }
+    }
+}
+
+impl<U> StoredCommand<U> {
+    fn into_command(self) -> crate::Command<U> {
+        let goto = self.goto.map(|targets| {
+            let route = crate::Route::to_all(targets);
+            match self.reason {
+                Some(reason) => route.because(reason),
+                None => route,
+            }
+        });
+        crate::Command {
+            update: self.update,
+            goto,
+        }
     }
 }
 
@@ -262,14 +325,10 @@ impl<'a, S: State> Driver<'a, S> {
         driver.next.dedup();
         if driver.persister.is_some() {
             let snapshot = StateBlob::Snapshot(encode_json(&*driver.state)?);
-            let meta = driver.metadata(
-                CheckpointSource::Input,
-                Vec::new(),
-                reason.into_iter().collect(),
-                Duration::ZERO,
-            );
+            let reasons: Vec<Cow<'static, str>> = reason.into_iter().collect();
+            let meta = driver.meta_bytes(CheckpointSource::Input, &[], &reasons, Duration::ZERO);
             if let Some(persister) = &mut driver.persister {
-                persister.save(step, snapshot, &meta).await?;
+                persister.save(step, snapshot, meta).await?;
             }
         }
         Ok(driver)
@@ -324,12 +383,7 @@ impl<'a, S: State> Driver<'a, S> {
             ResumeData::default()
         };
         if let Input::ResumeWith(value) = input {
-            let waiting: Vec<String> = data
-                .pending()
-                .into_iter()
-                .filter(|i| i.kind == InterruptKind::Dynamic)
-                .map(|i| i.node)
-                .collect();
+            let waiting = data.awaiting_values();
             if waiting.is_empty() {
                 return Err(GraphError::NothingToResume {
                     thread_id: thread,
@@ -337,16 +391,19 @@ impl<'a, S: State> Driver<'a, S> {
                 });
             }
             let mut writes = Vec::with_capacity(waiting.len());
-            for node in waiting {
+            for (node, index) in waiting {
                 let answers = data.resume.entry(node.clone()).or_default();
                 writes.push(PendingWrite {
                     thread_id: thread.clone(),
                     checkpoint: checkpoint.id,
                     node,
                     kind: WriteKind::Resume,
-                    key: answers.len().to_string(),
+                    key: index.to_string(),
                     value: encode_json(&value)?,
                 });
+                // Answers the latest interrupt, replacing an earlier answer
+                // to it (one the node rejected, say).
+                answers.truncate(index);
                 answers.push(value.clone());
             }
             persist.saver.put_writes(writes).await?;
@@ -381,30 +438,28 @@ impl<'a, S: State> Driver<'a, S> {
         Ok(driver)
     }
 
-    fn metadata(
+    /// The encoded metadata of a checkpoint taken now.
+    fn meta_bytes(
         &self,
         source: CheckpointSource,
-        ran: Vec<String>,
-        reasons: Vec<Cow<'static, str>>,
+        ran: &[usize],
+        reasons: &[Cow<'static, str>],
         duration: Duration,
-    ) -> CheckpointMetadata {
-        CheckpointMetadata {
+    ) -> Vec<u8> {
+        encode_meta_view(&MetaView {
             source,
-            next: self
-                .next
-                .iter()
-                .map(|&i| self.graph.nodes[i].name.to_string())
-                .collect(),
-            ran,
-            reasons: reasons.into_iter().map(Cow::into_owned).collect(),
-            barriers: if self.barriers.iter().any(|b| *b != 0) {
-                self.barriers.clone()
-            } else {
-                Vec::new()
+            next: Names {
+                graph: self.graph,
+                indices: &self.next,
             },
-            time_ms: now_ms(),
+            ran: Names {
+                graph: self.graph,
+                indices: ran,
+            },
+            reasons,
+            barriers: &self.barriers,
             duration_us: u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
-        }
+        })
     }
 
     /// The state, for an interrupted outcome.
@@ -419,21 +474,6 @@ impl<'a, S: State> Driver<'a, S> {
         let mut skip_before = self.resume.is_some();
         let mut runs: Vec<NodeRun<S::Update>> = Vec::with_capacity(4);
         while !self.next.is_empty() {
-            if self.steps_run >= self.config.recursion_limit {
-                return Err(GraphError::RecursionLimit {
-                    limit: self.config.recursion_limit,
-                    recent: self
-                        .recent
-                        .iter()
-                        .map(|&i| graph.nodes[i].name.to_string())
-                        .collect(),
-                    pending: self
-                        .next
-                        .iter()
-                        .map(|&i| graph.nodes[i].name.to_string())
-                        .collect(),
-                });
-            }
             if self.shared.cancellation.is_cancelled() {
                 return Err(GraphError::Cancelled { step: self.step });
             }
@@ -454,6 +494,21 @@ impl<'a, S: State> Driver<'a, S> {
                     .map(Some);
             }
             skip_before = false;
+            if self.steps_run >= self.config.recursion_limit {
+                return Err(GraphError::RecursionLimit {
+                    limit: self.config.recursion_limit,
+                    recent: self
+                        .recent
+                        .iter()
+                        .map(|&i| graph.nodes[i].name.to_string())
+                        .collect(),
+                    pending: self
+                        .next
+                        .iter()
+                        .map(|&i| graph.nodes[i].name.to_string())
+                        .collect(),
+                });
+            }
 
             runs.clear();
             if let Some(outcome) = self.run_superstep(&mut runs).await? {
@@ -503,13 +558,10 @@ impl<'a, S: State> Driver<'a, S> {
                     .as_ref()
                     .and_then(|r| r.journal.get(name))
                     .map(|m| Arc::new(m.clone())),
-                resume: Arc::new(
-                    resume
-                        .as_ref()
-                        .and_then(|r| r.resume.get(name))
-                        .cloned()
-                        .unwrap_or_default(),
-                ),
+                resume: resume
+                    .as_ref()
+                    .and_then(|r| r.resume.get(name))
+                    .map(|v| Arc::new(v.clone())),
             })
         };
 
@@ -532,10 +584,11 @@ impl<'a, S: State> Driver<'a, S> {
                         .as_ref()
                         .and_then(|p| p.last_id)
                         .unwrap_or_default();
-                    let update: S::Update = decode(bytes, &thread, checkpoint, "pending update")?;
+                    let stored: StoredCommand<S::Update> =
+                        decode(bytes, &thread, checkpoint, "pending update")?;
                     ends.push(Ok(NodeEnd::Done(NodeRun {
                         node: index,
-                        command: update.into(),
+                        command: stored.into_command(),
                         attempt: 1,
                         duration: Duration::ZERO,
                     })));
@@ -544,40 +597,56 @@ impl<'a, S: State> Driver<'a, S> {
             }
         }
         let step = self.step;
-        if let [only] = to_run[..] {
-            let seed = seed_for(only);
-            ends.push(
-                run_node(
-                    &graph,
-                    only,
-                    Arc::clone(&self.state),
-                    self.shared,
-                    step,
-                    self.timed,
-                    seed.as_ref(),
-                )
-                .await,
-            );
-        } else if !to_run.is_empty() {
-            let mut tasks = tokio::task::JoinSet::new();
-            for &index in &to_run {
-                let graph = Arc::clone(&graph);
+        let execution = async {
+            let mut ends = Vec::with_capacity(to_run.len());
+            if let [only] = to_run[..] {
+                let seed = seed_for(only);
                 let state = Arc::clone(&self.state);
-                let shared = Arc::clone(self.shared);
-                let seed = seed_for(index);
-                let timed = self.timed;
-                tasks.spawn(async move {
-                    run_node(&graph, index, state, &shared, step, timed, seed.as_ref()).await
-                });
+                ends.push(
+                    run_node(
+                        &graph,
+                        only,
+                        state,
+                        self.shared,
+                        step,
+                        self.timed,
+                        seed.as_ref(),
+                    )
+                    .await,
+                );
+            } else if !to_run.is_empty() {
+                let mut tasks = tokio::task::JoinSet::new();
+                for &index in &to_run {
+                    let graph = Arc::clone(&graph);
+                    let state = Arc::clone(&self.state);
+                    let shared = Arc::clone(self.shared);
+                    let seed = seed_for(index);
+                    let timed = self.timed;
+                    tasks.spawn(async move {
+                        run_node(&graph, index, state, &shared, step, timed, seed.as_ref()).await
+                    });
+                }
+                while let Some(joined) = tasks.join_next().await {
+                    ends.push(joined.unwrap_or_else(|e| {
+                        Err(GraphError::TaskFailed {
+                            message: e.to_string(),
+                        })
+                    }));
+                }
             }
-            while let Some(joined) = tasks.join_next().await {
-                ends.push(joined.unwrap_or_else(|e| {
-                    Err(GraphError::TaskFailed {
-                        message: e.to_string(),
-                    })
-                }));
-            }
-        }
+            ends
+        };
+        // Cancelling stops the running nodes at their next await point and
+        // returns here, so that the run can still commit what it buffered.
+        let executed = match &self.config.cancellation {
+            None => execution.await,
+            Some(token) => tokio::select! {
+                biased;
+                _ = token.cancelled() => return Err(GraphError::Cancelled { step }),
+                executed = execution => executed,
+            },
+        };
+        ends.extend(executed);
 
         let fast = ends.len() == 1 && matches!(ends[0], Ok(NodeEnd::Done(_)));
         if fast {
@@ -635,7 +704,7 @@ impl<'a, S: State> Driver<'a, S> {
                     node: name,
                     kind: WriteKind::Update,
                     key: String::new(),
-                    value: encode_json(&run.command.update)?,
+                    value: encode_json(&StoredCommand::of(&run.command))?,
                 });
             }
             for interrupt in &interrupts {
@@ -681,6 +750,7 @@ impl<'a, S: State> Driver<'a, S> {
         }
         let mut delta = Vec::new();
         if self.persister.is_some() {
+            delta.reserve(128);
             for run in runs.iter() {
                 push_delta(&mut delta, &graph.nodes[run.node].name, &run.command.update)?;
             }
@@ -738,12 +808,9 @@ impl<'a, S: State> Driver<'a, S> {
             .store(self.steps_run, std::sync::atomic::Ordering::Relaxed);
 
         if self.persister.is_some() {
-            let ran = runs
-                .iter()
-                .map(|r| graph.nodes[r.node].name.to_string())
-                .collect();
+            let ran: Vec<usize> = runs.iter().map(|r| r.node).collect();
             let slowest = runs.iter().map(|r| r.duration).max().unwrap_or_default();
-            let meta = self.metadata(CheckpointSource::Loop, ran, reasons, slowest);
+            let meta = self.meta_bytes(CheckpointSource::Loop, &ran, &reasons, slowest);
             let wants_snapshot = self
                 .persister
                 .as_ref()
@@ -754,7 +821,7 @@ impl<'a, S: State> Driver<'a, S> {
                 delta_blob(delta)
             };
             if let Some(persister) = &mut self.persister {
-                persister.save(self.step, blob, &meta).await?;
+                persister.save(self.step, blob, meta).await?;
             }
         }
         Ok(())

@@ -286,6 +286,12 @@ pub enum GraphError {
         /// Why: unknown thread, finished, no interrupt waiting for a value.
         reason: String,
     },
+    /// A thread with no checkpoint at all.
+    #[error("unknown thread {thread_id:?}: it has no checkpoint")]
+    UnknownThread {
+        /// The thread.
+        thread_id: String,
+    },
     /// A checkpoint id that the thread does not have.
     #[error("thread {thread_id:?} has no checkpoint {checkpoint}")]
     UnknownCheckpoint {

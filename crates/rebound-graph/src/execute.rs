@@ -37,7 +37,7 @@ pub(crate) struct ScratchSeed {
     pub(crate) persist: Arc<crate::persist::PersistShared>,
     pub(crate) checkpoint: crate::checkpoint::CheckpointId,
     pub(crate) recorded: Option<Arc<std::collections::HashMap<String, Vec<u8>>>>,
-    pub(crate) resume: Arc<Vec<serde_json::Value>>,
+    pub(crate) resume: Option<Arc<Vec<serde_json::Value>>>,
 }
 
 /// Runs one node with its retry policy and timeout.
@@ -58,7 +58,7 @@ pub(crate) async fn run_node<S: State>(
                 Arc::clone(&seed.persist),
                 seed.checkpoint,
                 seed.recorded.clone(),
-                Arc::clone(&seed.resume),
+                seed.resume.clone(),
             ))
         });
         let ctx = NodeContext {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::checkpoint::codec::{decode_meta, encode_json, now_ms, push_delta, rebuild};
+use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta, rebuild};
 use crate::checkpoint::{
     CheckpointId, CheckpointMetadata, CheckpointSource, StateBlob, StoredCheckpoint,
 };
@@ -14,7 +14,7 @@ use crate::routing::{route, From};
 use crate::{CompiledGraph, Durability, GraphError, Interrupt, RunConfig, RunId, State};
 
 /// A thread's state at one checkpoint.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct StateSnapshot<S> {
     /// The state.
     pub values: S,
@@ -77,9 +77,8 @@ impl<S: State> CompiledGraph<S> {
                     thread_id: thread.clone(),
                     checkpoint: id.to_string(),
                 },
-                None => GraphError::NothingToResume {
+                None => GraphError::UnknownThread {
                     thread_id: thread.clone(),
-                    reason: "the thread has no checkpoint (unknown thread)".to_string(),
                 },
             })?;
         let chain = saver.get_chain(&thread, checkpoint.id).await?;
@@ -229,7 +228,6 @@ impl<S: State> CompiledGraph<S> {
             } else {
                 Vec::new()
             },
-            time_ms: now_ms(),
             duration_us: 0,
         };
         let mut persister = Persister::new(persist, Durability::Sync, Some(checkpoint.id));
@@ -239,6 +237,8 @@ impl<S: State> CompiledGraph<S> {
         } else {
             delta_blob(delta)
         };
-        persister.save(checkpoint.step + 1, blob, &meta).await
+        persister
+            .save(checkpoint.step + 1, blob, encode_meta(&meta))
+            .await
     }
 }

@@ -30,7 +30,7 @@ pub struct Interrupt {
 }
 
 /// How a run ended, when it did not fail.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RunOutcome<S> {
     /// The run reached END.
     Completed(S),

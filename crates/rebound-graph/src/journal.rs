@@ -22,7 +22,7 @@ pub(crate) struct NodeScratch {
     /// Results recorded by an earlier run of this node in this superstep.
     pub(crate) recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
     /// Values given to resume this node's interrupts, by index.
-    pub(crate) resume: Arc<Vec<serde_json::Value>>,
+    pub(crate) resume: Option<Arc<Vec<serde_json::Value>>>,
     occurrences: Mutex<HashMap<String, u32>>,
     interrupts_seen: AtomicUsize,
 }
@@ -32,7 +32,7 @@ impl NodeScratch {
         persist: Arc<PersistShared>,
         checkpoint: CheckpointId,
         recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
-        resume: Arc<Vec<serde_json::Value>>,
+        resume: Option<Arc<Vec<serde_json::Value>>>,
     ) -> Self {
         NodeScratch {
             persist,
@@ -69,7 +69,9 @@ impl NodeContext {
     /// Without a checkpointer, `call` simply runs.
     ///
     /// Retries within one run do not replay: a retried attempt runs its calls
-    /// afresh (a retry usually means a result was bad).
+    /// afresh (a retry usually means a result was bad). A result is recorded
+    /// whatever it is; for a call that can fail, use
+    /// [`NodeContext::try_journal`], which records only successes.
     pub async fn journal<T, F>(&self, key: &str, call: F) -> Result<T, NodeError>
     where
         T: Serialize + DeserializeOwned,
@@ -80,17 +82,52 @@ impl NodeContext {
         };
         let full_key = scratch.key_for(key);
         if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
-            return serde_json::from_slice(bytes).map_err(|e| {
-                NodeError::msg(format!(
-                    "the journaled result {full_key:?} of node {:?} no longer deserializes: {e}",
-                    self.node
-                ))
-                .permanent()
-            });
+            return self.replay(&full_key, bytes);
         }
         let value = call.await;
-        let bytes = serde_json::to_vec(&value)
-            .map_err(|e| NodeError::msg(format!("cannot journal {full_key:?}: {e}")).permanent())?;
+        self.record(scratch, full_key, &value).await?;
+        Ok(value)
+    }
+
+    /// Like [`NodeContext::journal`] for a call that can fail: only a
+    /// success is recorded, so a call that failed runs again when the node
+    /// does (after a resume, or a retry). The error becomes the node's error.
+    pub async fn try_journal<T, E, F>(&self, key: &str, call: F) -> Result<T, NodeError>
+    where
+        T: Serialize + DeserializeOwned,
+        E: std::fmt::Display,
+        F: Future<Output = Result<T, E>>,
+    {
+        let Some(scratch) = &self.scratch else {
+            return call.await.map_err(NodeError::msg);
+        };
+        let full_key = scratch.key_for(key);
+        if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
+            return self.replay(&full_key, bytes);
+        }
+        let value = call.await.map_err(NodeError::msg)?;
+        self.record(scratch, full_key, &value).await?;
+        Ok(value)
+    }
+
+    fn replay<T: DeserializeOwned>(&self, key: &str, bytes: &[u8]) -> Result<T, NodeError> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            NodeError::msg(format!(
+                "the journaled result {key:?} of node {:?} no longer deserializes: {e}",
+                self.node
+            ))
+            .permanent()
+        })
+    }
+
+    async fn record<T: Serialize>(
+        &self,
+        scratch: &NodeScratch,
+        key: String,
+        value: &T,
+    ) -> Result<(), NodeError> {
+        let bytes = serde_json::to_vec(value)
+            .map_err(|e| NodeError::msg(format!("cannot journal {key:?}: {e}")).permanent())?;
         scratch
             .persist
             .commit(vec![PendingWrite {
@@ -98,12 +135,11 @@ impl NodeContext {
                 checkpoint: scratch.checkpoint,
                 node: self.node.to_string(),
                 kind: WriteKind::Journal,
-                key: full_key,
+                key,
                 value: bytes,
             }])
             .await
-            .map_err(NodeError::from)?;
-        Ok(value)
+            .map_err(NodeError::from)
     }
 
     /// Stops the run for a human. The first time, this returns an error that
@@ -121,7 +157,7 @@ impl NodeContext {
             .permanent());
         };
         let index = scratch.interrupts_seen.fetch_add(1, Ordering::Relaxed);
-        if let Some(value) = scratch.resume.get(index) {
+        if let Some(value) = scratch.resume.as_ref().and_then(|r| r.get(index)) {
             return serde_json::from_value(value.clone()).map_err(|e| {
                 NodeError::msg(format!(
                     "the value given to resume node {:?} does not fit: {e}",

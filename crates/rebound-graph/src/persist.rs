@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::checkpoint::codec::{encode_meta, finish_delta, CheckpointMetadata};
+use crate::checkpoint::codec::finish_delta;
 use crate::checkpoint::{
     CheckpointError, CheckpointId, Checkpointer, PendingWrite, StateBlob, StoredCheckpoint,
 };
@@ -44,7 +44,8 @@ impl Durability {
 /// stored bytes stay linear in the data written, and rebuilding a state
 /// reads about as much delta as snapshot.
 const SNAPSHOT_MIN_DELTA_BYTES: usize = 4096;
-/// ... or after this many deltas, to bound the chain a load must walk.
+/// ... or after this many deltas once they add up to the last snapshot's
+/// size, to bound the chain a load walks without making storage quadratic.
 const SNAPSHOT_MAX_CHAIN: usize = 64;
 
 /// What nodes of a run share to write journal entries.
@@ -116,7 +117,8 @@ impl Persister {
     pub(crate) fn wants_snapshot(&self, delta_len: usize) -> bool {
         let bytes = self.delta_bytes_since_snapshot + delta_len;
         bytes >= SNAPSHOT_MIN_DELTA_BYTES.max(4 * self.last_snapshot_bytes)
-            || self.deltas_since_snapshot + 1 >= SNAPSHOT_MAX_CHAIN
+            || (self.deltas_since_snapshot + 1 >= SNAPSHOT_MAX_CHAIN
+                && bytes >= self.last_snapshot_bytes)
     }
 
     /// Saves a checkpoint (committing it now or later, per the durability).
@@ -124,7 +126,7 @@ impl Persister {
         &mut self,
         step: u64,
         state: StateBlob,
-        meta: &CheckpointMetadata,
+        meta: Vec<u8>,
     ) -> Result<CheckpointId, GraphError> {
         match &state {
             StateBlob::Snapshot(bytes) => {
@@ -144,7 +146,7 @@ impl Persister {
             parent: self.last_id,
             step,
             state,
-            meta: encode_meta(meta),
+            meta,
         };
         self.last_id = Some(id);
         let buffered = {

@@ -129,18 +129,9 @@ impl<S: State> CompiledGraph<S> {
             run_id: shared.run_id,
             thread_id: shared.thread_id.clone(),
         });
-        let result = match &config.cancellation {
-            None => self.run_leased(input, &config, &shared).await,
-            Some(token) => {
-                let token = token.clone();
-                let run = self.run_leased(input, &config, &shared);
-                tokio::select! {
-                    biased;
-                    _ = token.cancelled() => Err(GraphError::Cancelled { step: 0 }),
-                    result = run => result,
-                }
-            }
-        };
+        // Cancellation is handled inside the run loop, which then commits what
+        // it buffered and releases the thread.
+        let result = self.run_leased(input, &config, &shared).await;
         let steps = shared.steps.load(std::sync::atomic::Ordering::Relaxed);
         let result = match result {
             Err(GraphError::Cancelled { .. }) => Err(GraphError::Cancelled { step: steps }),

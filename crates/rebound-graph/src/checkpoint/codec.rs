@@ -2,11 +2,10 @@
 //! delta listing the superstep's updates as `[[node, update], ...]`) and for
 //! the metadata (short keys, since every checkpoint carries it).
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde::{Deserialize, Serialize};
 
 use super::{CheckpointId, StateBlob, StoredCheckpoint};
+use crate::compile::Graph;
 use crate::{GraphError, State};
 
 /// How a checkpoint came to be.
@@ -28,7 +27,8 @@ fn is_zero(value: &u64) -> bool {
     *value == 0
 }
 
-/// What a checkpoint records besides the state.
+/// What a checkpoint records besides the state. (Its time is in its id:
+/// [`CheckpointId::created_ms`].)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckpointMetadata {
     /// How it came to be.
@@ -47,19 +47,54 @@ pub struct CheckpointMetadata {
     /// The join barriers' progress (bits of the sources seen), by join.
     #[serde(rename = "b", default, skip_serializing_if = "Vec::is_empty")]
     pub barriers: Vec<u64>,
-    /// When it was taken, in milliseconds since the Unix epoch.
-    #[serde(rename = "t", default)]
-    pub time_ms: u64,
     /// How long the superstep's nodes took, in microseconds (the slowest).
     #[serde(rename = "d", default, skip_serializing_if = "is_zero")]
     pub duration_us: u64,
 }
 
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+/// Node names by index, serialized as a list of names without copying them.
+pub(crate) struct Names<'a, S: State> {
+    pub(crate) graph: &'a Graph<S>,
+    pub(crate) indices: &'a [usize],
+}
+
+impl<S: State> Serialize for Names<'_, S> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(self.indices.iter().map(|&i| &*self.graph.nodes[i].name))
+    }
+}
+
+fn no_names<S: State>(names: &Names<'_, S>) -> bool {
+    names.indices.is_empty()
+}
+
+fn all_zero(bits: &&[u64]) -> bool {
+    bits.iter().all(|b| *b == 0)
+}
+
+/// [`CheckpointMetadata`] as the run loop writes it, borrowing everything:
+/// the same keys, so it reads back as a `CheckpointMetadata`.
+#[derive(Serialize)]
+pub(crate) struct MetaView<'a, S: State> {
+    #[serde(rename = "s")]
+    pub(crate) source: CheckpointSource,
+    #[serde(rename = "n", skip_serializing_if = "no_names")]
+    pub(crate) next: Names<'a, S>,
+    #[serde(rename = "r", skip_serializing_if = "no_names")]
+    pub(crate) ran: Names<'a, S>,
+    #[serde(rename = "w", skip_serializing_if = "<[_]>::is_empty")]
+    pub(crate) reasons: &'a [std::borrow::Cow<'static, str>],
+    #[serde(rename = "b", skip_serializing_if = "all_zero")]
+    pub(crate) barriers: &'a [u64],
+    #[serde(rename = "d", skip_serializing_if = "is_zero")]
+    pub(crate) duration_us: u64,
+}
+
+pub(crate) fn encode_meta_view<S: State>(meta: &MetaView<'_, S>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    // Serializing names, integers and strings into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut out, meta);
+    out
 }
 
 pub(crate) fn encode_meta(meta: &CheckpointMetadata) -> Vec<u8> {

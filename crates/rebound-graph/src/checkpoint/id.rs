@@ -34,6 +34,11 @@ impl CheckpointId {
         }
     }
 
+    /// When the id was made, in milliseconds since the Unix epoch.
+    pub const fn created_ms(self) -> u64 {
+        (self.0 >> 8) / 1000
+    }
+
     /// The id as stored.
     pub const fn as_u64(self) -> u64 {
         self.0

@@ -51,11 +51,14 @@ impl Checkpointer for MemorySaver {
     ) -> Result<(), CheckpointError> {
         let mut inner = self.lock();
         for checkpoint in checkpoints {
-            let thread = inner
-                .threads
-                .entry(checkpoint.thread_id.clone())
-                .or_default();
-            thread.checkpoints.insert(checkpoint.id, checkpoint);
+            if !inner.threads.contains_key(&checkpoint.thread_id) {
+                inner
+                    .threads
+                    .insert(checkpoint.thread_id.clone(), Thread::default());
+            }
+            if let Some(thread) = inner.threads.get_mut(&checkpoint.thread_id) {
+                thread.checkpoints.insert(checkpoint.id, checkpoint);
+            }
         }
         for write in writes {
             let thread = inner.threads.entry(write.thread_id.clone()).or_default();
