@@ -3,6 +3,7 @@
 
 mod pev;
 mod rss;
+mod sqlite_workloads;
 mod workloads;
 
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ enum Workload {
     ConcurrentSqlite,
     /// W5: stop in the middle, resume in a new process.
     Resume,
+    /// W5's second phase (spawned by `resume`).
+    ResumeChild,
 }
 
 /// Which tokio runtime drives the runs.
@@ -57,6 +60,24 @@ struct Args {
     /// The tokio runtime.
     #[arg(long, value_enum, default_value = "current-thread")]
     runtime: Runtime,
+    /// When checkpoints are committed.
+    #[arg(long, value_enum, default_value = "sync")]
+    durability: DurabilityArg,
+    /// SQLite's `PRAGMA synchronous` (W3, W4b, W5).
+    #[arg(long, default_value = "normal")]
+    synchronous: rebound_sqlite::Synchronous,
+    /// The database of `resume-child`.
+    #[arg(long)]
+    db: Option<std::path::PathBuf>,
+}
+
+/// `--durability`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DurabilityArg {
+    /// Committed before the next superstep starts.
+    Sync,
+    /// Committed in batches (64 steps or 100 ms).
+    Batched,
 }
 
 fn main() -> ExitCode {
@@ -87,20 +108,36 @@ fn run(args: &Args) -> Result<serde_json::Value> {
         Runtime::MultiThread => "multi_thread",
     };
     let n = args.n.unwrap_or(2000);
+    let durability = match args.durability {
+        DurabilityArg::Sync => rebound_graph::Durability::Sync,
+        DurabilityArg::Batched => rebound_graph::Durability::batched(),
+    };
+    let settings = sqlite_workloads::SqliteSettings {
+        synchronous: args.synchronous,
+        durability,
+    };
     match args.workload {
         Workload::Ref => Ok(workloads::reference(n)),
         Workload::Steps => runtime.block_on(workloads::steps(n)),
+        Workload::StepsMem => runtime.block_on(workloads::steps_mem(n, durability)),
+        Workload::StepsSqlite => runtime.block_on(sqlite_workloads::steps_sqlite(n, settings)),
+        Workload::ConcurrentSqlite => runtime.block_on(sqlite_workloads::concurrent_sqlite(
+            args.k.unwrap_or(1000),
+            args.m.unwrap_or(20),
+            runtime_name,
+            settings,
+        )),
+        Workload::Resume => runtime.block_on(sqlite_workloads::resume(n, settings)),
+        Workload::ResumeChild => {
+            let Some(db) = args.db.clone() else {
+                anyhow::bail!("resume-child needs --db");
+            };
+            runtime.block_on(sqlite_workloads::resume_child(n, db, settings))
+        }
         Workload::Concurrent => runtime.block_on(workloads::concurrent(
             args.k.unwrap_or(1000),
             args.m.unwrap_or(20),
             runtime_name,
         )),
-        other => anyhow::bail!(
-            "workload {:?} needs a checkpointer, which rebound-graph does not have yet",
-            other
-                .to_possible_value()
-                .map(|v| v.get_name().to_string())
-                .unwrap_or_default()
-        ),
     }
 }

@@ -1,6 +1,9 @@
 //! The `pev` graph of bench/WORKLOADS.md §1, built with rebound-graph's public
 //! API, and its expected final states (§1.6).
 
+use std::sync::{Arc, OnceLock};
+use std::time::Instant;
+
 use rebound_graph::{CompileError, CompiledGraph, NodeError, Route, State, StateGraph, END, START};
 use serde::{Deserialize, Serialize};
 
@@ -130,8 +133,25 @@ pub enum NodeKind {
 /// One node's logic: the state it reads to the update it returns.
 type NodeLogic = fn(&Pev) -> PevUpdate;
 
+/// Instrumentation for the resume workload (W5), through the public node
+/// context only; the node logic is unchanged.
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    /// Cancel the run (through the node's context) once `advance` has set
+    /// `iters` to this value: the run stops after that superstep's
+    /// checkpoint, like breaking out of LangGraph's stream there.
+    pub stop_at_iters: Option<i64>,
+    /// Record when the first node is entered (resume latency).
+    pub first_entry: Option<Arc<OnceLock<Instant>>>,
+}
+
 /// Builds and compiles `pev`.
 pub fn build(kind: NodeKind) -> Result<CompiledGraph<Pev>, CompileError> {
+    build_with(kind, Hooks::default())
+}
+
+/// Builds and compiles `pev` with instrumentation hooks.
+pub fn build_with(kind: NodeKind, hooks: Hooks) -> Result<CompiledGraph<Pev>, CompileError> {
     let mut graph = StateGraph::<Pev>::new();
     let nodes: [(&str, NodeLogic); 4] = [
         ("planner", planner),
@@ -139,7 +159,23 @@ pub fn build(kind: NodeKind) -> Result<CompiledGraph<Pev>, CompileError> {
         ("reviewer", reviewer),
         ("advance", advance),
     ];
+    let hooked = hooks.stop_at_iters.is_some() || hooks.first_entry.is_some();
     for (name, logic) in nodes {
+        if hooked {
+            let hooks = hooks.clone();
+            let is_advance = name == "advance";
+            graph.add_sync_node(name, move |s, ctx| {
+                if let Some(first) = &hooks.first_entry {
+                    first.get_or_init(Instant::now);
+                }
+                let update = logic(s);
+                if is_advance && hooks.stop_at_iters == update.iters {
+                    ctx.cancellation().cancel();
+                }
+                Ok::<_, NodeError>(update)
+            });
+            continue;
+        }
         match kind {
             NodeKind::Sync => {
                 graph.add_sync_node(name, move |s, _ctx| Ok::<_, NodeError>(logic(s)))
@@ -184,6 +220,34 @@ pub fn reference(max_iters: i64) -> Pev {
             Node::Executor if s.executor_ok => Node::Reviewer,
             Node::Executor => Node::Planner,
             Node::Reviewer => Node::Advance,
+            Node::Advance => match route_after_advance(&s).targets().next() {
+                Some("executor") => Node::Executor,
+                Some("planner") => Node::Planner,
+                _ => return s,
+            },
+        };
+    }
+}
+
+/// The reference state right after the `advance` that set `iters` to
+/// `stop_at` (W5's stop point), and its node count.
+pub fn reference_until(max_iters: i64, stop_at: i64) -> Pev {
+    let mut s = Pev::initial(max_iters);
+    let mut node = Node::Planner;
+    loop {
+        let update = match node {
+            Node::Planner => planner(&s),
+            Node::Executor => executor(&s),
+            Node::Reviewer => reviewer(&s),
+            Node::Advance => advance(&s),
+        };
+        s.apply(update);
+        node = match node {
+            Node::Planner => Node::Executor,
+            Node::Executor if s.executor_ok => Node::Reviewer,
+            Node::Executor => Node::Planner,
+            Node::Reviewer => Node::Advance,
+            Node::Advance if s.iters == stop_at => return s,
             Node::Advance => match route_after_advance(&s).targets().next() {
                 Some("executor") => Node::Executor,
                 Some("planner") => Node::Planner,
@@ -251,6 +315,18 @@ mod tests {
             assert_eq!((r.log_len, r.step_index), (log_len, step_index), "N={n}");
             assert!(verify(n, &r));
         }
+        // W5's stop points (WORKLOADS.md §2, W5 step 1).
+        let stop = reference_until(400, 200);
+        assert_eq!(
+            (stop.log_len, stop.step_index, stop.last_result.as_str()),
+            (687, 1, "ran s0")
+        );
+        assert_eq!(stop.verdict, "continue");
+        let stop = reference_until(2000, 1000);
+        assert_eq!(
+            (stop.log_len, stop.step_index, stop.last_result.as_str()),
+            (3429, 3, "ran s2")
+        );
         let mut wrong = reference(20);
         wrong.log_len += 1;
         assert!(!verify(20, &wrong));

@@ -4,18 +4,21 @@
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use rebound_graph::{Event, RunConfig};
+use std::sync::Arc;
+
+use rebound_graph::checkpoint::{Checkpointer, MemorySaver};
+use rebound_graph::{Durability, Event, RunConfig};
 use serde_json::{json, Value};
 
 use crate::pev::{self, NodeKind, Pev};
 use crate::rss::peak_rss_mb;
 
-fn round(value: f64, digits: i32) -> f64 {
+pub fn round(value: f64, digits: i32) -> f64 {
     let scale = 10f64.powi(digits);
     (value * scale).round() / scale
 }
 
-fn line(workload: &str, node_steps: i64, wall_s: f64, verified: bool, extras: Value) -> Value {
+pub fn line(workload: &str, node_steps: i64, wall_s: f64, verified: bool, extras: Value) -> Value {
     let mut out = json!({
         "workload": workload,
         "node_steps": node_steps,
@@ -122,4 +125,58 @@ pub async fn concurrent(k: usize, m: i64, runtime: &str) -> Result<Value> {
             "runs_per_s": round(k as f64 / wall, 1),
         }),
     ))
+}
+
+/// Counts a thread's checkpoints.
+async fn count_checkpoints(saver: &dyn Checkpointer, thread: &str) -> Result<usize> {
+    Ok(saver.list(thread, None, None).await?.len())
+}
+
+/// W2: one run with the in-memory checkpointer: a real checkpoint (a delta
+/// or a snapshot of the state) per superstep.
+pub async fn steps_mem(n: i64, durability: Durability) -> Result<Value> {
+    let graph = pev::build(NodeKind::Sync).context("compiling pev")?;
+    let config = |thread: &str| {
+        RunConfig::new()
+            .with_thread_id(thread)
+            .with_recursion_limit(pev::recursion_limit(n))
+            .with_durability(durability)
+    };
+    let warm_saver = Arc::new(MemorySaver::new());
+    let warm = graph
+        .clone()
+        .with_checkpointer(warm_saver)
+        .invoke(Pev::initial(20), config("warm"))
+        .await?;
+    if !pev::verify(20, &warm) {
+        bail!("the warm-up run ended in the wrong state: {warm:?}");
+    }
+
+    let saver = Arc::new(MemorySaver::new());
+    let graph = graph.with_checkpointer(saver.clone());
+    let started = Instant::now();
+    let state = graph.invoke(Pev::initial(n), config("w2")).await?;
+    let wall = started.elapsed().as_secs_f64();
+    let stored = graph.get_state(&config("w2")).await?;
+    let verified = pev::verify(n, &state) && pev::verify(n, &stored.values);
+    let checkpoints = count_checkpoints(saver.as_ref(), "w2").await?;
+    Ok(line(
+        "steps-mem",
+        state.log_len,
+        wall,
+        verified,
+        json!({
+            "n": n,
+            "checkpoints": checkpoints,
+            "durability": durability_name(durability),
+        }),
+    ))
+}
+
+/// The name of a durability mode, as reported.
+pub fn durability_name(durability: Durability) -> &'static str {
+    match durability {
+        Durability::Sync => "sync",
+        Durability::Batched { .. } => "batched",
+    }
 }

@@ -1,0 +1,107 @@
+//! Runs every workload of the benchmark binary at a small size and checks
+//! its one JSON line: the fields of WORKLOADS.md §2 and `verified: true`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_rebound-bench"))
+        .args(args)
+        .output()
+        .expect("run rebound-bench");
+    assert!(
+        output.status.success(),
+        "rebound-bench {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8(output.stdout).expect("utf-8 output");
+    assert_eq!(stdout.lines().count(), 1, "exactly one line: {stdout}");
+    let line: Value = serde_json::from_str(&stdout).expect("a JSON line");
+    for field in [
+        "workload",
+        "node_steps",
+        "wall_s",
+        "us_per_step",
+        "peak_rss_mb",
+        "db_bytes",
+        "verified",
+    ] {
+        assert!(line.get(field).is_some(), "{field} missing from {line}");
+    }
+    assert_eq!(line["verified"], Value::Bool(true), "{line}");
+    line
+}
+
+#[test]
+fn reference_loop_matches_the_spec() {
+    let line = run(&["ref", "--n", "500"]);
+    assert_eq!(line["node_steps"], 1714);
+}
+
+#[test]
+fn steps_runs_the_expected_node_count() {
+    let line = run(&["steps", "--n", "50"]);
+    assert_eq!(line["node_steps"], 172);
+    assert!(line["stream_events"].as_u64().unwrap() > 2 * 172);
+}
+
+#[test]
+fn steps_mem_keeps_a_checkpoint_per_superstep() {
+    let line = run(&["steps-mem", "--n", "50"]);
+    assert_eq!(line["checkpoints"], 173, "{line}");
+    let batched = run(&["steps-mem", "--n", "50", "--durability", "batched"]);
+    assert_eq!(batched["durability"], "batched");
+}
+
+#[test]
+fn steps_sqlite_reports_its_settings_and_file_size() {
+    let line = run(&["steps-sqlite", "--n", "50", "--synchronous", "full"]);
+    assert_eq!(line["sqlite_synchronous"], "full");
+    assert_eq!(line["checkpoints"], 173);
+    assert!(line["db_bytes"].as_u64().unwrap() > 0);
+    let batched = run(&["steps-sqlite", "--n", "50", "--durability", "batched"]);
+    assert!(batched["commits"].as_u64().unwrap() < 173, "{batched}");
+}
+
+#[test]
+fn concurrent_runs_all_verify() {
+    let line = run(&["concurrent", "--k", "50"]);
+    assert_eq!(line["node_steps"], 50 * 69);
+    let multi = run(&["concurrent", "--k", "50", "--runtime", "multi-thread"]);
+    assert_eq!(multi["runtime"], "multi_thread");
+}
+
+#[test]
+fn concurrent_sqlite_groups_commits() {
+    let line = run(&["concurrent-sqlite", "--k", "20"]);
+    assert_eq!(line["node_steps"], 20 * 69);
+    assert!(
+        line["commits"].as_u64().unwrap() < line["checkpoints"].as_u64().unwrap(),
+        "{line}"
+    );
+}
+
+#[test]
+fn resume_in_a_child_process_finishes_the_run() {
+    let line = run(&["resume", "--n", "400"]);
+    assert_eq!(line["workload"], "resume");
+    assert_eq!(
+        line["node_steps"], 685,
+        "the resumed remainder (WORKLOADS.md W5)"
+    );
+    assert!(line["resume_latency_ms"].as_f64().unwrap() > 0.0);
+    assert!(line["db_bytes"].as_u64().unwrap() >= line["db_bytes_at_stop"].as_u64().unwrap());
+}
+
+#[test]
+fn checkpoint_workloads_without_a_store_say_what_is_wrong() {
+    let output = Command::new(env!("CARGO_BIN_EXE_rebound-bench"))
+        .args(["resume-child", "--n", "20"])
+        .output()
+        .expect("run rebound-bench");
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--db"));
+}

@@ -1,0 +1,88 @@
+//! [`SqliteSaverError`]: the failures this crate reports inside
+//! [`CheckpointError::Storage`], and the mapping of SQLite's errors onto
+//! [`CheckpointError`].
+
+use rebound_graph::checkpoint::{CheckpointError, CheckpointId};
+use rusqlite::ErrorCode;
+
+/// A failure specific to the SQLite saver. It reaches callers boxed inside
+/// [`CheckpointError::Storage`]; downcast to tell the cases apart.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SqliteSaverError {
+    /// A checkpoint with this id is already stored for the thread.
+    #[error("thread {thread_id:?} already has a checkpoint {id}")]
+    DuplicateCheckpoint {
+        /// The thread.
+        thread_id: String,
+        /// The id that was stored twice.
+        id: CheckpointId,
+    },
+    /// A value does not fit SQLite's signed 64-bit INTEGER.
+    #[error("{what} {value} does not fit a 64-bit signed SQLite integer")]
+    OutOfRange {
+        /// Which value ("checkpoint id", "step", ...).
+        what: &'static str,
+        /// The value.
+        value: u64,
+    },
+    /// The transaction that committed this call together with other
+    /// concurrent calls (group commit) failed as a whole; the message is the
+    /// error it failed with, which the first call in the group received as is.
+    #[error("group commit failed: {message}")]
+    GroupCommitFailed {
+        /// The error's text.
+        message: String,
+    },
+    /// The group-commit leader went away without delivering this call's result.
+    #[error("the group commit ended without a result for this call")]
+    NoResult,
+}
+
+impl From<SqliteSaverError> for CheckpointError {
+    fn from(error: SqliteSaverError) -> Self {
+        CheckpointError::Storage(Box::new(error))
+    }
+}
+
+/// Maps an SQLite error met while using the store at `location`.
+pub(crate) fn from_sqlite(location: &str, error: rusqlite::Error) -> CheckpointError {
+    match error.sqlite_error_code() {
+        Some(ErrorCode::DatabaseCorrupt) => {
+            CheckpointError::Corrupt(format!("{location}: {error}"))
+        }
+        Some(ErrorCode::NotADatabase) => CheckpointError::Unusable {
+            location: location.to_string(),
+            reason: format!("not an SQLite database ({error})"),
+        },
+        _ => CheckpointError::Storage(Box::new(error)),
+    }
+}
+
+/// Whether an SQLite error is caused by the data of the statement that met it
+/// (so other batches of a group may still commit), rather than by the
+/// database or the connection.
+pub(crate) fn is_data_error(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(ErrorCode::ConstraintViolation | ErrorCode::TooBig | ErrorCode::TypeMismatch)
+    )
+}
+
+/// A copy of `error` for another caller of the same failed group commit.
+pub(crate) fn duplicate(error: &CheckpointError) -> CheckpointError {
+    match error {
+        CheckpointError::ThreadBusy { thread_id, holder } => CheckpointError::ThreadBusy {
+            thread_id: thread_id.clone(),
+            holder: holder.clone(),
+        },
+        CheckpointError::Unusable { location, reason } => CheckpointError::Unusable {
+            location: location.clone(),
+            reason: reason.clone(),
+        },
+        CheckpointError::Corrupt(reason) => CheckpointError::Corrupt(reason.clone()),
+        CheckpointError::Storage(source) => SqliteSaverError::GroupCommitFailed {
+            message: source.to_string(),
+        }
+        .into(),
+    }
+}

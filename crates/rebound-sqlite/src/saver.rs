@@ -1,0 +1,300 @@
+//! [`SqliteSaver`]: the [`Checkpointer`] over one SQLite file.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rebound_graph::checkpoint::{
+    CheckpointError, CheckpointId, Checkpointer, PendingWrite, StoredCheckpoint, ThreadSummary,
+};
+
+use crate::error::{duplicate, SqliteSaverError};
+use crate::group::{self, Queue};
+use crate::options::{SqliteOptions, Synchronous};
+use crate::store::{AppliedSettings, Batch, GroupFailure, Store};
+
+/// Checkpoints in one SQLite file: the embedded default [`Checkpointer`].
+///
+/// * One file, WAL journal, `synchronous` as configured
+///   ([`Synchronous::Normal`] by default). Several savers and processes may
+///   use the same file; writers wait up to the busy timeout for each other.
+/// * Compact rows: thread names are mapped to small integers and each
+///   checkpoint is one row of a `WITHOUT ROWID` table keyed by
+///   `(thread, id)`, about 150 bytes on disk for a typical delta.
+/// * [`Checkpointer::put`] commits its whole batch in one transaction. Calls
+///   that arrive together (many concurrent runs sharing a saver) share one
+///   transaction: the first caller leads, the others wait for its commit.
+///   Such a group of many runs is appended to a time-ordered table, so that
+///   its commit writes a few pages rather than one page per run.
+/// * The SQLite work runs inline on the calling task, under a mutex: a call
+///   blocks its thread for about one commit (tens of microseconds with
+///   `NORMAL`), which costs less than handing it to another thread.
+/// * [`Checkpointer::acquire`] records the holding process in the file, so
+///   one run per thread holds across processes; a holder that died (even by
+///   `SIGKILL`) is taken over.
+///
+/// ```no_run
+/// use rebound_sqlite::{SqliteOptions, SqliteSaver, Synchronous};
+///
+/// let saver = SqliteSaver::open(
+///     "runs.db",
+///     SqliteOptions::default().with_synchronous(Synchronous::Full),
+/// )?;
+/// assert_eq!(saver.synchronous().to_string(), "full");
+/// # Ok::<(), rebound_graph::checkpoint::CheckpointError>(())
+/// ```
+pub struct SqliteSaver {
+    shared: Arc<Shared>,
+}
+
+/// What the saver and its group-commit leaders share.
+pub(crate) struct Shared {
+    store: Mutex<Store>,
+    queue: Mutex<Queue>,
+    path: PathBuf,
+    options: SqliteOptions,
+    counters: Counters,
+}
+
+#[derive(Default)]
+struct Counters {
+    puts: AtomicU64,
+    commits: AtomicU64,
+    checkpoints: AtomicU64,
+    writes: AtomicU64,
+}
+
+/// What a [`SqliteSaver`] has written since it was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SaverStats {
+    /// Non-empty `put` and `put_writes` calls.
+    pub puts: u64,
+    /// Transactions that committed them (fewer than `puts` when calls were
+    /// grouped).
+    pub commits: u64,
+    /// Checkpoints stored.
+    pub checkpoints: u64,
+    /// Pending writes stored.
+    pub writes: u64,
+}
+
+impl SqliteSaver {
+    /// Opens the database at `path`, creating it if it does not exist and
+    /// migrating it to this build's schema.
+    ///
+    /// Fails with [`CheckpointError::Unusable`] when the file is not an
+    /// SQLite database, is another application's database, or was written by
+    /// a newer rebound.
+    pub fn open(path: impl AsRef<Path>, options: SqliteOptions) -> Result<Self, CheckpointError> {
+        let path = path.as_ref().to_path_buf();
+        let store = Store::open(&path, &options)?;
+        Ok(SqliteSaver {
+            shared: Arc::new(Shared {
+                store: Mutex::new(store),
+                queue: Mutex::new(Queue::default()),
+                path,
+                options,
+                counters: Counters::default(),
+            }),
+        })
+    }
+
+    /// Opens the database at `path` with [`SqliteOptions::default`].
+    pub fn open_default(path: impl AsRef<Path>) -> Result<Self, CheckpointError> {
+        SqliteSaver::open(path, SqliteOptions::default())
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// The options it was opened with.
+    pub fn options(&self) -> &SqliteOptions {
+        &self.shared.options
+    }
+
+    /// The `synchronous` setting in use (displays as "normal" or "full").
+    pub fn synchronous(&self) -> Synchronous {
+        self.shared.options.synchronous
+    }
+
+    /// How long a call waits for another writer's lock.
+    pub fn busy_timeout(&self) -> Duration {
+        self.shared.options.busy_timeout
+    }
+
+    /// The settings its connection actually uses, read back from SQLite
+    /// (journal mode, `synchronous`, page size, busy timeout, schema version).
+    pub fn applied_settings(&self) -> Result<AppliedSettings, CheckpointError> {
+        self.store().applied_settings()
+    }
+
+    /// What it has written so far.
+    pub fn stats(&self) -> SaverStats {
+        let counters = &self.shared.counters;
+        SaverStats {
+            puts: counters.puts.load(Ordering::Relaxed),
+            commits: counters.commits.load(Ordering::Relaxed),
+            checkpoints: counters.checkpoints.load(Ordering::Relaxed),
+            writes: counters.writes.load(Ordering::Relaxed),
+        }
+    }
+
+    async fn submit(
+        &self,
+        checkpoints: Vec<StoredCheckpoint>,
+        writes: Vec<PendingWrite>,
+    ) -> Result<(), CheckpointError> {
+        if checkpoints.is_empty() && writes.is_empty() {
+            return Ok(());
+        }
+        self.shared.counters.puts.fetch_add(1, Ordering::Relaxed);
+        group::submit(
+            &self.shared,
+            Batch {
+                checkpoints,
+                writes,
+            },
+        )
+        .await
+    }
+
+    fn store(&self) -> MutexGuard<'_, Store> {
+        self.shared.lock_store()
+    }
+}
+
+impl std::fmt::Debug for SqliteSaver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteSaver")
+            .field("path", &self.shared.path)
+            .field("options", &self.shared.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shared {
+    // A panic while a lock is held cannot leave the store half-written: a
+    // write transaction is rolled back when its guard drops during the
+    // unwind, and caches change only after a commit. So a poisoned lock is
+    // still usable.
+    fn lock_store(&self) -> MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn lock_queue(&self) -> MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes a group of batches, in one transaction if possible, and
+    /// returns each batch's own outcome. A batch at fault (a duplicate id, a
+    /// value out of range) fails alone and the rest are committed without
+    /// it; a failure of the transaction itself (busy, I/O) fails them all.
+    pub(crate) fn write_batches(&self, batches: &[Batch]) -> Vec<Result<(), CheckpointError>> {
+        let mut outcomes: Vec<Option<Result<(), CheckpointError>>> =
+            batches.iter().map(|_| None).collect();
+        let mut pending: Vec<usize> = (0..batches.len()).collect();
+        let mut store = self.lock_store();
+        while !pending.is_empty() {
+            let group: Vec<&Batch> = pending.iter().map(|&index| &batches[index]).collect();
+            match store.write_group(&group) {
+                Ok(()) => {
+                    let counters = &self.counters;
+                    counters.commits.fetch_add(1, Ordering::Relaxed);
+                    let checkpoints: usize =
+                        group.iter().map(|batch| batch.checkpoints.len()).sum();
+                    let writes: usize = group.iter().map(|batch| batch.writes.len()).sum();
+                    counters
+                        .checkpoints
+                        .fetch_add(checkpoints as u64, Ordering::Relaxed);
+                    counters.writes.fetch_add(writes as u64, Ordering::Relaxed);
+                    for index in pending.drain(..) {
+                        outcomes[index] = Some(Ok(()));
+                    }
+                }
+                Err(GroupFailure::Batch(at, error)) => {
+                    let index = pending.remove(at);
+                    outcomes[index] = Some(Err(error));
+                }
+                Err(GroupFailure::Group(error)) => {
+                    let mut rest = pending.drain(..);
+                    let first = rest.next();
+                    for index in rest {
+                        outcomes[index] = Some(Err(duplicate(&error)));
+                    }
+                    if let Some(index) = first {
+                        outcomes[index] = Some(Err(error));
+                    }
+                }
+            }
+        }
+        drop(store);
+        outcomes
+            .into_iter()
+            .map(|outcome| outcome.unwrap_or_else(|| Err(SqliteSaverError::NoResult.into())))
+            .collect()
+    }
+}
+
+#[async_trait]
+impl Checkpointer for SqliteSaver {
+    async fn put(
+        &self,
+        checkpoints: Vec<StoredCheckpoint>,
+        writes: Vec<PendingWrite>,
+    ) -> Result<(), CheckpointError> {
+        self.submit(checkpoints, writes).await
+    }
+
+    async fn put_writes(&self, writes: Vec<PendingWrite>) -> Result<(), CheckpointError> {
+        self.submit(Vec::new(), writes).await
+    }
+
+    async fn get(
+        &self,
+        thread_id: &str,
+        id: Option<CheckpointId>,
+    ) -> Result<Option<StoredCheckpoint>, CheckpointError> {
+        self.store().get(thread_id, id)
+    }
+
+    async fn get_chain(
+        &self,
+        thread_id: &str,
+        id: CheckpointId,
+    ) -> Result<Vec<StoredCheckpoint>, CheckpointError> {
+        self.store().get_chain(thread_id, id)
+    }
+
+    async fn list(
+        &self,
+        thread_id: &str,
+        before: Option<CheckpointId>,
+        limit: Option<usize>,
+    ) -> Result<Vec<StoredCheckpoint>, CheckpointError> {
+        self.store().list(thread_id, before, limit)
+    }
+
+    async fn pending_writes(
+        &self,
+        thread_id: &str,
+        checkpoint: CheckpointId,
+    ) -> Result<Vec<PendingWrite>, CheckpointError> {
+        self.store().pending_writes(thread_id, checkpoint)
+    }
+
+    async fn threads(&self) -> Result<Vec<ThreadSummary>, CheckpointError> {
+        self.store().threads()
+    }
+
+    async fn acquire(&self, thread_id: &str) -> Result<(), CheckpointError> {
+        self.store().acquire(thread_id)
+    }
+
+    async fn release(&self, thread_id: &str) -> Result<(), CheckpointError> {
+        self.store().release(thread_id)
+    }
+}
