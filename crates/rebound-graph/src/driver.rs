@@ -470,7 +470,7 @@ impl<'a, S: State> Driver<'a, S> {
     /// Runs supersteps until the run ends (`None`: take the final state with
     /// [`Driver::into_state`]) or stops at an interrupt.
     pub(crate) async fn drive(&mut self) -> Result<Option<RunOutcome<S>>, GraphError> {
-        let graph = Arc::clone(self.graph);
+        let graph: &'a Arc<Graph<S>> = self.graph;
         let mut skip_before = self.resume.is_some();
         let mut runs: Vec<NodeRun<S::Update>> = Vec::with_capacity(4);
         while !self.next.is_empty() {
@@ -546,7 +546,37 @@ impl<'a, S: State> Driver<'a, S> {
         &mut self,
         runs: &mut Vec<NodeRun<S::Update>>,
     ) -> Result<Option<RunOutcome<S>>, GraphError> {
-        let graph = Arc::clone(self.graph);
+        let graph: &'a Arc<Graph<S>> = self.graph;
+        // The common case: one node, nothing to reuse, nobody to cancel.
+        if let ([only], None, None) = (&self.next[..], &self.resume, &self.config.cancellation) {
+            let only = *only;
+            let seed = self.persister.as_ref().and_then(|p| {
+                Some(ScratchSeed {
+                    persist: Arc::clone(&p.shared),
+                    checkpoint: p.last_id?,
+                    recorded: None,
+                    resume: None,
+                })
+            });
+            let state = Arc::clone(&self.state);
+            let end = run_node(
+                graph,
+                only,
+                state,
+                self.shared,
+                self.step,
+                self.timed,
+                seed.as_ref(),
+            )
+            .await;
+            return match end {
+                Ok(NodeEnd::Done(run)) => {
+                    runs.push(run);
+                    Ok(None)
+                }
+                other => self.settle(vec![other], runs, None).await,
+            };
+        }
         let resume = self.resume.take();
         let seed_for = |index: usize| -> Option<ScratchSeed> {
             let persister = self.persister.as_ref()?;
@@ -604,7 +634,7 @@ impl<'a, S: State> Driver<'a, S> {
                 let state = Arc::clone(&self.state);
                 ends.push(
                     run_node(
-                        &graph,
+                        graph,
                         only,
                         state,
                         self.shared,
@@ -617,7 +647,7 @@ impl<'a, S: State> Driver<'a, S> {
             } else if !to_run.is_empty() {
                 let mut tasks = tokio::task::JoinSet::new();
                 for &index in &to_run {
-                    let graph = Arc::clone(&graph);
+                    let graph = Arc::clone(graph);
                     let state = Arc::clone(&self.state);
                     let shared = Arc::clone(self.shared);
                     let seed = seed_for(index);
@@ -648,6 +678,18 @@ impl<'a, S: State> Driver<'a, S> {
         };
         ends.extend(executed);
 
+        self.settle(ends, runs, resume).await
+    }
+
+    /// Sorts a superstep's node results by name into `runs`; when some node
+    /// interrupted or failed, records what a resume needs and stops.
+    async fn settle(
+        &mut self,
+        mut ends: Vec<Result<NodeEnd<S::Update>, GraphError>>,
+        runs: &mut Vec<NodeRun<S::Update>>,
+        resume: Option<ResumeData>,
+    ) -> Result<Option<RunOutcome<S>>, GraphError> {
+        let graph: &'a Arc<Graph<S>> = self.graph;
         let fast = ends.len() == 1 && matches!(ends[0], Ok(NodeEnd::Done(_)));
         if fast {
             if let Some(Ok(NodeEnd::Done(run))) = ends.pop() {
@@ -743,10 +785,10 @@ impl<'a, S: State> Driver<'a, S> {
         &mut self,
         runs: &mut [NodeRun<S::Update>],
     ) -> Result<(), GraphError> {
-        let graph = Arc::clone(self.graph);
+        let graph: &'a Arc<Graph<S>> = self.graph;
         let step = self.step;
         if runs.len() > 1 {
-            check_conflicts::<S>(&graph, runs, step)?;
+            check_conflicts::<S>(graph, runs, step)?;
         }
         let mut delta = Vec::new();
         if self.persister.is_some() {
@@ -782,8 +824,8 @@ impl<'a, S: State> Driver<'a, S> {
         let mut reasons = Vec::new();
         for (index, goto) in gotos {
             let reason = route(
-                &graph,
-                From::node(&graph, index),
+                graph,
+                From::node(graph, index),
                 goto,
                 &self.state,
                 step,

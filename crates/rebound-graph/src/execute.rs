@@ -63,7 +63,7 @@ pub(crate) async fn run_node<S: State>(
         });
         let ctx = NodeContext {
             shared: Arc::clone(shared),
-            node: node.name.clone(),
+            node: index,
             step,
             attempt,
             scratch,

@@ -192,6 +192,7 @@ impl<S: State> CompiledGraph<S> {
                     thread_id: Some(Arc::clone(&persist.thread_id)),
                     events: Default::default(),
                     cancellation: Default::default(),
+                    names: Default::default(),
                     steps: Default::default(),
                 };
                 let mut next = Vec::new();

@@ -114,7 +114,7 @@ impl NodeContext {
         serde_json::from_slice(bytes).map_err(|e| {
             NodeError::msg(format!(
                 "the journaled result {key:?} of node {:?} no longer deserializes: {e}",
-                self.node
+                self.node()
             ))
             .permanent()
         })
@@ -133,7 +133,7 @@ impl NodeContext {
             .commit(vec![PendingWrite {
                 thread_id: scratch.persist.thread_id.to_string(),
                 checkpoint: scratch.checkpoint,
-                node: self.node.to_string(),
+                node: self.node().to_string(),
                 kind: WriteKind::Journal,
                 key,
                 value: bytes,
@@ -161,7 +161,7 @@ impl NodeContext {
             return serde_json::from_value(value.clone()).map_err(|e| {
                 NodeError::msg(format!(
                     "the value given to resume node {:?} does not fit: {e}",
-                    self.node
+                    self.node()
                 ))
                 .permanent()
             });

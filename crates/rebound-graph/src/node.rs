@@ -119,6 +119,9 @@ pub(crate) struct RunShared {
     pub(crate) thread_id: Option<Arc<str>>,
     pub(crate) events: EventSink,
     pub(crate) cancellation: CancellationToken,
+    /// The graph's node names, copied per run so that runs on different
+    /// threads never share a reference count.
+    pub(crate) names: Box<[Arc<str>]>,
     /// Supersteps completed by the run so far (read when it is cancelled).
     pub(crate) steps: std::sync::atomic::AtomicU64,
 }
@@ -127,7 +130,8 @@ pub(crate) struct RunShared {
 #[derive(Clone)]
 pub struct NodeContext {
     pub(crate) shared: Arc<RunShared>,
-    pub(crate) node: Arc<str>,
+    /// The node's index in the run's name table.
+    pub(crate) node: usize,
     pub(crate) step: u64,
     pub(crate) attempt: u32,
     pub(crate) scratch: Option<Arc<crate::journal::NodeScratch>>,
@@ -138,7 +142,7 @@ impl std::fmt::Debug for NodeContext {
         f.debug_struct("NodeContext")
             .field("run_id", &self.shared.run_id)
             .field("thread_id", &self.shared.thread_id)
-            .field("node", &self.node)
+            .field("node", &self.node())
             .field("step", &self.step)
             .field("attempt", &self.attempt)
             .finish_non_exhaustive()
@@ -158,7 +162,15 @@ impl NodeContext {
 
     /// This node's name.
     pub fn node(&self) -> &str {
-        &self.node
+        self.shared.names.get(self.node).map_or("", |n| n)
+    }
+
+    fn node_name(&self) -> Arc<str> {
+        self.shared
+            .names
+            .get(self.node)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(""))
     }
 
     /// The superstep this node runs in (0 for the first).
@@ -179,7 +191,7 @@ impl NodeContext {
     /// Emits a custom event carrying `payload`.
     pub fn emit(&self, payload: impl FnOnce() -> serde_json::Value) {
         self.shared.events.emit(|| Event::Custom {
-            node: self.node.clone(),
+            node: self.node_name(),
             step: self.step,
             payload: payload(),
         });

@@ -122,6 +122,12 @@ impl<S: State> CompiledGraph<S> {
                 .map(EventSink::new)
                 .unwrap_or_default(),
             cancellation: config.cancellation.clone().unwrap_or_default(),
+            names: self
+                .graph
+                .nodes
+                .iter()
+                .map(|n| Arc::from(&*n.name))
+                .collect(),
             steps: Default::default(),
         });
         let started = Instant::now();
