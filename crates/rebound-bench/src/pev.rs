@@ -205,33 +205,18 @@ pub fn recursion_limit(max_iters: i64) -> u64 {
 /// W0 `ref`: the same node logic as a plain loop, no engine. Returns the
 /// final state, which is the expected final state of every workload.
 pub fn reference(max_iters: i64) -> Pev {
-    let mut s = Pev::initial(max_iters);
-    let mut node = Node::Planner;
-    loop {
-        let update = match node {
-            Node::Planner => planner(&s),
-            Node::Executor => executor(&s),
-            Node::Reviewer => reviewer(&s),
-            Node::Advance => advance(&s),
-        };
-        s.apply(update);
-        node = match node {
-            Node::Planner => Node::Executor,
-            Node::Executor if s.executor_ok => Node::Reviewer,
-            Node::Executor => Node::Planner,
-            Node::Reviewer => Node::Advance,
-            Node::Advance => match route_after_advance(&s).targets().next() {
-                Some("executor") => Node::Executor,
-                Some("planner") => Node::Planner,
-                _ => return s,
-            },
-        };
-    }
+    run_reference(max_iters, None)
 }
 
 /// The reference state right after the `advance` that set `iters` to
 /// `stop_at` (W5's stop point), and its node count.
 pub fn reference_until(max_iters: i64, stop_at: i64) -> Pev {
+    run_reference(max_iters, Some(stop_at))
+}
+
+/// The plain loop, stopping at the end or after the `advance` that set
+/// `iters` to `stop_at`.
+fn run_reference(max_iters: i64, stop_at: Option<i64>) -> Pev {
     let mut s = Pev::initial(max_iters);
     let mut node = Node::Planner;
     loop {
@@ -247,7 +232,7 @@ pub fn reference_until(max_iters: i64, stop_at: i64) -> Pev {
             Node::Executor if s.executor_ok => Node::Reviewer,
             Node::Executor => Node::Planner,
             Node::Reviewer => Node::Advance,
-            Node::Advance if s.iters == stop_at => return s,
+            Node::Advance if Some(s.iters) == stop_at => return s,
             Node::Advance => match route_after_advance(&s).targets().next() {
                 Some("executor") => Node::Executor,
                 Some("planner") => Node::Planner,

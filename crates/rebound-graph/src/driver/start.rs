@@ -1,0 +1,275 @@
+//! Starting a run: fresh from an input state, or resumed from a thread's
+//! checkpoint (its state rebuilt, its pending writes read back).
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::pending::{resume_data, ResumeData};
+use super::{unknown_checkpoint, Driver, RECENT_NODES};
+use crate::checkpoint::codec::{decode_meta, encode_json, rebuild};
+use crate::checkpoint::{CheckpointSource, PendingWrite, StateBlob, WriteKind};
+use crate::compile::Graph;
+use crate::node::RunShared;
+use crate::persist::{PersistShared, Persister};
+use crate::routing::{route, From};
+use crate::{GraphError, Input, RunConfig, State};
+
+impl<'a, S: State> Driver<'a, S> {
+    /// Prepares a run: a fresh one from `input`, or a resumed one from the
+    /// thread's checkpoint.
+    pub(crate) async fn start(
+        graph: &'a Arc<Graph<S>>,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+    ) -> Result<Self, GraphError> {
+        let mut interrupt_before = graph.interrupt_before.clone();
+        let mut interrupt_after = graph.interrupt_after.clone();
+        for (names, flags, place) in [
+            (
+                &config.interrupt_before,
+                &mut interrupt_before,
+                "RunConfig::interrupt_before",
+            ),
+            (
+                &config.interrupt_after,
+                &mut interrupt_after,
+                "RunConfig::interrupt_after",
+            ),
+        ] {
+            for name in names {
+                let index = graph
+                    .index_of(name)
+                    .ok_or_else(|| GraphError::UnknownNode {
+                        place: place.to_string(),
+                        node: name.clone(),
+                    })?;
+                flags[index] = true;
+            }
+        }
+        match input {
+            Input::State(_) => {
+                Self::start_fresh(
+                    graph,
+                    persist,
+                    input,
+                    config,
+                    shared,
+                    interrupt_before,
+                    interrupt_after,
+                )
+                .await
+            }
+            Input::Resume | Input::ResumeWith(_) => {
+                Self::start_resumed(
+                    graph,
+                    persist,
+                    input,
+                    config,
+                    shared,
+                    interrupt_before,
+                    interrupt_after,
+                )
+                .await
+            }
+        }
+    }
+
+    fn empty(
+        graph: &'a Arc<Graph<S>>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+        state: S,
+        persister: Option<Persister>,
+        interrupt_before: Vec<bool>,
+        interrupt_after: Vec<bool>,
+    ) -> Self {
+        let timed = shared.events.is_active() || persister.is_some();
+        Driver {
+            graph,
+            shared,
+            config,
+            persister,
+            state: Arc::new(state),
+            next: Vec::with_capacity(4),
+            barriers: vec![0; graph.joins.len()],
+            recent: VecDeque::with_capacity(RECENT_NODES),
+            step: 0,
+            steps_run: 0,
+            resume: None,
+            interrupt_before,
+            interrupt_after,
+            timed,
+        }
+    }
+
+    async fn start_fresh(
+        graph: &'a Arc<Graph<S>>,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+        interrupt_before: Vec<bool>,
+        interrupt_after: Vec<bool>,
+    ) -> Result<Self, GraphError> {
+        let Input::State(state) = input else {
+            return Err(GraphError::TaskFailed {
+                message: "start_fresh needs a state".to_string(),
+            });
+        };
+        let mut parent = None;
+        let mut step = 0;
+        if let Some(persist) = &persist {
+            let base = persist
+                .saver
+                .get(&persist.thread_id, config.checkpoint_id)
+                .await?;
+            if config.checkpoint_id.is_some() && base.is_none() {
+                return Err(unknown_checkpoint(persist, config));
+            }
+            if let Some(base) = base {
+                parent = Some(base.id);
+                step = base.step;
+            }
+        }
+        let persister = persist.map(|p| Persister::new(p, config.durability, parent));
+        let mut driver = Self::empty(
+            graph,
+            config,
+            shared,
+            state,
+            persister,
+            interrupt_before,
+            interrupt_after,
+        );
+        driver.step = step;
+        let reason = route(
+            graph,
+            From::start(graph),
+            None,
+            &driver.state,
+            step,
+            shared,
+            &mut driver.barriers,
+            &mut driver.next,
+        )?;
+        driver.next.sort_unstable();
+        driver.next.dedup();
+        if driver.persister.is_some() {
+            let snapshot = StateBlob::Snapshot(encode_json(&*driver.state)?);
+            let reasons: Vec<Cow<'static, str>> = reason.into_iter().collect();
+            let meta = driver.meta_bytes(CheckpointSource::Input, &[], &reasons, Duration::ZERO);
+            if let Some(persister) = &mut driver.persister {
+                persister.save(step, snapshot, meta).await?;
+            }
+        }
+        Ok(driver)
+    }
+
+    async fn start_resumed(
+        graph: &'a Arc<Graph<S>>,
+        persist: Option<Arc<PersistShared>>,
+        input: Input<S>,
+        config: &'a RunConfig,
+        shared: &'a Arc<RunShared>,
+        interrupt_before: Vec<bool>,
+        interrupt_after: Vec<bool>,
+    ) -> Result<Self, GraphError> {
+        let Some(persist) = persist else {
+            return Err(GraphError::NoCheckpointer {
+                what: "resuming a run".to_string(),
+            });
+        };
+        let thread = persist.thread_id.to_string();
+        let latest = persist.saver.get(&thread, None).await?;
+        let Some(latest) = latest else {
+            return Err(GraphError::NothingToResume {
+                thread_id: thread,
+                reason: "the thread has no checkpoint (unknown thread)".to_string(),
+            });
+        };
+        let checkpoint = match config.checkpoint_id {
+            Some(id) if id != latest.id => persist
+                .saver
+                .get(&thread, Some(id))
+                .await?
+                .ok_or_else(|| unknown_checkpoint(&persist, config))?,
+            _ => latest.clone(),
+        };
+        let is_latest = checkpoint.id == latest.id;
+        let meta = decode_meta(&checkpoint)?;
+        if meta.next.is_empty() {
+            return Err(GraphError::NothingToResume {
+                thread_id: thread,
+                reason: format!(
+                    "checkpoint {} has nothing left to run (the run finished)",
+                    checkpoint.id
+                ),
+            });
+        }
+        let chain = persist.saver.get_chain(&thread, checkpoint.id).await?;
+        let state: S = rebuild(&chain)?;
+        let mut data = if is_latest {
+            resume_data(persist.saver.pending_writes(&thread, checkpoint.id).await?)?
+        } else {
+            ResumeData::default()
+        };
+        if let Input::ResumeWith(value) = input {
+            let waiting = data.awaiting_values();
+            if waiting.is_empty() {
+                return Err(GraphError::NothingToResume {
+                    thread_id: thread,
+                    reason: "no interrupt is waiting for a value".to_string(),
+                });
+            }
+            let mut writes = Vec::with_capacity(waiting.len());
+            for (node, index) in waiting {
+                let answers = data.resume.entry(node.clone()).or_default();
+                writes.push(PendingWrite {
+                    thread_id: thread.clone(),
+                    checkpoint: checkpoint.id,
+                    node,
+                    kind: WriteKind::Resume,
+                    key: index.to_string(),
+                    value: encode_json(&value)?,
+                });
+                // Answers the latest interrupt, replacing an earlier answer
+                // to it (one the node rejected, say).
+                answers.truncate(index);
+                answers.push(value.clone());
+            }
+            persist.saver.put_writes(writes).await?;
+        }
+
+        let mut persister =
+            Persister::new(Arc::clone(&persist), config.durability, Some(checkpoint.id));
+        persister.resume_policy(&chain);
+        let mut driver = Self::empty(
+            graph,
+            config,
+            shared,
+            state,
+            Some(persister),
+            interrupt_before,
+            interrupt_after,
+        );
+        driver.step = checkpoint.step;
+        for name in &meta.next {
+            let index = graph
+                .index_of(name)
+                .ok_or_else(|| GraphError::UnknownNode {
+                    place: format!("the next nodes stored in checkpoint {}", checkpoint.id),
+                    node: name.clone(),
+                })?;
+            driver.next.push(index);
+        }
+        for (slot, bits) in driver.barriers.iter_mut().zip(&meta.barriers) {
+            *slot = *bits;
+        }
+        driver.resume = Some(data);
+        Ok(driver)
+    }
+}
