@@ -1,0 +1,53 @@
+//! The [`ChatModel`] trait every provider implements.
+
+use std::pin::Pin;
+
+use async_trait::async_trait;
+use futures_core::Stream;
+
+use crate::{ChatRequest, ChatResponse, LlmError, StreamDelta};
+
+/// A stream of answer pieces.
+pub type DeltaStream = Pin<Box<dyn Stream<Item = Result<StreamDelta, LlmError>> + Send>>;
+
+/// A chat model: hosted, local or scripted.
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// A name for logs and events, e.g. `openai:gpt-4o-mini`.
+    fn name(&self) -> &str;
+
+    /// Whether the provider enforces `ChatRequest::response_schema` itself
+    /// (JSON-schema mode or constrained decoding). When it does not, the
+    /// schema is put in the prompt and the answer extracted tolerantly.
+    fn enforces_schema(&self) -> bool {
+        false
+    }
+
+    /// One call, answered whole.
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
+
+    /// One call, answered in pieces. The default answers whole, as one text
+    /// piece per tool call and a final `Done`.
+    async fn chat_stream(&self, request: &ChatRequest) -> Result<DeltaStream, LlmError> {
+        let response = self.chat(request).await?;
+        let mut pieces = Vec::with_capacity(2 + response.tool_calls.len());
+        if !response.text.is_empty() {
+            pieces.push(Ok(StreamDelta::Text {
+                text: response.text,
+            }));
+        }
+        for (index, call) in response.tool_calls.into_iter().enumerate() {
+            pieces.push(Ok(StreamDelta::ToolCall {
+                index,
+                id: Some(call.id),
+                name: Some(call.name),
+                arguments: call.arguments.to_string(),
+            }));
+        }
+        pieces.push(Ok(StreamDelta::Done {
+            usage: response.usage,
+            finish_reason: response.finish_reason,
+        }));
+        Ok(Box::pin(futures_util::stream::iter(pieces)))
+    }
+}
