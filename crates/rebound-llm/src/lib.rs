@@ -1,7 +1,11 @@
 //! rebound's model layer: the [`ChatModel`] trait, messages and tool
 //! definitions, typed errors, structured output, model strings, and the
-//! scripted model for tests. Providers (OpenAI-compatible, Anthropic, the
-//! embedded local model) implement [`ChatModel`].
+//! scripted model for tests. Providers implement [`ChatModel`]:
+//! [`OpenAiModel`] (OpenAI-compatible Chat Completions, also Ollama's `/v1`),
+//! [`AnthropicModel`] (the Messages API) and [`ScriptedModel`]; the embedded
+//! local model is still to come. [`from_spec`] builds the one a model string
+//! names; [`HttpOptions`] sets the URL, key, timeouts and retries of the
+//! hosted ones.
 //!
 //! ```
 //! use rebound_llm::{chat_structured, ChatRequest, Message, ScriptedModel, Step};
@@ -23,17 +27,25 @@
 //! # }
 //! ```
 
+mod anthropic;
 mod error;
+mod http;
 mod message;
 mod model;
+mod openai;
+mod providers;
 mod request;
 mod scripted;
 mod spec;
 mod structured;
 
+pub use anthropic::AnthropicModel;
 pub use error::LlmError;
+pub use http::HttpOptions;
 pub use message::{Message, Role, ToolCall, ToolDefinition};
 pub use model::{ChatModel, DeltaStream};
+pub use openai::OpenAiModel;
+pub use providers::from_spec;
 pub use request::{ChatRequest, ChatResponse, FinishReason, ResponseSchema, StreamDelta, Usage};
 pub use scripted::{ScriptedModel, Step};
 pub use spec::{LocalModel, ModelSpec};
