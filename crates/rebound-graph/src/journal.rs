@@ -95,17 +95,17 @@ impl NodeContext {
     pub async fn try_journal<T, E, F>(&self, key: &str, call: F) -> Result<T, NodeError>
     where
         T: Serialize + DeserializeOwned,
-        E: std::fmt::Display,
+        E: Into<NodeError>,
         F: Future<Output = Result<T, E>>,
     {
         let Some(scratch) = &self.scratch else {
-            return call.await.map_err(NodeError::msg);
+            return call.await.map_err(Into::into);
         };
         let full_key = scratch.key_for(key);
         if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
             return self.replay(&full_key, bytes);
         }
-        let value = call.await.map_err(NodeError::msg)?;
+        let value = call.await.map_err(Into::into)?;
         self.record(scratch, full_key, &value).await?;
         Ok(value)
     }

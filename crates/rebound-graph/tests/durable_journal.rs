@@ -405,7 +405,7 @@ async fn a_journaled_call_that_failed_is_tried_again_on_resume() {
                 let body: String = ctx
                     .try_journal("fetch", async {
                         if calls.fetch_add(1, Ordering::SeqCst) == 0 {
-                            Err("503 service unavailable".to_string())
+                            Err(NodeError::msg("503 service unavailable"))
                         } else {
                             Ok("body".to_string())
                         }

@@ -2,10 +2,10 @@
 //! definitions, typed errors, structured output, model strings, and the
 //! scripted model for tests. Providers implement [`ChatModel`]:
 //! [`OpenAiModel`] (OpenAI-compatible Chat Completions, also Ollama's `/v1`),
-//! [`AnthropicModel`] (the Messages API) and [`ScriptedModel`]; the embedded
-//! local model is still to come. [`from_spec`] builds the one a model string
-//! names; [`HttpOptions`] sets the URL, key, timeouts and retries of the
-//! hosted ones.
+//! [`AnthropicModel`] (the Messages API), [`ScriptedModel`] and, with the
+//! `local` feature, `local::LocalModel` (a GGUF run through llama.cpp).
+//! [`from_spec`] builds the one a model string names; [`HttpOptions`] sets
+//! the URL, key, timeouts and retries of the hosted ones.
 //!
 //! ```
 //! use rebound_llm::{chat_structured, ChatRequest, Message, ScriptedModel, Step};
@@ -32,6 +32,7 @@ mod error;
 mod http;
 mod message;
 mod model;
+mod node_call;
 mod openai;
 mod providers;
 mod request;
@@ -44,6 +45,7 @@ pub use error::LlmError;
 pub use http::HttpOptions;
 pub use message::{Message, Role, ToolCall, ToolDefinition};
 pub use model::{ChatModel, DeltaStream};
+pub use node_call::{chat_journaled, node_error};
 pub use openai::OpenAiModel;
 pub use providers::from_spec;
 pub use request::{ChatRequest, ChatResponse, FinishReason, ResponseSchema, StreamDelta, Usage};

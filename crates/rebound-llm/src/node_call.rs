@@ -1,0 +1,59 @@
+//! Calling a model from inside a graph node: through the node's journal, so
+//! that a node re-run after an interrupt or a crash gets the recorded answer
+//! instead of calling the model again, and with a usage event.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use rebound_graph::{NodeContext, NodeError};
+
+use crate::{ChatModel, ChatRequest, ChatResponse, LlmError};
+
+/// Calls `model` once per superstep of this node, durably.
+///
+/// The answer is journaled under `key` (only successes: a failed call runs
+/// again when the node does). A call that really reached the model emits a
+/// custom event `{"llm_call": {model, input_tokens, output_tokens,
+/// latency_ms}}`; a replayed one emits nothing. Transient errors (rate
+/// limits, 5xx, timeouts, transport) are retryable node errors; the others
+/// are permanent.
+pub async fn chat_journaled(
+    ctx: &NodeContext,
+    key: &str,
+    model: &dyn ChatModel,
+    request: &ChatRequest,
+) -> Result<ChatResponse, NodeError> {
+    let called = AtomicBool::new(false);
+    let started = Instant::now();
+    let response = ctx
+        .try_journal(key, async {
+            called.store(true, Ordering::Relaxed);
+            model.chat(request).await.map_err(node_error)
+        })
+        .await?;
+    if called.load(Ordering::Relaxed) {
+        let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+        ctx.emit(|| {
+            serde_json::json!({
+                "llm_call": {
+                    "model": model.name(),
+                    "input_tokens": response.usage.input_tokens,
+                    "output_tokens": response.usage.output_tokens,
+                    "latency_ms": latency_ms,
+                }
+            })
+        });
+    }
+    Ok(response)
+}
+
+/// A node error for a failed model call: retryable when the failure is transient.
+pub fn node_error(error: LlmError) -> NodeError {
+    let transient = error.is_transient();
+    let node_error = NodeError::from(error);
+    if transient {
+        node_error
+    } else {
+        node_error.permanent()
+    }
+}
