@@ -87,6 +87,14 @@ pub enum LlmError {
     /// The model string or configuration is wrong.
     #[error("{0}")]
     Config(String),
+    /// The embedded local model failed (loading, decoding); not transient.
+    #[error("{provider}: {message}")]
+    Local {
+        /// The model (`local:<file>`).
+        provider: String,
+        /// What failed.
+        message: String,
+    },
     /// The call was cancelled.
     #[error("the model call was cancelled")]
     Cancelled,

@@ -30,6 +30,8 @@
 mod anthropic;
 mod error;
 mod http;
+#[cfg(feature = "local")]
+pub mod local;
 mod message;
 mod model;
 mod node_call;

@@ -11,7 +11,10 @@ use crate::{AnthropicModel, ChatModel, LlmError, ModelSpec, OpenAiModel, Scripte
 /// - `ollama:<model>`: `OLLAMA_HOST` (see [`OpenAiModel::ollama`]);
 /// - `anthropic:<model>`: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`;
 /// - `scripted`: a [`ScriptedModel`] with an empty script;
-/// - `local:…`: not available yet (it needs the `local` feature).
+/// - `local:<path.gguf or name>`: with the `local` feature, a
+///   `local::LocalModel` (a known name is looked up in `local::model_dir`;
+///   a missing file says which `scripts/fetch-model` command installs it);
+///   without it, a [`LlmError::Config`] saying the feature is missing.
 ///
 /// A missing key is a [`LlmError::Config`] naming the variable to set.
 ///
@@ -37,6 +40,12 @@ fn from_spec_in(
         ModelSpec::Anthropic { model } => {
             Arc::new(AnthropicModel::from_lookup(model.as_str(), lookup)?)
         }
+        #[cfg(feature = "local")]
+        ModelSpec::Local { model } => Arc::new(match model {
+            crate::LocalModel::Path(path) => crate::local::LocalModel::open(path)?,
+            crate::LocalModel::Known(name) => crate::local::LocalModel::open_known(name)?,
+        }),
+        #[cfg(not(feature = "local"))]
         ModelSpec::Local { .. } => {
             return Err(LlmError::Config(format!(
             "{spec}: the local provider needs the `local` feature, which this build does not have"
@@ -67,14 +76,25 @@ mod tests {
                 .name(),
             "ollama:qwen2.5-coder:1.5b"
         );
-        let error = from_spec_in(&spec("local:qwen2.5-coder-0.5b"), none)
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(
-            error.contains("the local provider needs the `local` feature"),
-            "{error}"
-        );
+        #[cfg(not(feature = "local"))]
+        {
+            let error = from_spec_in(&spec("local:qwen2.5-coder-0.5b"), none)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                error.contains("the local provider needs the `local` feature"),
+                "{error}"
+            );
+        }
+        #[cfg(feature = "local")]
+        {
+            let error = from_spec_in(&spec("local:/nonexistent/model.gguf"), none)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(error.contains("scripts/fetch-model"), "{error}");
+        }
         let error = from_spec_in(&spec("openai:gpt-4o-mini"), none)
             .err()
             .unwrap()

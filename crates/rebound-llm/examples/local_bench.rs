@@ -1,0 +1,172 @@
+//! Measures the embedded local model on a realistic agent conversation: a
+//! planner call, then executor calls that extend the same conversation.
+//! Each call runs twice: warm (the KV cache holds the previous call's
+//! prefix, as in a real run) and cold (the cache was evicted first). Prints
+//! one JSON line.
+//!
+//! ```text
+//! cargo run --release -p rebound-llm --features local --example local_bench [-- <name or path.gguf>]
+//! ```
+
+use std::error::Error;
+use std::time::Instant;
+
+use rebound_llm::local::{known_model_path, LocalModel, LocalStats};
+use rebound_llm::{ChatModel, ChatRequest, LlmError, Message};
+
+const PLANNER_SYSTEM: &str = "You are the planner of a coding agent working in a git repository. \
+Break the user's goal into at most 4 concrete steps; each step has a description and, when a \
+shell command does it, the command. Prefer running the tests first to see what fails.";
+
+const EXECUTOR_SYSTEM: &str = "You are the executor of a coding agent. You execute one plan \
+step at a time with the shell tool, then report whether the step succeeded and what it showed.";
+
+const REPO: &str = "Repository files:\n\
+calc/__init__.py\ncalc/ops.py (def add(a, b), def sub(a, b), def mul(a, b), def div(a, b))\n\
+calc/parse.py (def parse_expr(text) -> list of tokens)\n\
+tests/test_ops.py (12 tests)\ntests/test_parse.py (7 tests)\n\
+pyproject.toml (pytest configured, python >= 3.10)\nREADME.md";
+
+const PYTEST_OUTPUT: &str = "$ python -m pytest -q\n\
+....F.....F........\n\
+FAILED tests/test_ops.py::test_div_by_zero - ZeroDivisionError: division by zero\n\
+FAILED tests/test_ops.py::test_sub_negative - assert 1 == -1\n\
+2 failed, 17 passed in 0.31s\nexit code: 1";
+
+fn plan_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {"steps": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"description": {"type": "string"}, "command": {"type": ["string", "null"]}},
+            "required": ["description", "command"]}}},
+        "required": ["steps"]
+    })
+}
+
+fn executor_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {"success": {"type": "boolean"}, "output": {"type": "string"}},
+        "required": ["success", "output"]
+    })
+}
+
+/// Runs `request`, returning its stats and wall time.
+async fn timed(
+    model: &LocalModel,
+    request: &ChatRequest,
+) -> Result<(String, LocalStats, f64), LlmError> {
+    let started = Instant::now();
+    let (response, stats) = model.chat_with_stats(request).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    Ok((response.text, stats, seconds))
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn Error>> {
+    let which = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "qwen2.5-coder-0.5b".to_string());
+    let path = if which.ends_with(".gguf") {
+        which.clone().into()
+    } else {
+        known_model_path(&which)?
+    };
+    let started = Instant::now();
+    let model = LocalModel::open(&path)?;
+    let load_seconds = started.elapsed().as_secs_f64();
+
+    // The warm run: the conversation as an agent runs it.
+    let mut requests = Vec::new();
+    let mut warm = Vec::new();
+    let mut conversation = vec![Message::user(format!(
+        "Goal: make the failing Python tests pass.\n{REPO}"
+    ))];
+    let planner = ChatRequest {
+        system: Some(PLANNER_SYSTEM.to_string()),
+        messages: conversation.clone(),
+        ..ChatRequest::new()
+    }
+    .response_schema("Plan", plan_schema())
+    .max_tokens(200);
+    let (plan_text, stats, seconds) = timed(&model, &planner).await?;
+    requests.push(planner);
+    warm.push((stats, seconds));
+    conversation.push(Message::assistant(plan_text.clone()));
+    let steps: Vec<String> = serde_json::from_str::<serde_json::Value>(&plan_text)?
+        .get("steps")
+        .and_then(|s| s.as_array())
+        .map(|steps| {
+            steps
+                .iter()
+                .filter_map(|s| s.get("description")?.as_str().map(str::to_string))
+                .take(3)
+                .collect()
+        })
+        .unwrap_or_default();
+    for (i, step) in steps.iter().enumerate() {
+        conversation.push(Message::user(format!(
+            "Execute step {}: {step}\nShell result:\n{PYTEST_OUTPUT}",
+            i + 1
+        )));
+        let executor = ChatRequest {
+            system: Some(format!("{PLANNER_SYSTEM}\n\n{EXECUTOR_SYSTEM}")),
+            messages: conversation.clone(),
+            ..ChatRequest::new()
+        }
+        .response_schema("StepResult", executor_schema())
+        .max_tokens(64);
+        let (text, stats, seconds) = timed(&model, &executor).await?;
+        requests.push(executor);
+        warm.push((stats, seconds));
+        conversation.push(Message::assistant(text));
+    }
+
+    // The cold run: the same requests, each after evicting the cache.
+    let evict = ChatRequest::new()
+        .system("x")
+        .message(Message::user("y"))
+        .max_tokens(1);
+    let mut cold = Vec::new();
+    for request in &requests {
+        model.chat(&evict).await?;
+        let (_, stats, seconds) = timed(&model, request).await?;
+        cold.push((stats, seconds));
+    }
+
+    let sum = |runs: &[(LocalStats, f64)], f: fn(&LocalStats) -> f64| -> f64 {
+        runs.iter().map(|(s, _)| f(s)).sum()
+    };
+    let wall = |runs: &[(LocalStats, f64)]| -> f64 { runs.iter().map(|(_, w)| w).sum() };
+    let cold_prompt_tokens = sum(&cold, |s| (s.prompt_tokens - s.reused_tokens) as f64);
+    let cold_prompt_seconds = sum(&cold, |s| s.prompt_seconds);
+    let warm_prompt_seconds = sum(&warm, |s| s.prompt_seconds);
+    let generated =
+        sum(&cold, |s| s.generated_tokens as f64) + sum(&warm, |s| s.generated_tokens as f64);
+    let generation_seconds =
+        sum(&cold, |s| s.generation_seconds) + sum(&warm, |s| s.generation_seconds);
+    let line = serde_json::json!({
+        "model": model.name(),
+        "load_seconds": load_seconds,
+        "calls": requests.len(),
+        "prompt_tokens": sum(&warm, |s| s.prompt_tokens as f64),
+        "reused_prompt_tokens_warm": sum(&warm, |s| s.reused_tokens as f64),
+        "prompt_tokens_per_second": cold_prompt_tokens / cold_prompt_seconds,
+        "generation_tokens_per_second": generated / generation_seconds,
+        "cold_prompt_seconds": cold_prompt_seconds,
+        "warm_prompt_seconds": warm_prompt_seconds,
+        "prefix_reuse_prompt_speedup": cold_prompt_seconds / warm_prompt_seconds,
+        "cold_total_seconds": wall(&cold),
+        "warm_total_seconds": wall(&warm),
+        "prefix_reuse_total_speedup": wall(&cold) / wall(&warm),
+        "per_call_warm": warm.iter().map(|(s, w)| serde_json::json!({
+            "prompt_tokens": s.prompt_tokens, "reused": s.reused_tokens,
+            "prompt_seconds": s.prompt_seconds, "generated": s.generated_tokens,
+            "generation_seconds": s.generation_seconds, "grammar_fallbacks": s.grammar_fallbacks,
+            "wall_seconds": w})).collect::<Vec<_>>(),
+        "same_answers_warm_and_cold": warm.iter().zip(&cold).all(|(w, c)| w.0.generated_tokens == c.0.generated_tokens),
+    });
+    println!("{line}");
+    Ok(())
+}

@@ -1,0 +1,373 @@
+//! The loaded model: one llama.cpp model and context per GGUF file per
+//! process, with the tokens its KV cache holds, so a call that extends the
+//! previous conversation only decodes the new suffix.
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Instant;
+
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::LlamaContext;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
+use llama_cpp_2::token::LlamaToken;
+
+use super::prompt::TemplateMessage;
+use super::LocalStats;
+
+/// Tokens decoded per llama.cpp batch while reading the prompt.
+const PROMPT_BATCH: usize = 512;
+
+/// Tokens generated when the request sets no `max_tokens` (less when the
+/// context window has less room).
+const DEFAULT_MAX_TOKENS: usize = 1024;
+
+/// Why a generation failed.
+#[derive(Debug)]
+pub(crate) enum EngineError {
+    /// The prompt plus `max_tokens` does not fit the context window.
+    ContextTooLong(String),
+    /// The request cannot be rendered (e.g. a NUL byte in a message).
+    BadRequest(String),
+    /// llama.cpp failed.
+    Failed(String),
+}
+
+/// What one generation asks for.
+pub(crate) struct GenerateInput {
+    /// The conversation, system text first.
+    pub(crate) messages: Vec<TemplateMessage>,
+    /// A GBNF grammar the answer must follow.
+    pub(crate) grammar: Option<String>,
+    /// The most tokens to generate.
+    pub(crate) max_tokens: Option<u32>,
+    /// Texts that end generation (not included in the answer).
+    pub(crate) stop: Vec<String>,
+}
+
+/// What one generation produced.
+pub(crate) struct Generation {
+    /// The generated text.
+    pub(crate) text: String,
+    /// Whether `max_tokens` ended it.
+    pub(crate) hit_limit: bool,
+    /// Token counts and timings.
+    pub(crate) stats: LocalStats,
+}
+
+/// A model and its context, with the tokens the KV cache holds.
+pub(crate) struct Engine {
+    /// Loaded once per process and never freed (it is shared for the
+    /// process's lifetime), so the context can borrow it for `'static`.
+    model: &'static LlamaModel,
+    context: LlamaContext<'static>,
+    template: LlamaChatTemplate,
+    /// The tokens at positions 0.. of the KV cache (sequence 0).
+    cached: Vec<LlamaToken>,
+}
+
+/// The llama.cpp backend, initialised once per process.
+fn backend() -> Result<&'static LlamaBackend, String> {
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+    BACKEND
+        .get_or_init(|| {
+            // llama.cpp logs go to `tracing` (silent without a subscriber)
+            // instead of stderr.
+            llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+            LlamaBackend::init().map_err(|e| format!("cannot start llama.cpp: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The shared engine for the GGUF at `path`, loading it on first use. The
+/// context size of the first load wins.
+pub(crate) fn shared_engine(path: &Path, n_ctx: u32) -> Result<Arc<Mutex<Engine>>, String> {
+    static ENGINES: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<Engine>>>>> = OnceLock::new();
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mut engines = ENGINES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(engine) = engines.get(&key) {
+        return Ok(Arc::clone(engine));
+    }
+    let engine = Arc::new(Mutex::new(Engine::load(&key, n_ctx)?));
+    engines.insert(key, Arc::clone(&engine));
+    Ok(engine)
+}
+
+impl Engine {
+    /// Loads the model and makes its context.
+    fn load(path: &Path, n_ctx: u32) -> Result<Engine, String> {
+        let backend = backend()?;
+        let model = LlamaModel::load_from_file(backend, path, &LlamaModelParams::default())
+            .map_err(|e| format!("cannot load the model {}: {e}", path.display()))?;
+        let model: &'static LlamaModel = Box::leak(Box::new(model));
+        let template = match model.chat_template(None) {
+            Ok(template) => template,
+            Err(_) => LlamaChatTemplate::new("chatml")
+                .map_err(|e| format!("cannot make the chatml template: {e}"))?,
+        };
+        let threads = std::thread::available_parallelism()
+            .map(|n| i32::try_from(n.get()).unwrap_or(4))
+            .unwrap_or(4);
+        let n_ctx = n_ctx.min(model.n_ctx_train()).max(64);
+        let batch = u32::try_from(PROMPT_BATCH).unwrap_or(512);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(n_ctx))
+            .with_n_batch(batch)
+            .with_n_ubatch(batch)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        let context = model
+            .new_context(backend, params)
+            .map_err(|e| format!("cannot make a llama.cpp context: {e}"))?;
+        Ok(Engine {
+            model,
+            context,
+            template,
+            cached: Vec::new(),
+        })
+    }
+
+    /// The context window, in tokens.
+    pub(crate) fn n_ctx(&self) -> usize {
+        self.context.n_ctx() as usize
+    }
+
+    /// Forgets the KV cache (after a failure, its contents are unknown).
+    pub(crate) fn reset(&mut self) {
+        self.context.clear_kv_cache();
+        self.cached.clear();
+    }
+
+    /// Runs one generation.
+    pub(crate) fn generate(&mut self, input: &GenerateInput) -> Result<Generation, EngineError> {
+        let result = self.generate_inner(input);
+        if matches!(result, Err(EngineError::Failed(_))) {
+            self.reset();
+        }
+        result
+    }
+
+    fn generate_inner(&mut self, input: &GenerateInput) -> Result<Generation, EngineError> {
+        let model = self.model;
+        let vocab = model.vocab();
+        let chat = input
+            .messages
+            .iter()
+            .map(|m| LlamaChatMessage::new(m.role.to_string(), m.content.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| EngineError::BadRequest(format!("a message cannot be sent: {e}")))?;
+        let prompt = model
+            .apply_chat_template(&self.template, &chat, true)
+            .map_err(|e| EngineError::Failed(format!("the chat template failed: {e}")))?;
+        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        if tokens.is_empty() {
+            return Err(EngineError::BadRequest("the prompt is empty".into()));
+        }
+
+        let n_ctx = self.n_ctx();
+        let max_tokens = match input.max_tokens {
+            Some(max) => {
+                let max = max as usize;
+                if tokens.len() + max > n_ctx {
+                    return Err(EngineError::ContextTooLong(format!(
+                        "{} prompt tokens + {max} max_tokens = {} > {n_ctx} tokens",
+                        tokens.len(),
+                        tokens.len() + max
+                    )));
+                }
+                max
+            }
+            None if tokens.len() >= n_ctx => {
+                return Err(EngineError::ContextTooLong(format!(
+                    "{} prompt tokens >= {n_ctx} tokens",
+                    tokens.len()
+                )))
+            }
+            None => DEFAULT_MAX_TOKENS.min(n_ctx - tokens.len()),
+        };
+
+        // Keep the prefix shared with the previous call; decode the rest.
+        // At least one token is decoded, so there are logits to sample from.
+        let mut reused = self
+            .cached
+            .iter()
+            .zip(&tokens)
+            .take_while(|(a, b)| a == b)
+            .count()
+            .min(tokens.len() - 1);
+        if reused < self.cached.len() {
+            let start = u32::try_from(reused).unwrap_or(u32::MAX);
+            match self.context.clear_kv_cache_seq(Some(0), Some(start), None) {
+                Ok(true) => self.cached.truncate(reused),
+                _ => {
+                    self.reset();
+                    reused = 0;
+                }
+            }
+        }
+
+        let prompt_started = Instant::now();
+        let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
+        let mut logits_index = self.decode(&mut batch, &tokens[reused..])?;
+        let prompt_seconds = prompt_started.elapsed().as_secs_f64();
+
+        let mut grammar = match &input.grammar {
+            Some(gbnf) => Some(LlamaSampler::grammar(model, gbnf, "root").map_err(|e| {
+                EngineError::BadRequest(format!("the response schema's grammar is invalid: {e}"))
+            })?),
+            None => None,
+        };
+
+        let generation_started = Instant::now();
+        let mut one = LlamaBatch::new(1, 1);
+        let mut bytes = Vec::new();
+        let mut generated = 0usize;
+        let mut hit_limit = false;
+        let mut grammar_fallbacks = 0;
+        loop {
+            if generated >= max_tokens {
+                hit_limit = true;
+                break;
+            }
+            let (token, fell_back) = self.pick(logits_index, grammar.as_mut())?;
+            grammar_fallbacks += usize::from(fell_back);
+            if vocab.is_eog(token) {
+                break;
+            }
+            generated += 1;
+            bytes.extend(vocab.token_to_piece(token, false, None));
+            if let Some(end) = stop_position(&bytes, &input.stop) {
+                bytes.truncate(end);
+                break;
+            }
+            logits_index = self.decode(&mut one, &[token])?;
+        }
+        let generation_seconds = generation_started.elapsed().as_secs_f64();
+
+        Ok(Generation {
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            hit_limit,
+            stats: LocalStats {
+                prompt_tokens: tokens.len(),
+                reused_tokens: reused,
+                prompt_seconds,
+                generated_tokens: generated,
+                generation_seconds,
+                grammar_fallbacks,
+            },
+        })
+    }
+
+    /// Decodes `tokens` after the cached ones; returns the batch index of
+    /// the last token, whose logits are then available.
+    fn decode(
+        &mut self,
+        batch: &mut LlamaBatch<'_>,
+        tokens: &[LlamaToken],
+    ) -> Result<i32, EngineError> {
+        let failed =
+            |e: &dyn std::fmt::Display| EngineError::Failed(format!("decoding failed: {e}"));
+        let mut last = 0;
+        for chunk in tokens.chunks(PROMPT_BATCH) {
+            batch.clear();
+            for (i, &token) in chunk.iter().enumerate() {
+                let position = i32::try_from(self.cached.len() + i).map_err(|e| failed(&e))?;
+                batch
+                    .add(token, position, &[0], i + 1 == chunk.len())
+                    .map_err(|e| failed(&e))?;
+            }
+            self.context.decode(batch).map_err(|e| failed(&e))?;
+            self.cached.extend_from_slice(chunk);
+            last = i32::try_from(chunk.len()).map_err(|e| failed(&e))? - 1;
+        }
+        Ok(last)
+    }
+
+    /// The next token: the most likely one, or, under a grammar, the most
+    /// likely one the grammar allows. Only the greedy token is checked
+    /// first; the whole vocabulary is filtered only when it is rejected.
+    /// The grammar accepts the chosen token exactly once. Returns the token
+    /// and whether the slow path was taken.
+    fn pick(
+        &self,
+        logits_index: i32,
+        grammar: Option<&mut LlamaSampler>,
+    ) -> Result<(LlamaToken, bool), EngineError> {
+        let logits = self.context.get_logits_ith(logits_index);
+        let best = argmax(logits.iter().copied().enumerate())
+            .ok_or_else(|| EngineError::Failed("the model returned no logits".into()))?;
+        let Some(grammar) = grammar else {
+            return Ok((token_at(best), false));
+        };
+        let mut candidate = LlamaTokenDataArray::new(
+            vec![LlamaTokenData::new(token_at(best), logits[best], 0.0)],
+            false,
+        );
+        grammar.apply(&mut candidate);
+        let allowed = candidate
+            .data
+            .first()
+            .is_some_and(|d| d.logit().is_finite());
+        let token = if allowed {
+            token_at(best)
+        } else {
+            let mut all = LlamaTokenDataArray::from_iter(
+                logits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &logit)| LlamaTokenData::new(token_at(i), logit, 0.0)),
+                false,
+            );
+            grammar.apply(&mut all);
+            let best = argmax(
+                all.data
+                    .iter()
+                    .map(|d| (d.id().0 as usize, d.logit()))
+                    .filter(|(_, logit)| logit.is_finite()),
+            )
+            .ok_or_else(|| {
+                EngineError::Failed("the response schema's grammar allows no next token".into())
+            })?;
+            token_at(best)
+        };
+        grammar
+            .try_accept(token)
+            .map_err(|e| EngineError::Failed(format!("the grammar rejected its own token: {e}")))?;
+        Ok((token, !allowed))
+    }
+}
+
+/// The index of the largest value (the first of equal ones).
+fn argmax(values: impl Iterator<Item = (usize, f32)>) -> Option<usize> {
+    let mut best: Option<(usize, f32)> = None;
+    for (i, value) in values {
+        if best.is_none_or(|(_, b)| value > b) {
+            best = Some((i, value));
+        }
+    }
+    best.map(|(i, _)| i)
+}
+
+/// The token with vocabulary index `index`.
+fn token_at(index: usize) -> LlamaToken {
+    LlamaToken(i32::try_from(index).unwrap_or(i32::MAX))
+}
+
+/// Where the first stop sequence starts in `bytes`, if one occurs.
+fn stop_position(bytes: &[u8], stop: &[String]) -> Option<usize> {
+    stop.iter()
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| bytes.windows(s.len()).position(|w| w == s.as_bytes()))
+        .min()
+}

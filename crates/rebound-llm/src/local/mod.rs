@@ -1,0 +1,310 @@
+//! The embedded local model: a GGUF file run in-process through llama.cpp
+//! (crate `llama-cpp-2`, feature `local`).
+//!
+//! - The prompt is built with the GGUF's own chat template; tools are
+//!   listed briefly in the system text and called Hermes-style
+//!   (`<tool_call>{…}</tool_call>`).
+//! - Decoding is greedy, so the same request gives the same answer
+//!   (`temperature` is ignored).
+//! - A `response_schema` is enforced with a llama.cpp JSON-schema grammar.
+//!   Only the greedy token is checked against the grammar first; the whole
+//!   vocabulary is filtered only when it is rejected.
+//! - The model is loaded once per process and shared by every
+//!   [`LocalModel`] for the same file; calls run one at a time on a
+//!   blocking thread, and each keeps the KV cache of the prompt prefix it
+//!   shares with the previous call.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), rebound_llm::LlmError> {
+//! use rebound_llm::local::LocalModel;
+//! use rebound_llm::{ChatModel, ChatRequest, Message};
+//! let model = LocalModel::open_known("qwen2.5-coder-0.5b")?;
+//! let answer = model.chat(&ChatRequest::new().message(Message::user("Say hi"))).await?;
+//! println!("{}", answer.text);
+//! # Ok(())
+//! # }
+//! ```
+
+mod engine;
+mod prompt;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+
+use crate::{ChatModel, ChatRequest, ChatResponse, FinishReason, LlmError, Usage};
+use engine::{Engine, EngineError, GenerateInput};
+
+/// The models `scripts/fetch-model` installs: the name used in
+/// `local:<name>` and the file name in the model directory.
+pub const KNOWN_MODELS: [(&str, &str); 2] = [
+    (
+        "qwen2.5-coder-1.5b",
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    ),
+    (
+        "qwen2.5-coder-0.5b",
+        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    ),
+];
+
+/// The context window used unless [`LocalModel::open_with_context`] asks
+/// for another, in tokens.
+pub const DEFAULT_CONTEXT_TOKENS: u32 = 4096;
+
+/// The directory `scripts/fetch-model` installs models into:
+/// `$REBOUND_MODEL_DIR`, else `$XDG_CACHE_HOME/rebound/models`, else
+/// `~/.cache/rebound/models`.
+pub fn model_dir() -> PathBuf {
+    model_dir_in(|name| std::env::var_os(name).filter(|v| !v.is_empty()))
+}
+
+/// [`model_dir`] with the environment read through `lookup`.
+fn model_dir_in(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    if let Some(dir) = lookup("REBOUND_MODEL_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(cache) = lookup("XDG_CACHE_HOME") {
+        return PathBuf::from(cache).join("rebound").join("models");
+    }
+    let home = lookup("HOME").map(PathBuf::from).unwrap_or_default();
+    home.join(".cache").join("rebound").join("models")
+}
+
+/// The path of the known model `name` in [`model_dir`].
+pub fn known_model_path(name: &str) -> Result<PathBuf, LlmError> {
+    let file = KNOWN_MODELS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, file)| *file)
+        .ok_or_else(|| {
+            let names: Vec<&str> = KNOWN_MODELS.iter().map(|(n, _)| *n).collect();
+            LlmError::Config(format!(
+                "local:{name}: unknown local model; use a path to a .gguf file or one of: {}",
+                names.join(", ")
+            ))
+        })?;
+    Ok(model_dir().join(file))
+}
+
+/// Timings and token counts of one local generation.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LocalStats {
+    /// Tokens in the whole prompt.
+    pub prompt_tokens: usize,
+    /// Prompt tokens found in the KV cache from the previous call (not
+    /// decoded again).
+    pub reused_tokens: usize,
+    /// Time spent decoding the prompt tokens that were not reused.
+    pub prompt_seconds: f64,
+    /// Tokens generated.
+    pub generated_tokens: usize,
+    /// Time spent generating.
+    pub generation_seconds: f64,
+    /// Generated tokens for which the greedy token broke the response
+    /// schema's grammar, so the whole vocabulary was filtered (the slow path).
+    pub grammar_fallbacks: usize,
+}
+
+/// A GGUF model run in-process through llama.cpp.
+#[derive(Clone)]
+pub struct LocalModel {
+    name: String,
+    engine: Arc<Mutex<Engine>>,
+}
+
+impl std::fmt::Debug for LocalModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalModel")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalModel {
+    /// Opens the GGUF at `path` with a [`DEFAULT_CONTEXT_TOKENS`] window.
+    /// The first open of a file in a process loads it (about a second; this
+    /// blocks); later opens share it.
+    pub fn open(path: impl AsRef<Path>) -> Result<LocalModel, LlmError> {
+        LocalModel::open_with_context(path, DEFAULT_CONTEXT_TOKENS)
+    }
+
+    /// Opens a model `scripts/fetch-model` installs, by name (see
+    /// [`KNOWN_MODELS`]).
+    pub fn open_known(name: &str) -> Result<LocalModel, LlmError> {
+        LocalModel::open(known_model_path(name)?)
+    }
+
+    /// Opens the GGUF at `path` with a context window of `n_ctx` tokens
+    /// (capped at the model's training context). A file already loaded in
+    /// this process keeps the window it was first loaded with.
+    pub fn open_with_context(path: impl AsRef<Path>, n_ctx: u32) -> Result<LocalModel, LlmError> {
+        let path = path.as_ref();
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let name = format!("local:{file_name}");
+        if !path.is_file() {
+            return Err(LlmError::Config(format!(
+                "{name}: the model file {} does not exist; run `scripts/fetch-model` \
+                 (Qwen2.5-Coder 1.5B) or `scripts/fetch-model --small` (0.5B) to install it",
+                path.display()
+            )));
+        }
+        let engine = engine::shared_engine(path, n_ctx)
+            .map_err(|message| LlmError::Config(format!("{name}: {message}")))?;
+        Ok(LocalModel { name, engine })
+    }
+
+    /// The context window, in tokens.
+    pub fn context_tokens(&self) -> usize {
+        lock(&self.engine).n_ctx()
+    }
+
+    /// The generation input for `request`.
+    fn input(&self, request: &ChatRequest) -> Result<GenerateInput, LlmError> {
+        let grammar = match &request.response_schema {
+            Some(schema) => Some(
+                llama_cpp_2::json_schema_to_grammar(&schema.schema.to_string()).map_err(|e| {
+                    LlmError::BadRequest {
+                        provider: self.name.clone(),
+                        message: format!(
+                            "the response schema {:?} cannot be turned into a grammar: {e}",
+                            schema.name
+                        ),
+                    }
+                })?,
+            ),
+            None => None,
+        };
+        Ok(GenerateInput {
+            messages: prompt::template_messages(request),
+            grammar,
+            max_tokens: request.max_tokens,
+            stop: request.stop.clone(),
+        })
+    }
+}
+
+/// Locks `engine`; after a panic in another call, its KV cache is forgotten.
+fn lock(engine: &Mutex<Engine>) -> std::sync::MutexGuard<'_, Engine> {
+    engine.lock().unwrap_or_else(|poisoned| {
+        let mut guard = poisoned.into_inner();
+        guard.reset();
+        guard
+    })
+}
+
+#[async_trait]
+impl ChatModel for LocalModel {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn enforces_schema(&self) -> bool {
+        true
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        Ok(self.chat_with_stats(request).await?.0)
+    }
+}
+
+impl LocalModel {
+    /// [`ChatModel::chat`], also returning the call's token counts and
+    /// timings (how much of the prompt came from the KV cache, prompt and
+    /// generation time).
+    pub async fn chat_with_stats(
+        &self,
+        request: &ChatRequest,
+    ) -> Result<(ChatResponse, LocalStats), LlmError> {
+        let input = self.input(request)?;
+        let engine = Arc::clone(&self.engine);
+        let provider = self.name.clone();
+        let has_tools = !request.tools.is_empty();
+        let generation = tokio::task::spawn_blocking(move || lock(&engine).generate(&input))
+            .await
+            .map_err(|e| LlmError::Local {
+                provider: provider.clone(),
+                message: format!("the inference thread failed: {e}"),
+            })?
+            .map_err(|e| match e {
+                EngineError::ContextTooLong(message) => LlmError::ContextTooLong {
+                    provider: provider.clone(),
+                    message,
+                },
+                EngineError::BadRequest(message) => LlmError::BadRequest {
+                    provider: provider.clone(),
+                    message,
+                },
+                EngineError::Failed(message) => LlmError::Local {
+                    provider: provider.clone(),
+                    message,
+                },
+            })?;
+        let usage = Usage {
+            input_tokens: generation.stats.prompt_tokens as u64,
+            output_tokens: generation.stats.generated_tokens as u64,
+        };
+        let (text, tool_calls) = if has_tools {
+            prompt::split_tool_calls(&generation.text)
+        } else {
+            (generation.text, Vec::new())
+        };
+        let finish_reason = if generation.hit_limit {
+            FinishReason::Length
+        } else if !tool_calls.is_empty() {
+            FinishReason::ToolCalls
+        } else {
+            FinishReason::Stop
+        };
+        let response = ChatResponse {
+            text,
+            tool_calls,
+            usage,
+            finish_reason,
+        };
+        Ok((response, generation.stats))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn the_model_dir_follows_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| OsString::from(*v))
+            }
+        };
+        assert_eq!(
+            model_dir_in(env(&[
+                ("REBOUND_MODEL_DIR", "/m"),
+                ("XDG_CACHE_HOME", "/c")
+            ])),
+            PathBuf::from("/m")
+        );
+        assert_eq!(
+            model_dir_in(env(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")])),
+            PathBuf::from("/c/rebound/models")
+        );
+        assert_eq!(
+            model_dir_in(env(&[("HOME", "/h")])),
+            PathBuf::from("/h/.cache/rebound/models")
+        );
+    }
+
+    #[test]
+    fn unknown_names_list_the_known_ones() {
+        let error = known_model_path("gpt-5").unwrap_err().to_string();
+        assert!(error.contains("qwen2.5-coder-1.5b"), "{error}");
+    }
+}

@@ -1,0 +1,232 @@
+//! The embedded local model on the real Qwen2.5-Coder 0.5B GGUF. Each test
+//! skips (saying so) when the model file is absent; `scripts/fetch-model
+//! --small` installs it.
+#![cfg(feature = "local")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use rebound_llm::local::{known_model_path, LocalModel};
+use rebound_llm::{chat_structured, ChatModel, ChatRequest, FinishReason, LlmError, Message};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+const SMALL: &str = "qwen2.5-coder-0.5b";
+
+/// The tests share one model and its KV cache, so they run one at a time.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The 0.5B model, or `None` after printing why the test is skipped.
+fn small_model(test: &str) -> Option<LocalModel> {
+    let path = known_model_path(SMALL).unwrap();
+    if !path.is_file() {
+        eprintln!(
+            "SKIPPED {test}: {} is absent; run `scripts/fetch-model --small` to install it",
+            path.display()
+        );
+        return None;
+    }
+    Some(LocalModel::open(&path).unwrap())
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Step {
+    description: String,
+    command: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Plan {
+    steps: Vec<Step>,
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_plain_question_gets_a_non_empty_answer() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("a_plain_question_gets_a_non_empty_answer") else {
+        return;
+    };
+    assert_eq!(
+        model.name(),
+        "local:qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    );
+    assert!(model.enforces_schema());
+    let request = ChatRequest::new()
+        .system("You are a terse assistant.")
+        .message(Message::user(
+            "Which command runs the Python tests in a repository?",
+        ))
+        .max_tokens(48);
+    let response = model.chat(&request).await.unwrap();
+    eprintln!("answer: {:?}", response.text);
+    assert!(!response.text.trim().is_empty());
+    assert!(response.usage.input_tokens > 10);
+    assert!(response.usage.output_tokens > 0);
+    assert!(response.usage.output_tokens <= 48);
+    if response.usage.output_tokens == 48 {
+        assert_eq!(response.finish_reason, FinishReason::Length);
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn max_tokens_ends_with_length() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("max_tokens_ends_with_length") else {
+        return;
+    };
+    let request = ChatRequest::new()
+        .message(Message::user("Write a long essay about testing software."))
+        .max_tokens(5);
+    let response = model.chat(&request).await.unwrap();
+    assert_eq!(response.finish_reason, FinishReason::Length);
+    assert_eq!(response.usage.output_tokens, 5);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_structured_plan_is_valid() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("a_structured_plan_is_valid") else {
+        return;
+    };
+    let request = ChatRequest::new()
+        .system("You plan coding tasks as short lists of shell steps.")
+        .message(Message::user("Goal: make the failing Python tests pass."))
+        .max_tokens(400);
+    let plan = chat_structured::<Plan>(&model, request).await.unwrap();
+    eprintln!("plan ({} attempts): {}", plan.attempts, plan.raw);
+    assert_eq!(plan.attempts, 1, "constrained decoding needs no repair");
+    assert!(!plan.value.steps.is_empty());
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_same_request_gives_the_same_text() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("the_same_request_gives_the_same_text") else {
+        return;
+    };
+    let request = ChatRequest::new()
+        .message(Message::user("Name three Python testing tools."))
+        .max_tokens(40);
+    let first = model.chat(&request).await.unwrap();
+    // Another request in between, so the second run is not a pure cache hit.
+    model
+        .chat(
+            &ChatRequest::new()
+                .message(Message::user("Say ok."))
+                .max_tokens(4),
+        )
+        .await
+        .unwrap();
+    let second = model.chat(&request).await.unwrap();
+    assert_eq!(first.text, second.text);
+    assert_eq!(first.usage, second.usage);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_shared_prefix_is_reused() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("a_shared_prefix_is_reused") else {
+        return;
+    };
+    let context: String = (1..=40)
+        .map(|i| format!("File src/module_{i}.py defines function handler_{i}(request) which validates input and returns a response.\n"))
+        .collect();
+    let system = format!("You are a coding agent. Repository overview:\n{context}");
+    let question = |q: &str| {
+        ChatRequest::new()
+            .system(system.clone())
+            .message(Message::user(q))
+            .max_tokens(8)
+    };
+    // Something else first, so the first timed call starts cold.
+    model
+        .chat(
+            &ChatRequest::new()
+                .message(Message::user("Hi"))
+                .max_tokens(1),
+        )
+        .await
+        .unwrap();
+
+    let started = Instant::now();
+    let (cold, cold_stats) = model
+        .chat_with_stats(&question("Which file defines handler_7?"))
+        .await
+        .unwrap();
+    let cold_time = started.elapsed();
+
+    let started = Instant::now();
+    let warm_request = question("Which file defines handler_31?");
+    let (warm, warm_stats) = model.chat_with_stats(&warm_request).await.unwrap();
+    let warm_time = started.elapsed();
+
+    eprintln!(
+        "prefix reuse: cold {cold_time:?} ({} prompt tokens, {} reused), warm {warm_time:?} ({} prompt tokens, {} reused)",
+        cold_stats.prompt_tokens,
+        cold_stats.reused_tokens,
+        warm_stats.prompt_tokens,
+        warm_stats.reused_tokens
+    );
+    assert!(cold_stats.reused_tokens < 10);
+    assert!(warm_stats.reused_tokens > warm_stats.prompt_tokens / 2);
+    assert!(!cold.text.is_empty() && !warm.text.is_empty());
+
+    // Correctness: the reused cache gives the same answer as a cold run.
+    model
+        .chat(
+            &ChatRequest::new()
+                .message(Message::user("Hi"))
+                .max_tokens(1),
+        )
+        .await
+        .unwrap();
+    let (fresh, fresh_stats) = model.chat_with_stats(&warm_request).await.unwrap();
+    assert!(fresh_stats.reused_tokens < 10);
+    assert_eq!(fresh.text, warm.text);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_overflowing_prompt_is_context_too_long() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("an_overflowing_prompt_is_context_too_long") else {
+        return;
+    };
+    let n_ctx = model.context_tokens();
+    let request = ChatRequest::new()
+        .message(Message::user("Say hi"))
+        .max_tokens(n_ctx as u32);
+    match model.chat(&request).await {
+        Err(LlmError::ContextTooLong { message, .. }) => {
+            assert!(message.contains(&n_ctx.to_string()), "{message}")
+        }
+        other => panic!("expected ContextTooLong, got {other:?}"),
+    }
+    let long = "word ".repeat(n_ctx * 2);
+    let request = ChatRequest::new().message(Message::user(long));
+    assert!(matches!(
+        model.chat(&request).await,
+        Err(LlmError::ContextTooLong { .. })
+    ));
+    // The model still answers afterwards.
+    let ok = model
+        .chat(
+            &ChatRequest::new()
+                .message(Message::user("Say hi"))
+                .max_tokens(4),
+        )
+        .await
+        .unwrap();
+    assert!(ok.usage.output_tokens > 0);
+}
+
+#[test]
+fn a_missing_file_says_how_to_fetch_it() {
+    let error = LocalModel::open("/nonexistent/dir/model.gguf").unwrap_err();
+    assert!(matches!(error, LlmError::Config(_)));
+    let text = error.to_string();
+    assert!(text.contains("scripts/fetch-model"), "{text}");
+    let spec: rebound_llm::ModelSpec = "local:/nonexistent/dir/model.gguf".parse().unwrap();
+    let error = rebound_llm::from_spec(&spec).err().unwrap().to_string();
+    assert!(error.contains("scripts/fetch-model"), "{error}");
+}
