@@ -16,6 +16,15 @@ use crate::persist::{PersistShared, Persister};
 use crate::routing::{route, From};
 use crate::{GraphError, Input, RunConfig, State};
 
+/// What every way of starting a run needs.
+struct Setup<'a, S: State> {
+    graph: &'a Arc<Graph<S>>,
+    config: &'a RunConfig,
+    shared: &'a Arc<RunShared>,
+    interrupt_before: Vec<bool>,
+    interrupt_after: Vec<bool>,
+}
+
 impl<'a, S: State> Driver<'a, S> {
     /// Prepares a run: a fresh one from `input`, or a resumed one from the
     /// thread's checkpoint.
@@ -50,43 +59,28 @@ impl<'a, S: State> Driver<'a, S> {
                 flags[index] = true;
             }
         }
+        let setup = Setup {
+            graph,
+            config,
+            shared,
+            interrupt_before,
+            interrupt_after,
+        };
         match input {
-            Input::State(_) => {
-                Self::start_fresh(
-                    graph,
-                    persist,
-                    input,
-                    config,
-                    shared,
-                    interrupt_before,
-                    interrupt_after,
-                )
-                .await
-            }
-            Input::Resume | Input::ResumeWith(_) => {
-                Self::start_resumed(
-                    graph,
-                    persist,
-                    input,
-                    config,
-                    shared,
-                    interrupt_before,
-                    interrupt_after,
-                )
-                .await
-            }
+            Input::State(state) => Self::start_fresh(setup, persist, state).await,
+            Input::Resume => Self::start_resumed(setup, persist, None).await,
+            Input::ResumeWith(value) => Self::start_resumed(setup, persist, Some(value)).await,
         }
     }
 
-    fn empty(
-        graph: &'a Arc<Graph<S>>,
-        config: &'a RunConfig,
-        shared: &'a Arc<RunShared>,
-        state: S,
-        persister: Option<Persister>,
-        interrupt_before: Vec<bool>,
-        interrupt_after: Vec<bool>,
-    ) -> Self {
+    fn empty(setup: Setup<'a, S>, state: S, persister: Option<Persister>) -> Self {
+        let Setup {
+            graph,
+            config,
+            shared,
+            interrupt_before,
+            interrupt_after,
+        } = setup;
         let timed = shared.events.is_active() || persister.is_some();
         Driver {
             graph,
@@ -107,19 +101,11 @@ impl<'a, S: State> Driver<'a, S> {
     }
 
     async fn start_fresh(
-        graph: &'a Arc<Graph<S>>,
+        setup: Setup<'a, S>,
         persist: Option<Arc<PersistShared>>,
-        input: Input<S>,
-        config: &'a RunConfig,
-        shared: &'a Arc<RunShared>,
-        interrupt_before: Vec<bool>,
-        interrupt_after: Vec<bool>,
+        state: S,
     ) -> Result<Self, GraphError> {
-        let Input::State(state) = input else {
-            return Err(GraphError::TaskFailed {
-                message: "start_fresh needs a state".to_string(),
-            });
-        };
+        let (graph, config, shared) = (setup.graph, setup.config, setup.shared);
         let mut parent = None;
         let mut step = 0;
         if let Some(persist) = &persist {
@@ -136,15 +122,7 @@ impl<'a, S: State> Driver<'a, S> {
             }
         }
         let persister = persist.map(|p| Persister::new(p, config.durability, parent));
-        let mut driver = Self::empty(
-            graph,
-            config,
-            shared,
-            state,
-            persister,
-            interrupt_before,
-            interrupt_after,
-        );
+        let mut driver = Self::empty(setup, state, persister);
         driver.step = step;
         let reason = route(
             graph,
@@ -169,15 +147,13 @@ impl<'a, S: State> Driver<'a, S> {
         Ok(driver)
     }
 
+    /// Resumes the thread; `value` answers its waiting dynamic interrupts.
     async fn start_resumed(
-        graph: &'a Arc<Graph<S>>,
+        setup: Setup<'a, S>,
         persist: Option<Arc<PersistShared>>,
-        input: Input<S>,
-        config: &'a RunConfig,
-        shared: &'a Arc<RunShared>,
-        interrupt_before: Vec<bool>,
-        interrupt_after: Vec<bool>,
+        value: Option<serde_json::Value>,
     ) -> Result<Self, GraphError> {
+        let (graph, config) = (setup.graph, setup.config);
         let Some(persist) = persist else {
             return Err(GraphError::NoCheckpointer {
                 what: "resuming a run".to_string(),
@@ -217,7 +193,7 @@ impl<'a, S: State> Driver<'a, S> {
         } else {
             ResumeData::default()
         };
-        if let Input::ResumeWith(value) = input {
+        if let Some(value) = value {
             let waiting = data.awaiting_values();
             if waiting.is_empty() {
                 return Err(GraphError::NothingToResume {
@@ -247,15 +223,7 @@ impl<'a, S: State> Driver<'a, S> {
         let mut persister =
             Persister::new(Arc::clone(&persist), config.durability, Some(checkpoint.id));
         persister.resume_policy(&chain);
-        let mut driver = Self::empty(
-            graph,
-            config,
-            shared,
-            state,
-            Some(persister),
-            interrupt_before,
-            interrupt_after,
-        );
+        let mut driver = Self::empty(setup, state, Some(persister));
         driver.step = checkpoint.step;
         for name in &meta.next {
             let index = graph
