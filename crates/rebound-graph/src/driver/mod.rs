@@ -42,8 +42,8 @@ pub(crate) struct Driver<'a, S: State> {
     /// Supersteps run by this call (what the recursion limit counts).
     steps_run: u64,
     resume: Option<ResumeData>,
-    interrupt_before: Vec<bool>,
-    interrupt_after: Vec<bool>,
+    interrupt_before: Cow<'a, [bool]>,
+    interrupt_after: Cow<'a, [bool]>,
     timed: bool,
 }
 

@@ -21,8 +21,8 @@ struct Setup<'a, S: State> {
     graph: &'a Arc<Graph<S>>,
     config: &'a RunConfig,
     shared: &'a Arc<RunShared>,
-    interrupt_before: Vec<bool>,
-    interrupt_after: Vec<bool>,
+    interrupt_before: Cow<'a, [bool]>,
+    interrupt_after: Cow<'a, [bool]>,
 }
 
 impl<'a, S: State> Driver<'a, S> {
@@ -35,8 +35,9 @@ impl<'a, S: State> Driver<'a, S> {
         config: &'a RunConfig,
         shared: &'a Arc<RunShared>,
     ) -> Result<Self, GraphError> {
-        let mut interrupt_before = graph.interrupt_before.clone();
-        let mut interrupt_after = graph.interrupt_after.clone();
+        // Borrow the graph's static interrupts; copy them only to add the run's own.
+        let mut interrupt_before = Cow::Borrowed(graph.interrupt_before.as_slice());
+        let mut interrupt_after = Cow::Borrowed(graph.interrupt_after.as_slice());
         for (names, flags, place) in [
             (
                 &config.interrupt_before,
@@ -56,7 +57,7 @@ impl<'a, S: State> Driver<'a, S> {
                         place: place.to_string(),
                         node: name.clone(),
                     })?;
-                flags[index] = true;
+                flags.to_mut()[index] = true;
             }
         }
         let setup = Setup {
