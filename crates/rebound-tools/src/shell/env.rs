@@ -1,0 +1,105 @@
+//! The environment a command gets: the process's own, minus secrets.
+
+use std::ffi::OsStr;
+
+/// Secret variables whose names the suffix rules do not catch.
+const KNOWN_SECRETS: &[&str] = &["AWS_ACCESS_KEY_ID", "NPM_CONFIG__AUTH"];
+
+/// Name endings (after an `_`, or the whole name) that mark a secret.
+const SECRET_SUFFIXES: &[&str] = &[
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "SECRETS",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIALS",
+];
+
+/// Variables set for every command so that nothing waits for a human:
+/// pagers print straight through and git never prompts for credentials.
+pub(crate) const NON_INTERACTIVE: &[(&str, &str)] = &[
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+    ("GIT_TERMINAL_PROMPT", "0"),
+];
+
+/// Whether an environment variable called `name` holds a secret that a
+/// command must not see: a known provider key (`OPENAI_API_KEY`,
+/// `ANTHROPIC_API_KEY`, `AWS_ACCESS_KEY_ID`, ...) or any name ending in
+/// `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD` (and a few kin), compared
+/// case-insensitively. Names in `allow` (exact, case-insensitive) are never
+/// secrets.
+pub fn is_secret_env(name: &str, allow: &[String]) -> bool {
+    if allow
+        .iter()
+        .any(|allowed| allowed.eq_ignore_ascii_case(name))
+    {
+        return false;
+    }
+    let upper = name.to_ascii_uppercase();
+    if KNOWN_SECRETS.contains(&upper.as_str()) {
+        return true;
+    }
+    SECRET_SUFFIXES.iter().any(|suffix| {
+        upper == *suffix
+            || upper
+                .strip_suffix(suffix)
+                .is_some_and(|rest| rest.ends_with('_'))
+    })
+}
+
+/// The names of the variables in `vars` that [`is_secret_env`] scrubs.
+/// Names that are not UTF-8 are kept (no secret rule could name them).
+pub(crate) fn secret_names<'a>(
+    vars: impl Iterator<Item = &'a OsStr>,
+    allow: &[String],
+) -> Vec<&'a OsStr> {
+    vars.filter(|name| name.to_str().is_some_and(|name| is_secret_env(name, allow)))
+        .collect()
+}
+
+/// Removes the secrets of the current process's environment from what
+/// `command` passes on, and sets [`NON_INTERACTIVE`].
+pub(crate) fn apply(command: &mut tokio::process::Command, allow: &[String]) {
+    let vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
+    for name in secret_names(vars.iter().map(|(name, _)| name.as_os_str()), allow) {
+        command.env_remove(name);
+    }
+    for (name, value) in NON_INTERACTIVE {
+        command.env(name, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_recognised_by_name() {
+        let allow = vec!["MY_PUBLIC_KEY".to_string()];
+        for name in [
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_ACCESS_KEY_ID",
+            "DB_PASSWORD",
+            "client_secret",
+            "TOKEN",
+        ] {
+            assert!(is_secret_env(name, &allow), "{name} should be a secret");
+        }
+        for name in [
+            "PATH",
+            "HOME",
+            "KEYBOARD",
+            "TOKENIZERS_PARALLELISM",
+            "MONKEY",
+            "MY_PUBLIC_KEY",
+            "my_public_key",
+        ] {
+            assert!(!is_secret_env(name, &allow), "{name} should pass");
+        }
+    }
+}
