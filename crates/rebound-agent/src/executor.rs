@@ -1,0 +1,233 @@
+//! Executing one plan step: a command step runs directly through the shell
+//! tool (no model call; success is exit code 0); any other step runs a
+//! bounded tool-using model loop that ends in a structured `{success,
+//! output}`. Every tool call goes through the approval policy and the
+//! node's journal (`rebound_tools::approval::run_tool_call`).
+
+use std::sync::Arc;
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{chat_journaled, ChatRequest, Message};
+use rebound_tools::approval::{run_tool_call, ApprovalAnswer, ToolCallOutcome};
+use rebound_tools::{OutputSink, ToolContext};
+use serde::{Deserialize, Serialize};
+
+use crate::events::{AgentEvent, StepPhase};
+use crate::llm::{ask, shorten};
+use crate::prompts::{self, render};
+use crate::{AgentDeps, ExecReport, PlanStep};
+
+/// The name of the tool command steps run with.
+pub const SHELL_TOOL: &str = "shell";
+
+/// What executing a step produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepOutcome {
+    /// Whether the step succeeded: for a command, exit code 0; for a model
+    /// step, the model's claim, unless a tool call failed last or a call was
+    /// denied or forbidden (the model never overrides a failed tool).
+    pub success: bool,
+    /// What happened, for the planner and the reviewer (shortened).
+    pub output: String,
+    /// The user's message, when they denied a command of this step.
+    pub denied: Option<String>,
+    /// The rule's reason, when a command of this step is forbidden.
+    pub forbidden: Option<String>,
+    /// The user answered "approve all": no more questions this run.
+    pub approved_all: bool,
+    /// Model tokens used.
+    pub tokens: u64,
+}
+
+/// Executes `step` (number `index` of the plan) for `goal`. `approved_all`
+/// says the user already approved every command of this run.
+pub async fn execute_step(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    goal: &str,
+    index: usize,
+    step: &PlanStep,
+    approved_all: bool,
+) -> Result<StepOutcome, NodeError> {
+    AgentEvent::Step {
+        index,
+        step: step.clone(),
+        phase: StepPhase::Started,
+        success: None,
+        output: None,
+    }
+    .emit(ctx);
+    let tools = tool_context(ctx, deps, index);
+    let outcome = match &step.command {
+        Some(command) => run_command_step(ctx, deps, &tools, command, approved_all).await?,
+        None => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
+    };
+    AgentEvent::Step {
+        index,
+        step: step.clone(),
+        phase: StepPhase::Finished,
+        success: Some(outcome.success),
+        output: Some(shorten(&outcome.output, 400)),
+    }
+    .emit(ctx);
+    Ok(outcome)
+}
+
+/// The tool context of a step: the workspace's, with a call id naming the
+/// run, superstep and step, and output lines streamed as `tool_output`
+/// events.
+fn tool_context(ctx: &NodeContext, deps: &AgentDeps, index: usize) -> ToolContext {
+    let events = ctx.clone();
+    let sink: OutputSink = Arc::new(move |stream: &str, line: &str| {
+        events.emit(|| serde_json::json!({"tool_output": {"stream": stream, "line": line}}));
+    });
+    let thread = ctx.thread_id().unwrap_or("run");
+    deps.workspace
+        .clone()
+        .with_cancellation(ctx.cancellation().clone())
+        .with_call_id(format!("{thread}-s{}-step{}", ctx.step(), index + 1))
+        .with_output(sink)
+}
+
+/// A command step: the shell tool, judged by the approval policy.
+async fn run_command_step(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    tools: &ToolContext,
+    command: &str,
+    approved_all: bool,
+) -> Result<StepOutcome, NodeError> {
+    let outcome = run_tool_call(
+        ctx,
+        &deps.tools,
+        &deps.approval,
+        approved_all,
+        SHELL_TOOL,
+        serde_json::json!({ "command": command }),
+        tools,
+    )
+    .await?;
+    Ok(from_tool_outcome(&outcome, deps, 0))
+}
+
+/// Folds one tool call's outcome into a step outcome.
+fn from_tool_outcome(outcome: &ToolCallOutcome, deps: &AgentDeps, tokens: u64) -> StepOutcome {
+    let output = match (&outcome.denied, &outcome.forbidden) {
+        (Some(message), _) => format!("the user denied the command: {message}"),
+        (None, Some(reason)) => format!("the command is forbidden: {reason}"),
+        (None, None) => outcome.output.content.clone(),
+    };
+    StepOutcome {
+        success: outcome.output.success && outcome.denied.is_none() && outcome.forbidden.is_none(),
+        output: shorten(&output, deps.config.prompt_output_chars),
+        denied: outcome.denied.clone(),
+        forbidden: outcome.forbidden.clone(),
+        approved_all: matches!(outcome.answer, Some(ApprovalAnswer::ApproveAll)),
+        tokens,
+    }
+}
+
+/// A step without a command: the model works with the tools, at most
+/// `max_tool_turns` model turns, then reports `{success, output}`.
+async fn run_model_step(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    tools: &ToolContext,
+    goal: &str,
+    step: &PlanStep,
+    mut approved_all: bool,
+) -> Result<StepOutcome, NodeError> {
+    let mut request = ChatRequest::new()
+        .system(prompts::EXECUTOR)
+        .max_tokens(deps.config.max_answer_tokens)
+        .message(Message::user(render(
+            prompts::EXECUTOR_USER,
+            &[("goal", goal), ("step", &step.description)],
+        )));
+    for definition in deps.tools.definitions() {
+        request = request.tool(definition);
+    }
+    let mut tokens = 0u64;
+    let mut last_call: Option<StepOutcome> = None;
+    let mut blocked: Option<StepOutcome> = None;
+    let mut claim: Option<ExecReport> = None;
+    for _turn in 0..deps.config.max_tool_turns.max(1) {
+        let response = chat_journaled(ctx, "executor:model", deps.model.as_ref(), &request).await?;
+        tokens += response.usage.input_tokens + response.usage.output_tokens;
+        if response.tool_calls.is_empty() {
+            claim = rebound_llm::parse::<ExecReport>(&response.text).ok();
+            request = request.message(Message::assistant(response.text));
+            break;
+        }
+        request = request.message(Message::assistant_tool_calls(
+            response.text.clone(),
+            response.tool_calls.clone(),
+        ));
+        for call in &response.tool_calls {
+            let outcome = run_tool_call(
+                ctx,
+                &deps.tools,
+                &deps.approval,
+                approved_all,
+                &call.name,
+                call.arguments.clone(),
+                tools,
+            )
+            .await?;
+            let folded = from_tool_outcome(&outcome, deps, 0);
+            approved_all |= folded.approved_all;
+            request = request.message(Message::tool_result(call.id.clone(), folded.output.clone()));
+            if folded.denied.is_some() || folded.forbidden.is_some() {
+                blocked = Some(folded.clone());
+            }
+            last_call = Some(folded);
+        }
+        if blocked.is_some() {
+            break;
+        }
+    }
+    if let Some(mut blocked) = blocked {
+        blocked.tokens = tokens;
+        blocked.approved_all = approved_all;
+        return Ok(blocked);
+    }
+    let claim = match claim {
+        Some(claim) => claim,
+        None => {
+            let report = request.message(Message::user(prompts::EXECUTOR_REPORT));
+            let report = ChatRequest {
+                tools: Vec::new(),
+                ..report
+            };
+            let answer =
+                ask::<ExecReport>(ctx, "executor:report", deps.model.as_ref(), report).await?;
+            tokens += answer.tokens;
+            match answer.value {
+                Ok(report) => report,
+                Err(error) => ExecReport {
+                    success: false,
+                    output: format!("the executor's report is unusable: {error}"),
+                },
+            }
+        }
+    };
+    let mut outcome = StepOutcome {
+        success: claim.success,
+        output: shorten(&claim.output, deps.config.prompt_output_chars),
+        denied: None,
+        forbidden: None,
+        approved_all,
+        tokens,
+    };
+    if let Some(last) = last_call.filter(|last| !last.success) {
+        outcome.success = false;
+        outcome.output = shorten(
+            &format!(
+                "{}\nThe last tool call failed, so the step failed:\n{}",
+                claim.output, last.output
+            ),
+            deps.config.prompt_output_chars,
+        );
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,144 @@
+//! The git operations of the reflect workflow, run directly (no shell, no
+//! model), each journaled by its node so a re-run does not repeat it.
+
+use std::path::Path;
+
+use tokio::process::Command;
+
+/// A git command that failed.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("`git {args}` failed: {message}")]
+pub struct GitError {
+    /// The arguments.
+    pub args: String,
+    /// Its stderr, or why it could not start.
+    pub message: String,
+}
+
+/// Runs `git args` in `dir` with rebound's identity for commits; returns
+/// stdout, trimmed.
+pub(crate) async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    let output = Command::new("git")
+        .args([
+            "-c",
+            "user.name=rebound",
+            "-c",
+            "user.email=rebound@localhost",
+        ])
+        .args([
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .map_err(|e| GitError {
+            args: args.join(" "),
+            message: format!("cannot run git: {e}"),
+        })?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+    } else {
+        Err(GitError {
+            args: args.join(" "),
+            message: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        })
+    }
+}
+
+/// What setup found or made.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Setup {
+    /// The commit work starts from.
+    pub(crate) commit: String,
+    /// Whether setup ran `git init`.
+    pub(crate) initialised: bool,
+}
+
+/// Makes sure `dir` is the root of a git work tree with a commit and no
+/// uncommitted changes: initialises and commits a fresh repository; refuses a
+/// directory inside another repository (a rollback would touch files outside
+/// the workspace) and a dirty work tree (a rollback would destroy the
+/// user's uncommitted work). `.rebound/` is excluded from git.
+pub(crate) async fn setup(dir: &Path) -> Result<Setup, GitError> {
+    let mut initialised = false;
+    match git(dir, &["rev-parse", "--show-toplevel"]).await {
+        Ok(top) => {
+            let top = std::fs::canonicalize(&top).unwrap_or_else(|_| top.clone().into());
+            let here = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+            if top != here {
+                return Err(GitError {
+                    args: "rev-parse --show-toplevel".to_string(),
+                    message: format!(
+                        "the workspace {} is inside the git repository {}; use the repository's root as the workspace",
+                        here.display(),
+                        top.display()
+                    ),
+                });
+            }
+        }
+        Err(_) => {
+            git(dir, &["init", "--quiet"]).await?;
+            initialised = true;
+        }
+    }
+    exclude_rebound_dir(dir);
+    let has_head = git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"])
+        .await
+        .is_ok();
+    let dirty = !git(dir, &["status", "--porcelain"]).await?.is_empty();
+    if !has_head || (initialised && dirty) {
+        git(dir, &["add", "-A"]).await?;
+        git(
+            dir,
+            &[
+                "commit",
+                "--quiet",
+                "--allow-empty",
+                "-m",
+                "rebound: starting point",
+            ],
+        )
+        .await?;
+    } else if dirty {
+        return Err(GitError {
+            args: "status --porcelain".to_string(),
+            message: "the work tree has uncommitted changes; commit or stash them first (a rollback would discard them)".to_string(),
+        });
+    }
+    let commit = git(dir, &["rev-parse", "HEAD"]).await?;
+    Ok(Setup {
+        commit,
+        initialised,
+    })
+}
+
+/// Adds `.rebound/` to `.git/info/exclude` when it is not there.
+fn exclude_rebound_dir(dir: &Path) {
+    let path = dir.join(".git").join("info").join("exclude");
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    if !current.lines().any(|line| line.trim() == ".rebound/") {
+        let _ = std::fs::create_dir_all(dir.join(".git").join("info"));
+        let _ = std::fs::write(&path, format!("{current}\n.rebound/\n"));
+    }
+}
+
+/// Commits everything with `message`; returns the new commit.
+pub(crate) async fn commit_all(dir: &Path, message: &str) -> Result<String, GitError> {
+    git(dir, &["add", "-A"]).await?;
+    git(dir, &["commit", "--quiet", "--allow-empty", "-m", message]).await?;
+    git(dir, &["rev-parse", "HEAD"]).await
+}
+
+/// Resets the work tree to `commit` and removes untracked files (not
+/// ignored ones, and not `.rebound/`).
+pub(crate) async fn rollback(dir: &Path, commit: &str) -> Result<(), GitError> {
+    git(dir, &["reset", "--quiet", "--hard", commit]).await?;
+    git(dir, &["clean", "-fdq", "-e", ".rebound/"]).await?;
+    Ok(())
+}

@@ -1,0 +1,34 @@
+//! rebound's agent workflows, built on the graph engine, the models and the
+//! tools: the systems of the design notes.
+//!
+//! - [`pev`]: plan → execute → review → advance, with repair mode: a failed
+//!   step goes back to the planner with its error (notes 1 and 2);
+//! - [`reflect`]: plan → execute → reflect → commit, with git commits per
+//!   accepted step and rollback (note 3);
+//! - [`supervisor`]: a coordinator routing between agents, with a human in
+//!   the loop (note 4).
+//!
+//! The workflows share [`AgentDeps`] (the model, the tools, the approval
+//! policy, the workspace and the [`AgentConfig`] with its budgets), the step
+//! executor, the prompts and the typed [`StopReason`].
+
+mod config;
+mod deps;
+pub mod events;
+mod executor;
+mod git;
+mod llm;
+pub mod pev;
+mod plan;
+pub mod planning;
+pub mod prompts;
+pub mod reflect;
+mod stop;
+pub mod supervisor;
+mod workspace;
+
+pub use config::{AgentConfig, Budget};
+pub use deps::AgentDeps;
+pub use executor::{execute_step, StepOutcome};
+pub use plan::{ExecReport, PlanStatus, PlanStep, Review, StepFailure, StepRecord, Verdict};
+pub use stop::{BudgetKind, RunSummary, StopReason};

@@ -1,0 +1,113 @@
+//! Model calls from inside nodes: journaled (a node re-run gets the recorded
+//! answer), counted (tokens), and with unusable answers kept as values so a
+//! node can recover instead of failing the run.
+
+use std::time::Instant;
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{chat_structured, node_error, ChatModel, ChatRequest, LlmError};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// A structured answer, or why the model's text was not one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Answer<T> {
+    /// The value, or the validation error with the raw text.
+    pub(crate) value: Result<T, String>,
+    /// Tokens used, input and output.
+    pub(crate) tokens: u64,
+}
+
+/// Asks `model` for a `T`, once per superstep of this node (journaled under
+/// `key`). Transient failures are retryable node errors; an answer that is
+/// not a valid `T` (after the one repair) comes back as `Err` inside the
+/// [`Answer`], recorded like a success so a re-run sees the same thing.
+pub(crate) async fn ask<T>(
+    ctx: &NodeContext,
+    key: &str,
+    model: &dyn ChatModel,
+    request: ChatRequest,
+) -> Result<Answer<T>, NodeError>
+where
+    T: Serialize + DeserializeOwned + JsonSchema,
+{
+    ctx.try_journal(key, async {
+        let started = Instant::now();
+        let result = chat_structured::<T>(model, request).await;
+        let (value, usage) = match result {
+            Ok(structured) => (Ok(structured.value), structured.usage),
+            Err(LlmError::StructuredOutput {
+                type_name,
+                attempts,
+                error,
+                raw,
+            }) => {
+                let raw: String = raw.chars().take(300).collect();
+                let message = format!(
+                    "the model's answer is not a valid {type_name} after {attempts} attempts: {error} (answer: {raw:?})"
+                );
+                (Err(message), rebound_llm::Usage::default())
+            }
+            Err(other) => return Err(node_error(other)),
+        };
+        emit_usage(ctx, model, usage, started);
+        Ok::<_, NodeError>(Answer {
+            value,
+            tokens: usage.input_tokens + usage.output_tokens,
+        })
+    })
+    .await
+}
+
+/// Emits the `llm_call` event that `rebound_llm::chat_journaled` emits.
+fn emit_usage(
+    ctx: &NodeContext,
+    model: &dyn ChatModel,
+    usage: rebound_llm::Usage,
+    started: Instant,
+) {
+    let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+    ctx.emit(|| {
+        serde_json::json!({
+            "llm_call": {
+                "model": model.name(),
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "latency_ms": latency_ms,
+            }
+        })
+    });
+}
+
+/// Keeps the head and the tail of `text` within `max` characters, with a
+/// marker for what was cut.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    let head_len = max / 3;
+    let tail_len = max - head_len;
+    let head: String = text.chars().take(head_len).collect();
+    let tail: String = text.chars().skip(count - tail_len).collect();
+    format!(
+        "{head}\n[... {} characters cut ...]\n{tail}",
+        count - head_len - tail_len
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn shorten_keeps_head_and_tail() {
+        let text = format!("{}{}", "a".repeat(100), "b".repeat(100));
+        let short = shorten(&text, 30);
+        assert!(short.starts_with("aaaaaaaaaa"));
+        assert!(short.ends_with(&"b".repeat(20)));
+        assert!(short.contains("170 characters cut"));
+        assert_eq!(shorten("short", 30), "short");
+    }
+}

@@ -1,0 +1,286 @@
+//! The nodes of plan → execute → review → advance.
+
+use std::time::Instant;
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{ChatRequest, Message};
+
+use super::state::{PevState, PevStateUpdate};
+use crate::events::AgentEvent;
+use crate::llm::{ask, shorten};
+use crate::planning::{make_plan, plan_text, PlanContext};
+use crate::prompts::{self, render};
+use crate::{
+    execute_step, AgentDeps, BudgetKind, ExecReport, PlanStatus, Review, StepFailure, StepRecord,
+    StopReason, Verdict,
+};
+
+/// Milliseconds since `started`.
+pub(crate) fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// What the pev planner is told: the failed step in repair mode, else the
+/// reviewer's feedback when there is a verdict, and the last steps done.
+pub fn plan_context(state: &PevState) -> PlanContext<'_> {
+    let feedback = state.verdict.and(state.last_result.as_deref());
+    let mut done: Vec<String> = state
+        .results
+        .iter()
+        .filter(|record| record.success)
+        .rev()
+        .take(5)
+        .map(|record| record.step.description.clone())
+        .collect();
+    done.reverse();
+    PlanContext {
+        failure: state.last_error.as_ref(),
+        feedback: if state.last_error.is_some() {
+            None
+        } else {
+            feedback
+        },
+        done,
+    }
+}
+
+/// *planner*: makes the plan, or the repair plan when `last_error` is set
+/// (and then clears it).
+pub async fn planner(
+    state: &PevState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<PevStateUpdate, NodeError> {
+    let started = Instant::now();
+    let (plan, used) = make_plan(ctx, deps, &state.goal, &plan_context(state)).await?;
+    let tokens = state.tokens + used;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    let update = PevStateUpdate::default().tokens(tokens).work_ms(work_ms);
+    let steps = match plan {
+        Ok(steps) => steps,
+        Err(message) => return Ok(update.stop(Some(StopReason::Error { message }))),
+    };
+    let repair = state.last_error.is_some();
+    let label = if repair { "repair plan" } else { "plan" };
+    let text = plan_text(&steps);
+    let stop = deps.config.budget.exhausted(tokens, work_ms);
+    Ok(update
+        .plan(steps)
+        .plan_status(PlanStatus::Executing)
+        .step_index(0)
+        .verdict(None)
+        .last_error(None)
+        .repairs(state.repairs + u32::from(repair))
+        .messages(vec![Message::assistant(format!(
+            "[planner] {label}:\n{text}"
+        ))])
+        .stop(stop))
+}
+
+/// *executor*: runs the current step. A failure clears the plan and sets
+/// `last_error` for repair mode.
+pub async fn executor(
+    state: &PevState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<PevStateUpdate, NodeError> {
+    let started = Instant::now();
+    let Some(step) = state.plan.get(state.step_index).cloned() else {
+        let error = format!(
+            "there is no step {} in a plan of {} steps",
+            state.step_index + 1,
+            state.plan.len()
+        );
+        return Ok(PevStateUpdate::default()
+            .executor_output(Some(ExecReport {
+                success: false,
+                output: error.clone(),
+            }))
+            .plan(Vec::new())
+            .step_index(0)
+            .plan_status(PlanStatus::Failed)
+            .last_result(Some(error)));
+    };
+    let outcome = execute_step(
+        ctx,
+        deps,
+        &state.goal,
+        state.step_index,
+        &step,
+        state.approved_all,
+    )
+    .await?;
+    let tokens = state.tokens + outcome.tokens;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    let status = if outcome.success {
+        "succeeded"
+    } else {
+        "failed"
+    };
+    let summary = format!(
+        "step {} ({}) {status}:\n{}",
+        state.step_index + 1,
+        step.description,
+        outcome.output
+    );
+    let mut update = PevStateUpdate::default()
+        .executor_output(Some(ExecReport {
+            success: outcome.success,
+            output: outcome.output.clone(),
+        }))
+        .last_result(Some(summary.clone()))
+        .results(vec![StepRecord {
+            step: step.clone(),
+            success: outcome.success,
+            output: shorten(&outcome.output, 600),
+        }])
+        .messages(vec![Message::assistant(format!("[executor] {summary}"))])
+        .tokens(tokens)
+        .work_ms(work_ms)
+        .approved_all(state.approved_all || outcome.approved_all);
+    let budget = &deps.config.budget;
+    let mut stop = budget.exhausted(tokens, work_ms);
+    if outcome.success {
+        update = update.failed_attempts(0);
+    } else {
+        let failed_attempts = state.failed_attempts + 1;
+        let denials = state.denials + u32::from(outcome.denied.is_some());
+        AgentEvent::Repair {
+            step: step.clone(),
+            error: shorten(&outcome.output, 400),
+        }
+        .emit(ctx);
+        if let Some(message) = outcome
+            .denied
+            .as_ref()
+            .filter(|_| denials >= budget.max_denials)
+        {
+            stop = stop.or(Some(StopReason::UserDenied {
+                message: message.clone(),
+            }));
+        }
+        if failed_attempts >= budget.max_attempts {
+            stop = stop.or(Some(StopReason::Budget {
+                budget: BudgetKind::Attempts,
+                detail: format!(
+                    "{failed_attempts} failed steps in a row, the limit is {}",
+                    budget.max_attempts
+                ),
+            }));
+        }
+        update = update
+            .last_error(Some(StepFailure {
+                step,
+                error: outcome.output,
+            }))
+            .plan(Vec::new())
+            .step_index(0)
+            .plan_status(PlanStatus::Failed)
+            .failed_attempts(failed_attempts)
+            .denials(denials);
+    }
+    Ok(update.stop(stop))
+}
+
+/// The reviewer's user message: the goal, the plan with progress marks, the
+/// recent step results (not the transcript).
+pub fn reviewer_message(state: &PevState) -> String {
+    let plan = state
+        .plan
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let mark = match i.cmp(&state.step_index) {
+                std::cmp::Ordering::Less => "[done]",
+                std::cmp::Ordering::Equal => "[just ran]",
+                std::cmp::Ordering::Greater => "[to do]",
+            };
+            format!("{}. {mark} {}", i + 1, step.description)
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let results = state
+        .results
+        .iter()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|record| {
+            format!(
+                "- {} ({}): {}",
+                record.step.description,
+                if record.success { "ok" } else { "failed" },
+                shorten(&record.output, 500)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    render(
+        prompts::REVIEWER_USER,
+        &[
+            ("goal", &state.goal),
+            ("plan", &plan),
+            ("results", &results),
+        ],
+    )
+}
+
+/// *reviewer*: judges progress; an unusable answer becomes `continue` (the
+/// step succeeded, or the reviewer would not run).
+pub async fn reviewer(
+    state: &PevState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<PevStateUpdate, NodeError> {
+    let started = Instant::now();
+    let request = ChatRequest::new()
+        .system(prompts::REVIEWER)
+        .max_tokens(deps.config.max_answer_tokens)
+        .message(Message::user(reviewer_message(state)));
+    let answer = ask::<Review>(ctx, "reviewer", deps.model.as_ref(), request).await?;
+    let review = answer.value.unwrap_or_else(|error| Review {
+        verdict: Verdict::Continue,
+        reason: format!(
+            "the reviewer's answer was unusable ({error}); the step succeeded, so going on"
+        ),
+        fix_suggestions: Vec::new(),
+    });
+    AgentEvent::Review(review.clone()).emit(ctx);
+    let mut feedback = format!("{}: {}", review.verdict, review.reason);
+    if !review.fix_suggestions.is_empty() {
+        feedback.push_str(&format!(
+            "\nFix suggestions: {}",
+            review.fix_suggestions.join("; ")
+        ));
+    }
+    let tokens = state.tokens + answer.tokens;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    Ok(PevStateUpdate::default()
+        .verdict(Some(review.verdict))
+        .last_result(Some(feedback.clone()))
+        .messages(vec![Message::assistant(format!("[reviewer] {feedback}"))])
+        .tokens(tokens)
+        .work_ms(work_ms)
+        .stop(deps.config.budget.exhausted(tokens, work_ms)))
+}
+
+/// *advance*: `iters += 1`; `finish` keeps everything; `retry` and `replan`
+/// clear the plan and reset `step_index`; `continue` moves to the next
+/// step, or clears the plan when it is done but not finished.
+pub fn advance(state: &PevState) -> PevStateUpdate {
+    let update = PevStateUpdate::default().iters(state.iters + 1);
+    match state.verdict {
+        Some(Verdict::Finish) => update.plan_status(PlanStatus::Completed),
+        Some(Verdict::Retry) | Some(Verdict::Replan) => update.plan(Vec::new()).step_index(0),
+        Some(Verdict::Continue) | None => {
+            let next = state.step_index + 1;
+            if next < state.plan.len() {
+                update.step_index(next)
+            } else {
+                update.plan(Vec::new()).step_index(0)
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! Making a plan, shared by the workflows: the planner's prompt (goal,
+//! files, repair context, feedback, steps done) and the cleaning of its
+//! answer.
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{ChatRequest, Message};
+
+use crate::events::AgentEvent;
+use crate::llm::ask;
+use crate::plan::PlanAnswer;
+use crate::prompts::{self, render};
+use crate::workspace::listing;
+use crate::{AgentDeps, PlanStep, StepFailure};
+
+/// Most steps a plan may have; a longer one is cut.
+pub const MAX_PLAN_STEPS: usize = 8;
+
+/// What the planner is told beyond the goal.
+#[derive(Debug, Default)]
+pub struct PlanContext<'a> {
+    /// Repair mode: the failed step and its error.
+    pub failure: Option<&'a StepFailure>,
+    /// The reviewer's (or reflector's) feedback on the last plan.
+    pub feedback: Option<&'a str>,
+    /// Descriptions of the steps done so far.
+    pub done: Vec<String>,
+}
+
+/// The planner's user message.
+pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> String {
+    let mut extra = String::new();
+    if let Some(failure) = context.failure {
+        let step = match &failure.step.command {
+            Some(command) => format!("{} (command: `{command}`)", failure.step.description),
+            None => failure.step.description.clone(),
+        };
+        extra.push_str(&render(
+            prompts::REPAIR,
+            &[("step", &step), ("error", &failure.error)],
+        ));
+    } else if let Some(feedback) = context.feedback {
+        extra.push_str(&render(prompts::FEEDBACK, &[("feedback", feedback)]));
+    }
+    if !context.done.is_empty() {
+        let done: Vec<String> = context.done.iter().map(|d| format!("- {d}")).collect();
+        extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
+    }
+    render(
+        prompts::PLANNER_USER,
+        &[("goal", goal), ("files", files), ("context", &extra)],
+    )
+}
+
+/// Asks the model for a plan (journaled under `planner`) and emits the
+/// plan event. `Err` inside: the model's answer was unusable or empty.
+pub(crate) async fn make_plan(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    goal: &str,
+    context: &PlanContext<'_>,
+) -> Result<(Result<Vec<PlanStep>, String>, u64), NodeError> {
+    let files = listing(deps.workspace.workspace(), 40);
+    let request = ChatRequest::new()
+        .system(prompts::PLANNER)
+        .max_tokens(deps.config.max_answer_tokens)
+        .message(Message::user(planner_message(goal, &files, context)));
+    let answer = ask::<PlanAnswer>(ctx, "planner", deps.model.as_ref(), request).await?;
+    let steps = match answer.value {
+        Ok(plan) => clean(plan.steps),
+        Err(error) => {
+            return Ok((
+                Err(format!("the planner could not plan: {error}")),
+                answer.tokens,
+            ))
+        }
+    };
+    if steps.is_empty() {
+        return Ok((
+            Err("the planner answered with an empty plan".to_string()),
+            answer.tokens,
+        ));
+    }
+    AgentEvent::Plan {
+        steps: steps.clone(),
+        repair: context.failure.is_some(),
+    }
+    .emit(ctx);
+    Ok((Ok(steps), answer.tokens))
+}
+
+/// Drops empty steps, turns blank commands into none, names a step by its
+/// command when its description is blank, and cuts the plan to
+/// [`MAX_PLAN_STEPS`].
+fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
+    for step in &mut steps {
+        if step.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
+            step.command = None;
+        }
+        if step.description.trim().is_empty() {
+            step.description = step.command.clone().unwrap_or_default();
+        }
+    }
+    steps.retain(|step| !step.description.trim().is_empty());
+    steps.truncate(MAX_PLAN_STEPS);
+    steps
+}
+
+/// The plan as numbered lines, with commands.
+pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| match &step.command {
+            Some(command) => format!("{}. {} (`{command}`)", i + 1, step.description),
+            None => format!("{}. {}", i + 1, step.description),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,61 @@
+//! The prompts, as files in `prompts/` included at compile time, and their
+//! rendering. They are short on purpose: a 1.5B local model reads every
+//! token of them on every call.
+//!
+//! A template's `{{name}}` placeholders are replaced by [`render`].
+
+/// The planner's system text.
+pub const PLANNER: &str = include_str!("../prompts/planner.md");
+/// The planner's user message: goal, files, context.
+pub const PLANNER_USER: &str = include_str!("../prompts/planner_user.md");
+/// Repair mode's addition to the planner's message: the failed step and
+/// its error.
+pub const REPAIR: &str = include_str!("../prompts/repair.md");
+/// The reviewer's feedback, added to the planner's message on a replan.
+pub const FEEDBACK: &str = include_str!("../prompts/feedback.md");
+/// The steps done so far, added to the planner's message.
+pub const DONE: &str = include_str!("../prompts/done.md");
+/// The executor's system text.
+pub const EXECUTOR: &str = include_str!("../prompts/executor.md");
+/// The executor's user message.
+pub const EXECUTOR_USER: &str = include_str!("../prompts/executor_user.md");
+/// What the executor is asked at the end of its tool loop.
+pub const EXECUTOR_REPORT: &str = include_str!("../prompts/executor_report.md");
+/// The reviewer's system text.
+pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
+/// The reviewer's user message: goal, plan, results.
+pub const REVIEWER_USER: &str = include_str!("../prompts/reviewer_user.md");
+/// The reflector's system text.
+pub const REFLECTOR: &str = include_str!("../prompts/reflector.md");
+/// The reflector's user message.
+pub const REFLECTOR_USER: &str = include_str!("../prompts/reflector_user.md");
+/// The tutoring coordinator's system text.
+pub const COORDINATOR: &str = include_str!("../prompts/coordinator.md");
+/// The course advisor's system text.
+pub const COURSE_ADVISOR: &str = include_str!("../prompts/course_advisor.md");
+/// The learning planner's system text.
+pub const LEARNING_PLANNER: &str = include_str!("../prompts/learning_planner.md");
+
+/// Replaces each `{{name}}` of `template` by its value in `vars`. A
+/// placeholder without a value is left as it is (tests catch that).
+pub fn render(template: &str, vars: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (name, value) in vars {
+        out = out.replace(&format!("{{{{{name}}}}}"), value);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_fills_placeholders() {
+        assert_eq!(
+            render("a {{x}} b {{y}}", &[("x", "1"), ("y", "2")]),
+            "a 1 b 2"
+        );
+        assert_eq!(render("{{missing}}", &[]), "{{missing}}");
+    }
+}

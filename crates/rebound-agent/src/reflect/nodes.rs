@@ -1,0 +1,338 @@
+//! The nodes of reflect-and-commit.
+
+use std::time::Instant;
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{ChatRequest, Message};
+
+use super::state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
+use crate::events::AgentEvent;
+use crate::git;
+use crate::llm::{ask, shorten};
+use crate::pev::elapsed_ms;
+use crate::planning::{make_plan, plan_text, PlanContext};
+use crate::prompts::{self, render};
+use crate::{execute_step, AgentDeps, ExecReport, StepFailure, StepRecord, StopReason};
+
+/// *setup*: makes sure the workspace is a git work tree with a commit
+/// (initialising it if needed) and records the starting commit.
+pub async fn setup(
+    _state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<ReflectStateUpdate, NodeError> {
+    let dir = deps.workspace.workspace().to_path_buf();
+    let result = ctx
+        .journal("git:setup", async {
+            git::setup(&dir).await.map_err(|e| e.to_string())
+        })
+        .await?;
+    Ok(match result {
+        Ok(setup) => {
+            AgentEvent::Git {
+                action: if setup.initialised { "init" } else { "start" }.to_string(),
+                commit: setup.commit.clone(),
+                message: "starting point".to_string(),
+            }
+            .emit(ctx);
+            ReflectStateUpdate::default()
+                .base_commit(Some(setup.commit.clone()))
+                .last_commit(Some(setup.commit))
+        }
+        Err(message) => ReflectStateUpdate::default().stop(Some(StopReason::Error {
+            message: format!("cannot set up the workspace: {message}"),
+        })),
+    })
+}
+
+/// *planner*: a plan for what is left; after a rollback it sees the
+/// rolled-back step and why.
+pub async fn planner(
+    state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<ReflectStateUpdate, NodeError> {
+    let started = Instant::now();
+    let done = state
+        .commits
+        .iter()
+        .map(|line| {
+            line.split_once(' ')
+                .map_or(line.as_str(), |(_, m)| m)
+                .to_string()
+        })
+        .collect();
+    let context = PlanContext {
+        failure: state.last_error.as_ref(),
+        feedback: None,
+        done,
+    };
+    let (plan, used) = make_plan(ctx, deps, &state.goal, &context).await?;
+    let tokens = state.tokens + used;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    let update = ReflectStateUpdate::default()
+        .tokens(tokens)
+        .work_ms(work_ms);
+    let steps = match plan {
+        Ok(steps) => steps,
+        Err(message) => return Ok(update.stop(Some(StopReason::Error { message }))),
+    };
+    let text = plan_text(&steps);
+    Ok(update
+        .plan(steps)
+        .step_index(0)
+        .current_attempt(0)
+        .reflection(None)
+        .last_error(None)
+        .messages(vec![Message::assistant(format!("[planner] plan:\n{text}"))])
+        .stop(deps.config.budget.exhausted(tokens, work_ms)))
+}
+
+/// *executor*: runs the current step (one more attempt of it).
+pub async fn executor(
+    state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<ReflectStateUpdate, NodeError> {
+    let started = Instant::now();
+    let Some(step) = state.plan.get(state.step_index).cloned() else {
+        return Ok(ReflectStateUpdate::default());
+    };
+    let outcome = execute_step(
+        ctx,
+        deps,
+        &state.goal,
+        state.step_index,
+        &step,
+        state.approved_all,
+    )
+    .await?;
+    let tokens = state.tokens + outcome.tokens;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    let denials = state.denials + u32::from(outcome.denied.is_some());
+    let budget = &deps.config.budget;
+    let mut stop = budget.exhausted(tokens, work_ms);
+    if let Some(message) = outcome
+        .denied
+        .as_ref()
+        .filter(|_| denials >= budget.max_denials)
+    {
+        stop = stop.or(Some(StopReason::UserDenied {
+            message: message.clone(),
+        }));
+    }
+    let status = if outcome.success {
+        "succeeded"
+    } else {
+        "failed"
+    };
+    Ok(ReflectStateUpdate::default()
+        .current_attempt(state.current_attempt + 1)
+        .executor_output(Some(ExecReport {
+            success: outcome.success,
+            output: outcome.output.clone(),
+        }))
+        .results(vec![StepRecord {
+            step: step.clone(),
+            success: outcome.success,
+            output: shorten(&outcome.output, 600),
+        }])
+        .messages(vec![Message::assistant(format!(
+            "[executor] step {} ({}) {status}:\n{}",
+            state.step_index + 1,
+            step.description,
+            outcome.output
+        ))])
+        .denials(denials)
+        .approved_all(state.approved_all || outcome.approved_all)
+        .tokens(tokens)
+        .work_ms(work_ms)
+        .stop(stop))
+}
+
+/// *reflector*: proceed, refine or rollback. A failed step is never
+/// committed: a `proceed` for it becomes `refine`.
+pub async fn reflector(
+    state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<ReflectStateUpdate, NodeError> {
+    let started = Instant::now();
+    let output = state.executor_output.clone().unwrap_or(ExecReport {
+        success: false,
+        output: "the step did not run".to_string(),
+    });
+    let step = state
+        .plan
+        .get(state.step_index)
+        .map(|s| s.description.clone())
+        .unwrap_or_default();
+    let message = render(
+        prompts::REFLECTOR_USER,
+        &[
+            ("goal", &state.goal),
+            ("number", &(state.step_index + 1).to_string()),
+            ("total", &state.plan.len().to_string()),
+            ("step", &step),
+            ("attempt", &state.current_attempt.to_string()),
+            (
+                "status",
+                if output.success {
+                    "succeeded"
+                } else {
+                    "failed"
+                },
+            ),
+            ("output", &output.output),
+        ],
+    );
+    let request = ChatRequest::new()
+        .system(prompts::REFLECTOR)
+        .max_tokens(deps.config.max_answer_tokens)
+        .message(Message::user(message));
+    let answer = ask::<Reflection>(ctx, "reflector", deps.model.as_ref(), request).await?;
+    let mut reflection = answer.value.unwrap_or_else(|error| Reflection {
+        decision: if output.success {
+            Decision::Proceed
+        } else {
+            Decision::Refine
+        },
+        reason: format!(
+            "the reflector's answer was unusable ({error}); going by the step's result"
+        ),
+    });
+    if !output.success && reflection.decision == Decision::Proceed {
+        reflection = Reflection {
+            decision: Decision::Refine,
+            reason: format!(
+                "the step failed, so it is not committed ({})",
+                reflection.reason
+            ),
+        };
+    }
+    AgentEvent::Review(crate::Review {
+        verdict: match reflection.decision {
+            Decision::Proceed => crate::Verdict::Continue,
+            Decision::Refine => crate::Verdict::Retry,
+            Decision::Rollback => crate::Verdict::Replan,
+        },
+        reason: format!("{}: {}", reflection.decision, reflection.reason),
+        fix_suggestions: Vec::new(),
+    })
+    .emit(ctx);
+    let tokens = state.tokens + answer.tokens;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    let mut update = ReflectStateUpdate::default()
+        .iters(state.iters + 1)
+        .messages(vec![Message::assistant(format!(
+            "[reflector] {}: {}",
+            reflection.decision, reflection.reason
+        ))])
+        .tokens(tokens)
+        .work_ms(work_ms)
+        .stop(deps.config.budget.exhausted(tokens, work_ms));
+    if reflection.decision != Decision::Proceed {
+        update = update.last_error(Some(StepFailure {
+            step: state
+                .plan
+                .get(state.step_index)
+                .cloned()
+                .unwrap_or_else(|| crate::PlanStep {
+                    description: step.clone(),
+                    command: None,
+                }),
+            error: format!("{}\n(reflector: {})", output.output, reflection.reason),
+        }));
+    }
+    Ok(update.reflection(Some(reflection)))
+}
+
+/// *commit*: one git commit for the accepted step, with its description as
+/// the message; then the next step.
+pub async fn commit(
+    state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<ReflectStateUpdate, NodeError> {
+    let dir = deps.workspace.workspace().to_path_buf();
+    let message = state
+        .plan
+        .get(state.step_index)
+        .map(|s| s.description.clone())
+        .unwrap_or_else(|| "rebound step".to_string());
+    let result = ctx
+        .journal("git:commit", async {
+            git::commit_all(&dir, &message)
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+    match result {
+        Ok(hash) => {
+            AgentEvent::Git {
+                action: "commit".to_string(),
+                commit: hash.clone(),
+                message: message.clone(),
+            }
+            .emit(ctx);
+            Ok(ReflectStateUpdate::default()
+                .commits(vec![format!("{hash} {message}")])
+                .last_commit(Some(hash))
+                .step_index(state.step_index + 1)
+                .current_attempt(0)
+                .last_error(None))
+        }
+        Err(message) => Ok(ReflectStateUpdate::default().stop(Some(StopReason::Error {
+            message: format!("cannot commit: {message}"),
+        }))),
+    }
+}
+
+/// *rollback*: restores the work tree to the last commit, clears the plan,
+/// and hands the planner the rolled-back step.
+pub async fn rollback(
+    state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+) -> Result<ReflectStateUpdate, NodeError> {
+    let dir = deps.workspace.workspace().to_path_buf();
+    let Some(commit) = state.last_commit.clone() else {
+        return Ok(ReflectStateUpdate::default().stop(Some(StopReason::Error {
+            message: "nothing to roll back to: setup recorded no commit".to_string(),
+        })));
+    };
+    let result = ctx
+        .journal("git:rollback", async {
+            git::rollback(&dir, &commit)
+                .await
+                .map_err(|e| e.to_string())
+        })
+        .await?;
+    if let Err(message) = result {
+        return Ok(ReflectStateUpdate::default().stop(Some(StopReason::Error {
+            message: format!("cannot roll back: {message}"),
+        })));
+    }
+    AgentEvent::Git {
+        action: "rollback".to_string(),
+        commit: commit.clone(),
+        message: format!("work tree restored to {commit}"),
+    }
+    .emit(ctx);
+    let forced = state.current_attempt > state.max_attempts;
+    let last_error = state.last_error.clone().map(|mut failure| {
+        if forced {
+            failure.error = format!(
+                "{}\n(rolled back after {} attempts)",
+                failure.error, state.current_attempt
+            );
+        }
+        failure
+    });
+    Ok(ReflectStateUpdate::default()
+        .plan(Vec::new())
+        .step_index(0)
+        .current_attempt(0)
+        .rollbacks(state.rollbacks + 1)
+        .last_error(last_error))
+}

@@ -1,0 +1,97 @@
+//! Why a run stopped, and what it did.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Which budget ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    /// Working time ([`crate::Budget::max_seconds`]).
+    WallTime,
+    /// Model tokens ([`crate::Budget::max_tokens`]).
+    Tokens,
+    /// Failed attempts in a row ([`crate::Budget::max_attempts`]).
+    Attempts,
+}
+
+impl fmt::Display for BudgetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BudgetKind::WallTime => "time",
+            BudgetKind::Tokens => "tokens",
+            BudgetKind::Attempts => "attempts",
+        })
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum StopReason {
+    /// The reviewer (or reflector, or coordinator) judged the goal done.
+    Finished,
+    /// `iters` reached `max_iters`.
+    MaxIterations {
+        /// The limit.
+        limit: u32,
+    },
+    /// A budget ran out.
+    Budget {
+        /// Which one.
+        budget: BudgetKind,
+        /// What was used, and the limit, in words.
+        detail: String,
+    },
+    /// The user denied commands the plan needed.
+    UserDenied {
+        /// The user's last message.
+        message: String,
+    },
+    /// The agent could not go on (an unusable model answer, a missing tool...).
+    Error {
+        /// What happened.
+        message: String,
+    },
+}
+
+impl StopReason {
+    /// Whether the goal was reached.
+    pub fn is_finished(&self) -> bool {
+        matches!(self, StopReason::Finished)
+    }
+}
+
+impl fmt::Display for StopReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StopReason::Finished => f.write_str("finished"),
+            StopReason::MaxIterations { limit } => write!(f, "max iterations ({limit})"),
+            StopReason::Budget { budget, detail } => write!(f, "{budget} budget: {detail}"),
+            StopReason::UserDenied { message } => write!(f, "user denied: {message}"),
+            StopReason::Error { message } => write!(f, "error: {message}"),
+        }
+    }
+}
+
+/// The end of a run in numbers: the final result next to the final state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    /// Why it stopped.
+    pub stop_reason: StopReason,
+    /// Steps that ran to success.
+    pub steps_succeeded: u32,
+    /// Steps that failed.
+    pub steps_failed: u32,
+    /// Repair plans made after a failed step.
+    pub repairs: u32,
+    /// Review rounds.
+    pub iters: u32,
+    /// Model tokens used.
+    pub tokens: u64,
+    /// Working time of the nodes, in milliseconds.
+    pub work_ms: u64,
+    /// One paragraph for a person.
+    pub summary: String,
+}
