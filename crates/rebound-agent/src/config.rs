@@ -88,4 +88,14 @@ impl Budget {
         }
         None
     }
+
+    /// The stop reason when the user just denied a command (`message`) and
+    /// `denials` reached [`Budget::max_denials`].
+    pub fn denied(&self, denials: u32, message: Option<&str>) -> Option<crate::StopReason> {
+        message
+            .filter(|_| denials >= self.max_denials)
+            .map(|message| crate::StopReason::UserDenied {
+                message: message.to_string(),
+            })
+    }
 }

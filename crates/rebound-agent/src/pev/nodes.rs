@@ -150,15 +150,7 @@ pub async fn executor(
             error: shorten(&outcome.output, 400),
         }
         .emit(ctx);
-        if let Some(message) = outcome
-            .denied
-            .as_ref()
-            .filter(|_| denials >= budget.max_denials)
-        {
-            stop = stop.or(Some(StopReason::UserDenied {
-                message: message.clone(),
-            }));
-        }
+        stop = stop.or_else(|| budget.denied(denials, outcome.denied.as_deref()));
         if failed_attempts >= budget.max_attempts {
             stop = stop.or(Some(StopReason::Budget {
                 budget: BudgetKind::Attempts,

@@ -112,15 +112,7 @@ pub async fn executor(
     let denials = state.denials + u32::from(outcome.denied.is_some());
     let budget = &deps.config.budget;
     let mut stop = budget.exhausted(tokens, work_ms);
-    if let Some(message) = outcome
-        .denied
-        .as_ref()
-        .filter(|_| denials >= budget.max_denials)
-    {
-        stop = stop.or(Some(StopReason::UserDenied {
-            message: message.clone(),
-        }));
-    }
+    stop = stop.or_else(|| budget.denied(denials, outcome.denied.as_deref()));
     let status = if outcome.success {
         "succeeded"
     } else {
