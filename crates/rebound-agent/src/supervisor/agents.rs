@@ -35,12 +35,18 @@ pub const STUDENT: &str = "student";
 /// The coordinator's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CoordinatorAnswer {
-    /// Who acts next: "course_advisor", "learning_planner", or null when
-    /// nobody needs to.
-    #[schemars(extend("enum" = ["course_advisor", "learning_planner", null]))]
+    /// Who acts next: "course_advisor", "learning_planner", or "none" when
+    /// nobody needs to (null is read as "none" too). The schema has no null,
+    /// so a grammar-constrained model must choose.
+    #[schemars(required, extend("enum" = ["course_advisor", "learning_planner", "none"]))]
     pub next_agent: Option<String>,
-    /// True when the student's request is fully answered.
-    pub is_complete: bool,
+    /// True when the student's request is fully answered. Not in the schema
+    /// the model sees (JSON-schema grammars order properties by name, so a
+    /// local model would have to decide it before `next_agent`); when it is
+    /// absent, "none" means complete.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub is_complete: Option<bool>,
     /// A short reply to the student.
     pub reply: String,
 }
@@ -181,12 +187,20 @@ pub async fn coordinator(
     let (next_agent, is_complete, reply) = match answer.value {
         Ok(answer) => {
             let next_agent = normalize_agent(answer.next_agent);
-            let reply = or_default(answer.reply, || match (&next_agent, answer.is_complete) {
+            // A turn handed to an agent is not the end, whatever the flag says.
+            let handed_over = next_agent
+                .as_deref()
+                .is_some_and(|agent| AGENTS.contains(&agent));
+            let is_complete = match answer.is_complete {
+                Some(flag) => flag && !handed_over,
+                None => next_agent.is_none(),
+            };
+            let reply = or_default(answer.reply, || match (&next_agent, is_complete) {
                 (_, true) => "your request is answered".to_string(),
                 (Some(agent), false) => format!("over to {agent}"),
                 (None, false) => "I have nothing more to add".to_string(),
             });
-            (next_agent, answer.is_complete, reply)
+            (next_agent, is_complete, reply)
         }
         Err(error) => {
             let done = !state.recommended_courses.is_empty() && !state.weekly_plan.is_empty();
