@@ -454,8 +454,19 @@ fn the_coordinator_schema_lists_the_agents_it_may_choose() {
     let schema = schemars::schema_for!(CoordinatorAnswer).to_value();
     assert_eq!(
         schema["properties"]["next_agent"]["enum"],
-        json!(["course_advisor", "learning_planner", null])
+        json!(["course_advisor", "learning_planner", "none"])
     );
+    // Required, so a grammar-constrained model cannot leave it out; the
+    // flag is derived, so it is not asked of the model at all.
+    assert_eq!(schema["required"], json!(["next_agent", "reply"]));
+    assert!(schema["properties"].get("is_complete").is_none());
+}
+
+#[test]
+fn a_coordinator_answer_without_the_flag_completes_on_none() {
+    let answer: CoordinatorAnswer =
+        serde_json::from_value(json!({"next_agent": "none", "reply": "done"})).unwrap();
+    assert_eq!(answer.is_complete, None);
 }
 
 // ---------------------------------------------------------------------------
