@@ -31,7 +31,7 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
     let mut extra = String::new();
     if let Some(failure) = context.failure {
         let step = match &failure.step.command {
-            Some(command) => format!("{} (command: `{command}`)", failure.step.description),
+            Some(command) => format!("{}\nFailed command: {command}", failure.step.description),
             None => failure.step.description.clone(),
         };
         extra.push_str(&render(
@@ -80,6 +80,7 @@ pub(crate) async fn make_plan(
             answer.tokens,
         ));
     }
+    let steps = skip_repeated_failure(steps, context.failure);
     AgentEvent::Plan {
         steps: steps.clone(),
         repair: context.failure.is_some(),
@@ -105,6 +106,19 @@ fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
     steps
 }
 
+/// A repair plan that starts by running the failed command unchanged would
+/// fail at once with the same error (small models like to "check first"):
+/// that step is dropped when the plan has others.
+fn skip_repeated_failure(mut steps: Vec<PlanStep>, failure: Option<&StepFailure>) -> Vec<PlanStep> {
+    let failed = failure
+        .and_then(|f| f.step.command.as_deref())
+        .map(str::trim);
+    if steps.len() > 1 && failed.is_some() && steps[0].command.as_deref().map(str::trim) == failed {
+        steps.remove(0);
+    }
+    steps
+}
+
 /// The plan as numbered lines, with commands.
 pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
     steps
@@ -116,4 +130,42 @@ pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(command: &str) -> PlanStep {
+        PlanStep {
+            description: command.to_string(),
+            command: Some(command.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_repair_plan_does_not_start_with_the_failed_command() {
+        let failure = StepFailure {
+            step: step("python3 -m unittest"),
+            error: "exit code 1".into(),
+        };
+        let plan = vec![
+            step("python3 -m unittest"),
+            step("sed -i s/b - a/a - b/ calc.py"),
+            step("python3 -m unittest"),
+        ];
+        let kept = skip_repeated_failure(plan.clone(), Some(&failure));
+        assert_eq!(kept, plan[1..]);
+        assert_eq!(
+            skip_repeated_failure(plan.clone(), None),
+            plan,
+            "not in repair mode"
+        );
+        let only = vec![step("python3 -m unittest")];
+        assert_eq!(
+            skip_repeated_failure(only.clone(), Some(&failure)),
+            only,
+            "never empties a plan"
+        );
+    }
 }

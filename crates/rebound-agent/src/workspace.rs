@@ -1,13 +1,24 @@
-//! What the planner is told about the workspace: a short file listing.
+//! What the planner is told about the workspace: a short file listing and,
+//! for a small project, the files themselves (a planner that cannot see the
+//! code cannot plan a fix for it).
 
 use std::path::Path;
 
+/// Text files whose contents the planner sees when they add up to at most
+/// this many bytes.
+pub(crate) const INLINE_BYTES: u64 = 3_000;
+
 /// Up to `max` file paths of `root`, relative and sorted, skipping hidden
-/// entries (`.git`, `.rebound`...) and caches; one per line.
+/// entries (`.git`, `.rebound`...) and caches; one per line. When the text
+/// files add up to at most [`INLINE_BYTES`], each is followed by its
+/// contents in a fence.
 pub(crate) fn listing(root: &Path, max: usize) -> String {
     let mut files = Vec::new();
     collect(root, root, 0, &mut files, max * 4);
     files.sort();
+    if let Some(inline) = inline_contents(root, &files) {
+        return inline;
+    }
     let more = files.len().saturating_sub(max);
     files.truncate(max);
     let mut text = files.join("\n");
@@ -48,5 +59,51 @@ fn collect(root: &Path, dir: &Path, depth: usize, files: &mut Vec<String>, cap: 
         if files.len() >= cap {
             return;
         }
+    }
+}
+
+/// The files with their contents, when they are few, small and text.
+fn inline_contents(root: &Path, files: &[String]) -> Option<String> {
+    let mut total = 0u64;
+    for file in files {
+        total += std::fs::metadata(root.join(file)).ok()?.len();
+        if total > INLINE_BYTES {
+            return None;
+        }
+    }
+    let mut out = String::new();
+    for file in files {
+        let text = std::fs::read_to_string(root.join(file)).ok()?;
+        if text.contains('\0') {
+            return None;
+        }
+        out.push_str(&format!("{file}:\n```\n{}\n```\n", text.trim_end()));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_projects_are_shown_whole_and_large_ones_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return b - a\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".git/HEAD"), "ref").unwrap();
+        let small = listing(dir.path(), 40);
+        assert!(
+            small.contains("calc.py:\n```\ndef add(a, b):\n    return b - a\n```"),
+            "{small}"
+        );
+        assert!(!small.contains("HEAD"));
+        std::fs::write(dir.path().join("big.txt"), "x".repeat(4_000)).unwrap();
+        let large = listing(dir.path(), 40);
+        assert_eq!(large, "big.txt\ncalc.py");
     }
 }
