@@ -18,7 +18,9 @@ pub struct PlanStep {
 /// The planner's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanAnswer {
-    /// The steps, in order: at most 6.
+    /// The steps, in order: 1 to 6. (The bound is in the schema, so a
+    /// grammar-constrained local model cannot run on past it.)
+    #[schemars(length(min = 1, max = 6))]
     pub steps: Vec<PlanStep>,
 }
 

@@ -42,6 +42,7 @@ impl fmt::Display for RuleAction {
 /// its file name (`/bin/rm` as `rm`), and git's global options are skipped
 /// (`git -C repo push` as `git push`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CommandRule {
     /// The words a matching command starts with.
     pub pattern: String,

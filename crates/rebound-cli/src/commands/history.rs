@@ -1,0 +1,108 @@
+//! `rebound history <thread>`: the thread's checkpoints, oldest first, with
+//! the node that ran, where it routed and why, and when.
+
+use rebound_agent::pev::PevState;
+use rebound_agent::reflect::ReflectState;
+use rebound_graph::checkpoint::{CheckpointSource, Checkpointer};
+use rebound_graph::{CheckpointInfo, RunConfig};
+use serde_json::json;
+
+use super::{find_thread, flags, inert_graph, settings, user_error};
+use crate::cli::{GlobalArgs, HistoryArgs};
+use crate::exit::Exit;
+use crate::render::out;
+use crate::render::progress::cut;
+use crate::timefmt::utc;
+use crate::workflow::{Workflow, WorkflowKind};
+
+/// Prints a thread's checkpoints.
+pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<Exit> {
+    let settings = settings(&flags(global, None))?;
+    let found = find_thread(&settings, &args.thread)?;
+    let checkpoints = match found.meta.workflow {
+        WorkflowKind::Pev => list::<PevState>(&found.meta.workspace, found.saver, &args).await?,
+        WorkflowKind::Reflect => {
+            list::<ReflectState>(&found.meta.workspace, found.saver, &args).await?
+        }
+    };
+    if global.json {
+        let rows: Vec<_> = checkpoints.iter().map(row_json).collect();
+        out(serde_json::to_string(&rows)?);
+        return Ok(Exit::Success);
+    }
+    out(format!(
+        "thread {} ({}): {} checkpoints, oldest first",
+        found.meta.thread_id,
+        found.meta.workflow,
+        checkpoints.len()
+    ));
+    out(format!(
+        "{:16}  {:>4}  {:23}  {:16}  {:16}  REASON",
+        "CHECKPOINT", "STEP", "TIME", "NODE", "NEXT"
+    ));
+    for info in &checkpoints {
+        let line = format!(
+            "{:16}  {:>4}  {:23}  {:16}  {:16}  {}",
+            info.checkpoint_id.to_string(),
+            info.step,
+            utc(info.checkpoint_id.created_ms()),
+            cut(&node(info), 16),
+            cut(&next(info), 16),
+            info.metadata.reasons.join("; ")
+        );
+        out(line.trim_end());
+    }
+    Ok(Exit::Success)
+}
+
+/// The checkpoints, oldest first (the newest `limit` when given).
+async fn list<S: Workflow>(
+    workspace: &std::path::Path,
+    saver: std::sync::Arc<dyn Checkpointer>,
+    args: &HistoryArgs,
+) -> anyhow::Result<Vec<CheckpointInfo>> {
+    let graph = inert_graph::<S>(workspace, saver)?;
+    let config = RunConfig::new().with_thread_id(args.thread.clone());
+    let mut checkpoints = graph
+        .history(&config, None, args.limit)
+        .await
+        .map_err(user_error)?;
+    checkpoints.reverse();
+    Ok(checkpoints)
+}
+
+/// What made the checkpoint: the nodes that ran, `(input)` or `(fork)`.
+fn node(info: &CheckpointInfo) -> String {
+    match info.metadata.source {
+        CheckpointSource::Input => "(input)".to_string(),
+        CheckpointSource::Update if info.metadata.ran.iter().all(|n| n == "__update__") => {
+            "(fork)".to_string()
+        }
+        _ => info.metadata.ran.join(", "),
+    }
+}
+
+/// Where the run goes from it: the next nodes, or END.
+fn next(info: &CheckpointInfo) -> String {
+    if info.metadata.next.is_empty() {
+        "END".to_string()
+    } else {
+        info.metadata.next.join(", ")
+    }
+}
+
+fn row_json(info: &CheckpointInfo) -> serde_json::Value {
+    json!({
+        "checkpoint_id": info.checkpoint_id.to_string(),
+        "parent_id": info.parent_id.map(|id| id.to_string()),
+        "step": info.step,
+        "created_ms": info.checkpoint_id.created_ms(),
+        "node": node(info),
+        "ran": info.metadata.ran,
+        "next": info.metadata.next,
+        "reasons": info.metadata.reasons,
+        "duration_us": info.metadata.duration_us,
+        "snapshot": info.snapshot,
+        "state_bytes": info.state_bytes,
+    })
+}

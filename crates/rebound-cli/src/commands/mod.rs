@@ -1,0 +1,158 @@
+//! The subcommands, one file each, and what they share: loading the
+//! settings, finding a thread, and the command that resumes it.
+
+pub mod config;
+pub mod fork;
+pub mod graph;
+pub mod history;
+pub mod model;
+pub mod resume;
+pub mod run;
+pub mod show;
+pub mod threads;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rebound_graph::checkpoint::Checkpointer;
+use rebound_graph::{CompiledGraph, GraphError};
+
+use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs, RunOverrides};
+use crate::config::{Flags, Settings};
+use crate::exit::{usage, Exit};
+use crate::store::StateDir;
+use crate::threads::{valid_thread_id, ThreadMeta, ThreadStore};
+use crate::workflow::Workflow;
+
+/// Runs the command `cli` names.
+pub async fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
+    let global = &cli.global;
+    match cli.command {
+        Command::Run(args) => run::run(global, args).await,
+        Command::Resume(args) => resume::resume(global, args).await,
+        Command::Threads => threads::threads(global).await,
+        Command::History(args) => history::history(global, args).await,
+        Command::Show(args) => show::show(global, args).await,
+        Command::Fork(args) => fork::fork(global, args).await,
+        Command::Graph(args) => graph::graph(global, args),
+        Command::Model { command } => model::model(global, command),
+        Command::Config {
+            command: ConfigCommand::Show,
+        } => config::show(global),
+    }
+}
+
+/// The flags every command shares, plus a run's overrides.
+pub fn flags(global: &GlobalArgs, overrides: Option<&RunOverrides>) -> Flags {
+    Flags {
+        workspace: global.workspace.clone(),
+        state_dir: global.state_dir.clone(),
+        model: overrides.and_then(|o| o.model.clone()),
+        approval: overrides.and_then(|o| o.approval.map(|a| a.as_str().to_string())),
+        ..Flags::default()
+    }
+}
+
+/// Loads the settings for `flags` from the files and the process
+/// environment.
+pub fn settings(flags: &Flags) -> anyhow::Result<Settings> {
+    Ok(crate::config::load(flags, &crate::config::process_env)?)
+}
+
+/// Quotes `word` for a POSIX shell when it needs it.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// The command that resumes `thread`, as typed from the current directory:
+/// with `--workspace` when the workspace is elsewhere, and `--state-dir`
+/// when one was given on the command line.
+pub fn resume_command(thread: &str, global: &GlobalArgs, settings: &Settings) -> String {
+    let mut command = format!("rebound resume {thread}");
+    let here = std::env::current_dir()
+        .ok()
+        .and_then(|dir| std::fs::canonicalize(dir).ok());
+    if here.as_deref() != Some(settings.workspace.as_path()) {
+        command.push_str(&format!(
+            " --workspace {}",
+            shell_quote(&settings.workspace.display().to_string())
+        ));
+    }
+    if global.state_dir.is_some() {
+        command.push_str(&format!(
+            " --state-dir {}",
+            shell_quote(&settings.state_dir.display().to_string())
+        ));
+    }
+    command
+}
+
+/// A thread found in the state directory.
+pub struct FoundThread {
+    /// Its record.
+    pub meta: ThreadMeta,
+    /// The checkpoint store.
+    pub saver: Arc<dyn Checkpointer>,
+    /// The state directory.
+    pub state: StateDir,
+    /// The records.
+    pub threads: ThreadStore,
+}
+
+/// Finds `thread` in the settings' state directory: an unknown thread is a
+/// usage error listing how to see the known ones.
+pub fn find_thread(settings: &Settings, thread: &str) -> anyhow::Result<FoundThread> {
+    if !valid_thread_id(thread) {
+        return Err(usage(format!("{thread:?} is not a thread id")));
+    }
+    let state = StateDir::new(&settings.state_dir);
+    let saver = state.open_existing()?;
+    let threads = ThreadStore::new(state.threads());
+    let Some(meta) = threads.load(thread)? else {
+        return Err(usage(format!(
+            "unknown thread {thread:?} in {} (`rebound threads` lists them)",
+            state.root().display()
+        )));
+    };
+    Ok(FoundThread {
+        meta,
+        saver,
+        state,
+        threads,
+    })
+}
+
+/// The thread's workflow graph, with no model or tools behind it: for
+/// reading and forking checkpoints, which run no node.
+pub fn inert_graph<S: Workflow>(
+    workspace: &Path,
+    saver: Arc<dyn Checkpointer>,
+) -> anyhow::Result<CompiledGraph<S>> {
+    let deps = crate::deps::inert(workspace)?;
+    Ok(S::build(deps)?.with_checkpointer(saver))
+}
+
+/// Graph errors that come from what the user asked (an unknown checkpoint,
+/// nothing to resume) as usage errors; others as they are.
+pub fn user_error(error: GraphError) -> anyhow::Error {
+    match error {
+        GraphError::UnknownCheckpoint { .. }
+        | GraphError::UnknownThread { .. }
+        | GraphError::NothingToResume { .. } => usage(error.to_string()),
+        other => other.into(),
+    }
+}
+
+/// A checkpoint id from the command line.
+pub fn checkpoint_id(text: &str) -> anyhow::Result<rebound_graph::checkpoint::CheckpointId> {
+    text.parse()
+        .map_err(|e: rebound_graph::checkpoint::ParseCheckpointIdError| usage(e.to_string()))
+}

@@ -1,0 +1,147 @@
+//! `rebound resume <thread>`: continue after an approval stop, Ctrl-C or a
+//! crash.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rebound_agent::pev::PevState;
+use rebound_agent::reflect::ReflectState;
+use rebound_graph::{CancellationToken, Input, RunConfig};
+use rebound_tools::approval::ApprovalAnswer;
+
+use super::{find_thread, flags, resume_command, settings, user_error, FoundThread};
+use crate::cli::{GlobalArgs, ResumeArgs};
+use crate::config::{process_env, Settings};
+use crate::deps;
+use crate::exit::{usage, Exit};
+use crate::render::Ending;
+use crate::run::{ask, cancel_on_ctrl_c, first_approval, Asked, Session};
+use crate::threads::RunState;
+use crate::workflow::{Workflow, WorkflowKind};
+
+/// The answer the flags give, if any.
+fn flag_answer(args: &ResumeArgs) -> Option<ApprovalAnswer> {
+    if args.approve {
+        Some(ApprovalAnswer::Approve)
+    } else if args.approve_all {
+        Some(ApprovalAnswer::ApproveAll)
+    } else {
+        args.deny.as_ref().map(ApprovalAnswer::deny)
+    }
+}
+
+/// Continues a thread.
+pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exit> {
+    let mut settings = settings(&flags(global, Some(&args.overrides)))?;
+    let mut found = find_thread(&settings, &args.thread)?;
+    // The run's own approval mode, unless --approval says otherwise.
+    match (&args.overrides.approval, &found.meta.approval) {
+        (None, Some(mode)) => {
+            settings.approval = mode.parse().map_err(|e| usage(format!("{e}")))?;
+        }
+        _ => found.meta.approval = Some(settings.approval.as_str().to_string()),
+    }
+    if found.meta.state == RunState::Running && found.meta.process_alive() {
+        return Err(usage(format!(
+            "thread {} is running in process {}; wait for it, or stop it with Ctrl-C there",
+            args.thread,
+            found.meta.pid.unwrap_or_default()
+        )));
+    }
+    let model_text = args
+        .overrides
+        .model
+        .clone()
+        .unwrap_or_else(|| found.meta.model.clone());
+    let model = crate::models::open(&model_text, &process_env)?;
+    let workspace = found.meta.workspace.clone();
+    if !workspace.is_dir() {
+        return Err(usage(format!(
+            "the thread's workspace {} no longer exists",
+            workspace.display()
+        )));
+    }
+    let tools = deps::build(&settings, &workspace, model, &found.state).await?;
+    let resume = Resume {
+        global,
+        args: &args,
+        settings: &settings,
+        model: model_text,
+    };
+    let exit = match found.meta.workflow {
+        WorkflowKind::Pev => resume.go::<PevState>(found, &tools.deps).await,
+        WorkflowKind::Reflect => resume.go::<ReflectState>(found, &tools.deps).await,
+    };
+    tools.shutdown().await;
+    exit
+}
+
+struct Resume<'a> {
+    global: &'a GlobalArgs,
+    args: &'a ResumeArgs,
+    settings: &'a Settings,
+    model: String,
+}
+
+impl Resume<'_> {
+    async fn go<S: Workflow>(
+        self,
+        found: FoundThread,
+        deps: &Arc<rebound_agent::AgentDeps>,
+    ) -> anyhow::Result<Exit> {
+        let thread = self.args.thread.clone();
+        let graph = S::build(Arc::clone(deps))?.with_checkpointer(found.saver);
+        let snapshot = graph
+            .get_state(&RunConfig::new().with_thread_id(thread.clone()))
+            .await
+            .map_err(user_error)?;
+        if snapshot.metadata.next.is_empty() {
+            return Err(usage(format!(
+                "thread {thread} has ended ({}); nothing to resume. `rebound history {thread}` lists its checkpoints, and `rebound fork {thread} --checkpoint <id>` branches from one",
+                found.meta.status()
+            )));
+        }
+        let cancel = CancellationToken::new();
+        cancel_on_ctrl_c(cancel.clone());
+        let mut meta = found.meta;
+        meta.model = self.model;
+        let mut session = Session {
+            graph,
+            meta,
+            threads: found.threads,
+            renderer: crate::render::for_stdout(self.global.json),
+            interactive: crate::approve::can_ask(self.global.no_input),
+            cancel: cancel.clone(),
+            resume: resume_command(&thread, self.global, self.settings),
+            resumed: true,
+            plan_len: snapshot.values.plan_len(),
+        };
+        let answer = flag_answer(self.args);
+        let Some(request) = first_approval(&snapshot.interrupts) else {
+            if answer.is_some() {
+                return Err(usage(format!(
+                    "thread {thread} is not waiting for an approval; resume it without --approve/--deny"
+                )));
+            }
+            return session.drive(Input::Resume).await;
+        };
+        let answer = match answer {
+            Some(answer) => answer,
+            None if session.interactive => match ask(&request, &cancel).await? {
+                Asked::Answer(answer) => answer,
+                Asked::NoAnswer => {
+                    return session
+                        .end_now(Ending::Interrupted(snapshot.interrupts), Instant::now())
+                }
+                Asked::Cancelled => return Ok(Exit::Cancelled),
+            },
+            None => {
+                return session.end_now(Ending::Interrupted(snapshot.interrupts), Instant::now())
+            }
+        };
+        let input = Input::ResumeWith(serde_json::to_value(&answer)?);
+        session
+            .drive_answered(input, Some((&request, &answer)))
+            .await
+    }
+}

@@ -1,0 +1,89 @@
+//! `rebound run "<goal>"`: a new thread.
+
+use std::sync::Arc;
+
+use rebound_agent::pev::PevState;
+use rebound_agent::reflect::ReflectState;
+use rebound_graph::checkpoint::Checkpointer;
+use rebound_graph::{CancellationToken, Input};
+
+use super::{flags, resume_command, settings};
+use crate::cli::{GlobalArgs, RunArgs};
+use crate::config::{process_env, Settings};
+use crate::deps::{self, Tools};
+use crate::exit::{usage, Exit};
+use crate::run::{cancel_on_ctrl_c, Session};
+use crate::store::StateDir;
+use crate::threads::{new_thread_id, ThreadMeta, ThreadStore};
+use crate::workflow::{Workflow, WorkflowKind};
+
+/// Runs the agent on a goal, in a new thread.
+pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
+    if args.goal.trim().is_empty() {
+        return Err(usage(
+            "the goal is empty: say what the agent should achieve",
+        ));
+    }
+    let mut flags = flags(global, Some(&args.overrides));
+    flags.workflow = args.workflow;
+    flags.max_iters = args.max_iters;
+    let settings = settings(&flags)?;
+    let model = crate::models::open(&settings.model, &process_env)?;
+    let state = StateDir::new(&settings.state_dir);
+    let saver = state.open()?;
+    let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let mut meta = ThreadMeta::new(
+        new_thread_id(),
+        settings.workflow,
+        args.goal.trim(),
+        &settings.workspace,
+        &settings.model,
+    );
+    meta.approval = Some(settings.approval.as_str().to_string());
+    let resume = resume_command(&meta.thread_id, global, &settings);
+    let start = Start {
+        settings: &settings,
+        saver,
+        threads: ThreadStore::new(state.threads()),
+        meta,
+        resume,
+        global,
+    };
+    let exit = match settings.workflow {
+        WorkflowKind::Pev => start.go::<PevState>(&tools).await,
+        WorkflowKind::Reflect => start.go::<ReflectState>(&tools).await,
+    };
+    tools.shutdown().await;
+    exit
+}
+
+/// A new thread, ready to start.
+struct Start<'a> {
+    settings: &'a Settings,
+    saver: Arc<dyn Checkpointer>,
+    threads: ThreadStore,
+    meta: ThreadMeta,
+    resume: String,
+    global: &'a GlobalArgs,
+}
+
+impl Start<'_> {
+    async fn go<S: Workflow>(self, tools: &Tools) -> anyhow::Result<Exit> {
+        let graph = S::build(Arc::clone(&tools.deps))?.with_checkpointer(self.saver);
+        let cancel = CancellationToken::new();
+        cancel_on_ctrl_c(cancel.clone());
+        let input = S::start(&self.meta.goal, &self.settings.agent.budget);
+        let session = Session {
+            graph,
+            meta: self.meta,
+            threads: self.threads,
+            renderer: crate::render::for_stdout(self.global.json),
+            interactive: crate::approve::can_ask(self.global.no_input),
+            cancel,
+            resume: self.resume,
+            resumed: false,
+            plan_len: 0,
+        };
+        session.drive(Input::State(input)).await
+    }
+}

@@ -1,0 +1,69 @@
+//! Exit codes, and the errors that choose them.
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | the run finished (or the command succeeded) |
+//! | 1 | the run stopped without finishing (budget, max iterations, error), or a command failed |
+//! | 2 | usage or configuration error |
+//! | 3 | interrupted: a command awaits approval (`rebound resume <thread> --approve`) |
+//! | 130 | cancelled with Ctrl-C: the run is checkpointed and resumable |
+
+use std::process::ExitCode;
+
+/// How a command ended, as the process's exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: the run finished, or the command did what it was asked.
+    Success,
+    /// 1: the run stopped without finishing, or a command failed.
+    Stopped,
+    /// 2: the command line or the configuration is wrong.
+    Usage,
+    /// 3: the run waits for an approval.
+    Interrupted,
+    /// 130: the run was cancelled with Ctrl-C.
+    Cancelled,
+}
+
+impl Exit {
+    /// The numeric code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Stopped => 1,
+            Exit::Usage => 2,
+            Exit::Interrupted => 3,
+            Exit::Cancelled => 130,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit.code())
+    }
+}
+
+/// A mistake in how rebound was called (a bad argument, an unknown thread
+/// or checkpoint, nothing to resume): exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// A [`UsageError`] as an `anyhow::Error`.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    UsageError(message.into()).into()
+}
+
+/// The exit code of a command that failed with `error`: 2 for usage and
+/// configuration errors anywhere in its chain, else 1.
+pub fn code_of(error: &anyhow::Error) -> Exit {
+    let is_usage = error
+        .chain()
+        .any(|cause| cause.is::<UsageError>() || cause.is::<crate::config::ConfigError>());
+    if is_usage {
+        Exit::Usage
+    } else {
+        Exit::Stopped
+    }
+}

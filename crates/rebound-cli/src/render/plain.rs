@@ -1,0 +1,311 @@
+//! Plain output, for logs and pipes: one line per event, no color, no
+//! cursor movement.
+
+use rebound_graph::Event;
+use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
+
+use super::progress::{cut, first_line, human_duration, step_label, Progress};
+use super::{answer_text, out, Ending, Renderer, RunEnd, RunInfo};
+
+/// One line per event.
+#[derive(Debug, Default)]
+pub struct PlainRenderer {
+    plan_len: usize,
+}
+
+impl Renderer for PlainRenderer {
+    fn start(&mut self, info: &RunInfo) {
+        self.plan_len = info.plan_len;
+        let verb = if info.resumed { "resuming" } else { "starting" };
+        out(format!(
+            "rebound: {verb} thread {} ({}, model {}) in {}",
+            info.thread_id,
+            info.workflow,
+            info.model,
+            info.workspace.display()
+        ));
+        out(format!("goal: {}", one_line(&info.goal)));
+    }
+
+    fn event(&mut self, event: &Event) {
+        if let Some(line) = self.line(event) {
+            out(line);
+        }
+    }
+
+    fn answered(&mut self, request: &ApprovalRequest, answer: &ApprovalAnswer) {
+        out(format!(
+            "approval: `{}` {}",
+            one_line(&request.command),
+            answer_text(answer)
+        ));
+    }
+
+    fn end(&mut self, end: &RunEnd) {
+        for line in summary_lines(end) {
+            out(line);
+        }
+    }
+}
+
+/// Newlines folded, for one-line output.
+fn one_line(text: &str) -> String {
+    text.trim().replace('\n', " ⏎ ")
+}
+
+impl PlainRenderer {
+    /// The line for `event`, if it gets one.
+    fn line(&mut self, event: &Event) -> Option<String> {
+        let Event::Custom { node, step, .. } = event else {
+            return Some(match Progress::from_event(event) {
+                Progress::Interrupted {
+                    request: Some(request),
+                    ..
+                } => format!(
+                    "interrupted: `{}` awaits approval ({})",
+                    one_line(&request.command),
+                    request.reason
+                ),
+                _ => one_line(&event.to_string()),
+            });
+        };
+        let prefix = format!("[{step}] {node}:");
+        let text = match Progress::from_event(event) {
+            Progress::Plan { steps, repair } => {
+                self.plan_len = steps.len();
+                let steps: Vec<String> = steps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, step)| match &step.command {
+                        Some(command) => format!("{}. {} ($ {command})", i + 1, step.description),
+                        None => format!("{}. {}", i + 1, step.description),
+                    })
+                    .collect();
+                let label = if repair { "repair plan" } else { "plan" };
+                format!("{label}: {}", steps.join("; "))
+            }
+            Progress::StepStarted { index, step } => {
+                let command = step.command.map(|c| format!(" $ {c}")).unwrap_or_default();
+                format!(
+                    "{} started: {}{command}",
+                    step_label(index, self.plan_len),
+                    step.description
+                )
+            }
+            Progress::StepFinished {
+                index,
+                success,
+                output,
+                ..
+            } => {
+                let verdict = if success { "succeeded" } else { "failed" };
+                let tail = output.lines().last().unwrap_or_default().trim().to_string();
+                format!(
+                    "{} {verdict}: {}",
+                    step_label(index, self.plan_len),
+                    cut(&tail, 200)
+                )
+            }
+            Progress::Review(review) => {
+                let mut text = format!("review: {}: {}", review.verdict, review.reason);
+                if !review.fix_suggestions.is_empty() {
+                    text.push_str(&format!(" (fix: {})", review.fix_suggestions.join("; ")));
+                }
+                text
+            }
+            Progress::Repair { step, error } => format!(
+                "repair: step \"{}\" failed: {}",
+                step.description,
+                first_line(&error, 200)
+            ),
+            Progress::Git {
+                action,
+                commit,
+                message,
+            } => format!("git {action} {commit}: {message}"),
+            Progress::Agent { name, message } => format!("{name}: {message}"),
+            Progress::ToolCall {
+                name,
+                command,
+                phase,
+                success,
+                exit_code,
+                duration_ms,
+                log_path,
+            } => {
+                let what = command.map(|c| format!("$ {c}")).unwrap_or(name);
+                let mut text = format!("tool {phase}: {what}");
+                if let Some(success) = success {
+                    text.push_str(if success { " (ok" } else { " (failed" });
+                    if let Some(code) = exit_code {
+                        text.push_str(&format!(", exit {code}"));
+                    }
+                    if let Some(ms) = duration_ms {
+                        text.push_str(&format!(
+                            ", {}",
+                            human_duration(std::time::Duration::from_millis(ms))
+                        ));
+                    }
+                    text.push(')');
+                }
+                if let Some(log) = log_path {
+                    text.push_str(&format!(" log: {log}"));
+                }
+                text
+            }
+            Progress::Output { stream, line } => format!("{stream}| {line}"),
+            Progress::Approval {
+                phase,
+                command,
+                detail,
+            } => match detail {
+                Some(detail) => format!("approval {phase}: `{}` ({detail})", one_line(&command)),
+                None => format!("approval {phase}: `{}`", one_line(&command)),
+            },
+            Progress::ModelCall {
+                model,
+                input_tokens,
+                output_tokens,
+                latency_ms,
+            } => format!(
+                "model {model}: {input_tokens} tokens in, {output_tokens} out, {}",
+                human_duration(std::time::Duration::from_secs_f64(
+                    latency_ms.max(0.0) / 1e3
+                ))
+            ),
+            _ => return Some(one_line(&event.to_string())),
+        };
+        Some(format!("{prefix} {}", one_line(&text)))
+    }
+}
+
+/// The closing lines: how the run ended and what to do next.
+pub fn summary_lines(end: &RunEnd) -> Vec<String> {
+    let mut lines = Vec::new();
+    match &end.ending {
+        Ending::Completed(summary) => {
+            lines.push(format!(
+                "summary: {} | steps: {} succeeded, {} failed | repairs: {} | review rounds: {} | tokens: {} | time: {} (work {}) | thread: {}",
+                summary.stop_reason,
+                summary.steps_succeeded,
+                summary.steps_failed,
+                summary.repairs,
+                summary.iters,
+                summary.tokens,
+                human_duration(end.elapsed),
+                human_duration(std::time::Duration::from_millis(summary.work_ms)),
+                end.thread_id
+            ));
+            lines.push(format!("result: {}", one_line(&summary.summary)));
+        }
+        Ending::Interrupted(_) => {
+            for request in end.approvals() {
+                lines.push(format!(
+                    "awaiting approval: `{}` in {} ({})",
+                    one_line(&request.command),
+                    request.cwd.display(),
+                    request.reason
+                ));
+            }
+            lines.push(format!(
+                "interrupted: thread {} awaits approval; continue with `{} --approve` or `{} --deny \"<message>\"`",
+                end.thread_id, end.resume, end.resume
+            ));
+        }
+        Ending::Cancelled => lines.push(format!(
+            "cancelled: thread {} is saved at its last checkpoint; continue with `{}`",
+            end.thread_id, end.resume
+        )),
+        Ending::Failed(message) => lines.push(format!(
+            "failed: {}; thread {} is saved at its last good checkpoint; retry with `{}`",
+            one_line(message),
+            end.thread_id,
+            end.resume
+        )),
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use rebound_graph::Event;
+    use serde_json::json;
+
+    use super::PlainRenderer;
+
+    fn custom(payload: serde_json::Value) -> Event {
+        Event::Custom {
+            node: Arc::from("executor"),
+            step: 3,
+            payload,
+        }
+    }
+
+    #[test]
+    fn each_event_is_one_readable_line() {
+        let mut plain = PlainRenderer::default();
+        let line = |plain: &mut PlainRenderer, event: Event| plain.line(&event).unwrap();
+        assert_eq!(
+            line(
+                &mut plain,
+                custom(json!({"plan": {"steps": [
+                    {"description": "Test", "command": "make test"},
+                    {"description": "Think"}
+                ], "repair": true}}))
+            ),
+            "[3] executor: repair plan: 1. Test ($ make test); 2. Think"
+        );
+        assert_eq!(
+            line(
+                &mut plain,
+                custom(
+                    json!({"step": {"index": 0, "step": {"description": "Test", "command": "make test"},
+                    "phase": "finished", "success": false, "output": "a\nexit code 2"}})
+                )
+            ),
+            "[3] executor: step 1/2 failed: exit code 2"
+        );
+        assert_eq!(
+            line(
+                &mut plain,
+                Event::Retry {
+                    node: Arc::from("planner"),
+                    step: 2,
+                    attempt: 1,
+                    delay: Duration::from_millis(500),
+                    error: "HTTP 503".into(),
+                }
+            ),
+            "[2] planner attempt 1 failed: HTTP 503; retrying in 500.0ms"
+        );
+        assert_eq!(
+            line(
+                &mut plain,
+                custom(
+                    json!({"review": {"verdict": "replan", "reason": "wrong file",
+                    "fix_suggestions": ["edit calc.py"]}})
+                )
+            ),
+            "[3] executor: review: replan: wrong file (fix: edit calc.py)"
+        );
+        assert_eq!(
+            line(
+                &mut plain,
+                custom(
+                    json!({"git": {"action": "commit", "commit": "abc123", "message": "step 1"}})
+                )
+            ),
+            "[3] executor: git commit abc123: step 1"
+        );
+        assert_eq!(
+            line(
+                &mut plain,
+                custom(json!({"tool_output": {"stream": "stdout", "line": "ok"}}))
+            ),
+            "[3] executor: stdout| ok"
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! End to end on the real embedded model: `rebound run` on the bundled task
+//! (examples/tasks/calc) with Qwen2.5-Coder 0.5B. The model need not fix
+//! the bug; the run must reach a stop reason cleanly, with coherent events.
+//!
+//! `cargo test -p rebound-cli --features local --release --test local_model`
+//! (skips, saying why, when the model file is missing).
+#![cfg(feature = "local")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::{json_lines, output_text, TestEnv};
+use serde_json::Value;
+
+const MODEL: &str = "qwen2.5-coder-0.5b";
+const MODEL_FILE: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
+
+/// The model cache, as `scripts/fetch-model` finds it.
+fn model_dir() -> PathBuf {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    if let Some(dir) = var("REBOUND_MODEL_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(cache) = var("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
+        return PathBuf::from(cache).join("rebound").join("models");
+    }
+    PathBuf::from(var("HOME").unwrap_or_default()).join(".cache/rebound/models")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
+    let dir = model_dir();
+    if !dir.join(MODEL_FILE).is_file() {
+        eprintln!(
+            "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",
+            dir.join(MODEL_FILE).display()
+        );
+        return;
+    }
+    let env = TestEnv::new();
+    let task = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calc");
+    copy_dir(&task, env.ws());
+    let goal = "Make the tests pass: `python3 -m unittest` must succeed. Fix calc.py; do not change test_calc.py.";
+    let started = Instant::now();
+    let output = env
+        .rebound(None)
+        .args([
+            "run",
+            goal,
+            "--json",
+            "--approval",
+            "auto",
+            "--max-iters",
+            "3",
+        ])
+        .args(["--model", &format!("local:{MODEL}")])
+        .env("REBOUND_MODEL_DIR", &dir)
+        .timeout(Duration::from_secs(40 * 60))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    let code = output.status.code();
+    assert!(
+        matches!(code, Some(0) | Some(1)),
+        "not a clean stop: {text}"
+    );
+    let lines = json_lines(&output.stdout);
+    assert_eq!(lines[0]["event"], "run_started", "{text}");
+    let summary = common::summary(&lines);
+    eprintln!(
+        "local model run: exit {code:?}, stop {}, {} steps ok, {} failed, {} repairs, {} tokens, {:.0?}",
+        summary["stop"], summary["steps_succeeded"], summary["steps_failed"], summary["repairs"],
+        summary["tokens"], started.elapsed()
+    );
+    assert!(summary["stop_reason"]["kind"].is_string(), "{text}");
+    assert_eq!(
+        summary["exit_code"].as_u64(),
+        code.map(|c| c as u64),
+        "{text}"
+    );
+    assert_eq!(
+        summary["status"] == "finished",
+        code == Some(0),
+        "exit 0 exactly when finished: {text}"
+    );
+    assert!(summary["tokens"].is_u64(), "{text}");
+    assert!(
+        lines.iter().any(|l| l["payload"].get("llm_call").is_some()),
+        "the model was called: {text}"
+    );
+    check_coherent(&lines[..lines.len() - 1], &text);
+    // The thread is recorded with the same ending.
+    let thread = summary["thread_id"].as_str().unwrap();
+    let listing = env.rebound(None).arg("threads").output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    let row = listing.lines().find(|l| l.starts_with(thread)).unwrap();
+    let status = if code == Some(0) {
+        "finished"
+    } else {
+        "stopped"
+    };
+    assert!(row.contains(status), "{listing}");
+}
+
+/// The events tell one consistent story: one run, each node that started
+/// finished (in order), steps start and finish in pairs, routes come from
+/// the node that just ran, and the run ends last.
+fn check_coherent(events: &[Value], text: &str) {
+    let kind = |e: &Value| e["event"].as_str().unwrap_or_default().to_string();
+    assert_eq!(
+        events.iter().filter(|e| kind(e) == "run_started").count(),
+        1,
+        "{text}"
+    );
+    let last = events.last().unwrap();
+    assert_eq!(kind(last), "run_finished", "{text}");
+    assert_eq!(last["status"], "completed", "{text}");
+    let mut running: Option<String> = None;
+    let mut last_finished: Option<String> = None;
+    let mut open_step: Option<u64> = None;
+    for event in events {
+        match kind(event).as_str() {
+            "node_started" => {
+                assert!(running.is_none(), "two nodes at once: {event} ({text})");
+                running = event["node"].as_str().map(str::to_string);
+            }
+            "node_finished" => {
+                assert_eq!(running.take().as_deref(), event["node"].as_str(), "{text}");
+                last_finished = event["node"].as_str().map(str::to_string);
+            }
+            "route_chosen" => {
+                let from = event["from"].as_str().unwrap();
+                if from != "__start__" {
+                    assert_eq!(last_finished.as_deref(), Some(from), "{event} ({text})");
+                }
+            }
+            "custom" => {
+                let payload = &event["payload"];
+                if let Some(step) = payload.get("step") {
+                    let index = step["index"].as_u64().unwrap();
+                    match step["phase"].as_str().unwrap() {
+                        "started" => {
+                            assert!(open_step.is_none(), "{event} ({text})");
+                            open_step = Some(index);
+                        }
+                        _ => {
+                            assert_eq!(open_step.take(), Some(index), "{event} ({text})");
+                            assert!(step["success"].is_boolean(), "{event}");
+                        }
+                    }
+                }
+                assert!(
+                    event["node"].as_str() == running.as_deref(),
+                    "{event} ({text})"
+                );
+            }
+            "error" => panic!("the engine failed: {event} ({text})"),
+            _ => {}
+        }
+    }
+    assert!(running.is_none() && open_step.is_none(), "{text}");
+}
+
+/// With the embedded model built in but its file missing, the default
+/// model says how to fetch it.
+#[test]
+fn a_missing_local_model_says_how_to_fetch_it() {
+    let env = TestEnv::new();
+    let empty = tempfile::tempdir().unwrap();
+    let output = env
+        .rebound(None)
+        .args(["run", "fix it"])
+        .env("REBOUND_MODEL_DIR", empty.path())
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("local:qwen2.5-coder-1.5b"), "{text}");
+    assert!(
+        stderr.contains("rebound model fetch qwen2.5-coder-1.5b"),
+        "{text}"
+    );
+    assert!(stderr.contains("scripts/fetch-model"), "{text}");
+}

@@ -1,0 +1,183 @@
+//! Inspecting threads: `threads`, `history`, `show`, `show --checkpoint`,
+//! and `fork` followed by `resume`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{json_lines, output_text, plan, review, thread_id, FakeModel, TestEnv};
+use serde_json::Value;
+
+fn run_json(env: &TestEnv, model: &FakeModel, args: &[&str]) -> Value {
+    let output = env.rebound(Some(model)).args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn threads_history_show_and_fork() {
+    let env = TestEnv::new();
+    let model = FakeModel::start(vec![
+        plan(&[("Look", Some("ls")), ("Look closer", Some("ls -a"))]),
+        review("continue", "looked"),
+        review("finish", "looked closer"),
+        // After the fork, the second step runs again and is reviewed again.
+        review("finish", "looked closer, again"),
+    ]);
+
+    // No runs yet.
+    let output = env.rebound(None).arg("threads").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("no threads"));
+    let output = env
+        .rebound(None)
+        .args(["history", "run-x"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", output_text(&output));
+
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args("look around", &["--json"]))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    let thread = thread_id(&json_lines(&output.stdout));
+
+    // threads: the list, with the status.
+    let output = env.rebound(None).arg("threads").output().unwrap();
+    let listing = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(listing.starts_with("THREAD"), "{listing}");
+    let row = listing.lines().find(|l| l.starts_with(&thread)).unwrap();
+    assert!(row.contains("finished"), "{listing}");
+    assert!(row.contains("pev"), "{listing}");
+    assert!(row.contains("look around"), "{listing}");
+    let threads = run_json(&env, &model, &["threads", "--json"]);
+    assert_eq!(threads[0]["thread_id"], thread.as_str());
+    assert_eq!(threads[0]["status"], "finished");
+
+    // history: oldest first, with nodes, routes' reasons and times.
+    let output = env
+        .rebound(None)
+        .args(["history", &thread])
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("(input)"), "{text}");
+    assert!(stdout.contains("a plan of 2 steps"), "{text}");
+    assert!(
+        stdout.contains("verdict finish: the goal is reached"),
+        "{text}"
+    );
+    assert!(stdout.contains(" UTC "), "{text}");
+    let history = run_json(&env, &model, &["history", &thread, "--json"]);
+    let rows = history.as_array().unwrap();
+    assert_eq!(rows[0]["node"], "(input)");
+    assert_eq!(rows.last().unwrap()["next"], serde_json::json!([]));
+    let limited = run_json(
+        &env,
+        &model,
+        &["history", &thread, "--json", "--limit", "2"],
+    );
+    assert_eq!(limited.as_array().unwrap().len(), 2);
+    assert_eq!(limited[1], *rows.last().unwrap());
+    // The checkpoint where the second step is next.
+    let fork_point = rows
+        .iter()
+        .rev()
+        .find(|r| r["next"] == serde_json::json!(["executor"]))
+        .unwrap()["checkpoint_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    // show: the latest state, and the state at a checkpoint.
+    let output = env.rebound(None).args(["show", &thread]).output().unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("END (the run ended here)"), "{text}");
+    assert!(stdout.contains("\"goal\": \"look around\""), "{text}");
+    let shown = run_json(
+        &env,
+        &model,
+        &["show", &thread, "--checkpoint", &fork_point, "--json"],
+    );
+    assert_eq!(shown["checkpoint_id"], fork_point.as_str());
+    assert_eq!(shown["next"], serde_json::json!(["executor"]));
+    assert_eq!(shown["state"]["step_index"], 1);
+    assert_eq!(shown["state"]["results"].as_array().unwrap().len(), 1);
+    let output = env
+        .rebound(None)
+        .args(["show", &thread, "--checkpoint", "00000000000000ff"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", output_text(&output));
+    let output = env
+        .rebound(None)
+        .args(["show", &thread, "--checkpoint", "not-hex"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", output_text(&output));
+
+    // fork: a new latest checkpoint copying the fork point; resume runs on from it.
+    let forked = run_json(
+        &env,
+        &model,
+        &["fork", &thread, "--checkpoint", &fork_point, "--json"],
+    );
+    assert_eq!(forked["from"], fork_point.as_str());
+    assert_eq!(forked["next"], serde_json::json!(["executor"]));
+    assert_eq!(forked["resume"], format!("rebound resume {thread}"));
+    let output = env.rebound(None).arg("threads").output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&output.stdout)
+            .contains(&format!("forked from checkpoint {fork_point}")),
+        "{}",
+        output_text(&output)
+    );
+    let latest = run_json(&env, &model, &["show", &thread, "--json"]);
+    assert_eq!(latest["checkpoint_id"], forked["checkpoint_id"]);
+    assert_eq!(latest["state"], shown["state"]);
+    let output = env
+        .rebound(Some(&model))
+        .args(["resume", &thread, "--json"])
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let lines = json_lines(&output.stdout);
+    let summary = common::summary(&lines);
+    assert_eq!(summary["status"], "finished", "{text}");
+    assert_eq!(summary["steps_succeeded"], 2, "{text}");
+    assert_eq!(model.remaining(), 0);
+    let history = run_json(&env, &model, &["history", &thread, "--json"]);
+    assert!(history
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["node"] == "(fork)"));
+}
+
+#[test]
+fn a_missing_thread_or_state_is_a_usage_error() {
+    let env = TestEnv::new();
+    for args in [
+        vec!["show", "run-missing"],
+        vec!["fork", "run-missing", "--checkpoint", "1"],
+        vec!["resume", "run-missing"],
+        vec!["history", "../etc"],
+    ] {
+        let output = env.rebound(None).args(&args).output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            output_text(&output)
+        );
+    }
+    let output = env.rebound(None).args(["fork", "run-x"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "--checkpoint is required");
+}
