@@ -1,100 +1,32 @@
 //! Opening the configured model, and the embedded local models the
-//! `model` commands manage.
-//!
-//! The list of local models and their directory are those of
-//! `rebound_llm::local` (checked by a test with the `local` feature); they
-//! are repeated here so that `rebound model list|path|fetch` work in a build
-//! without the embedded model.
+//! `model` commands manage (`rebound_llm`'s catalog, which a build without
+//! the embedded model has too).
 
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use rebound_llm::{ChatModel, LocalModel, ModelSpec};
+use rebound_llm::{ChatModel, KnownModel, LocalModel, ModelSpec, KNOWN_MODELS};
 
 use crate::config::Env;
 use crate::exit::usage;
 
-/// A local model `scripts/fetch-model` installs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KnownModel {
-    /// The name in `local:<name>`.
-    pub name: &'static str,
-    /// The file in the model directory.
-    pub file: &'static str,
-    /// Its size in bytes.
-    pub bytes: u64,
-    /// The `scripts/fetch-model` flags that install it.
-    pub fetch_args: &'static [&'static str],
-}
-
-/// The known local models; the first is the default.
-pub const KNOWN_MODELS: [KnownModel; 2] = [
-    KnownModel {
-        name: "qwen2.5-coder-1.5b",
-        file: "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-        bytes: 1_117_320_768,
-        fetch_args: &[],
-    },
-    KnownModel {
-        name: "qwen2.5-coder-0.5b",
-        file: "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-        bytes: 491_400_064,
-        fetch_args: &["--small"],
-    },
-];
-
-/// The known model called `name` (default: the first).
-pub fn known(name: Option<&str>) -> anyhow::Result<KnownModel> {
+/// The known model called `name` (with or without `local:`; default: the
+/// first).
+pub fn known(name: Option<&str>) -> anyhow::Result<&'static KnownModel> {
     let name = name.unwrap_or(KNOWN_MODELS[0].name);
     let name = name.strip_prefix("local:").unwrap_or(name);
-    KNOWN_MODELS
-        .iter()
-        .find(|model| model.name == name)
-        .copied()
-        .ok_or_else(|| {
-            let names: Vec<&str> = KNOWN_MODELS.iter().map(|m| m.name).collect();
-            usage(format!(
-                "unknown local model {name:?}; known: {}",
-                names.join(", ")
-            ))
-        })
+    rebound_llm::known_model(name).map_err(|e| usage(e.to_string()))
 }
 
-/// Where `scripts/fetch-model` installs models: `$REBOUND_MODEL_DIR`, else
-/// `$XDG_CACHE_HOME/rebound/models`, else `~/.cache/rebound/models`.
-pub fn model_dir(env: Env<'_>) -> PathBuf {
-    if let Some(dir) = env("REBOUND_MODEL_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(cache) = env("XDG_CACHE_HOME").filter(|dir| std::path::Path::new(dir).is_absolute())
-    {
-        return PathBuf::from(cache).join("rebound").join("models");
-    }
-    PathBuf::from(env("HOME").unwrap_or_default())
-        .join(".cache")
-        .join("rebound")
-        .join("models")
+/// Where `model` is (or would be) installed, with the environment `env`.
+pub fn model_path(model: &KnownModel, env: Env<'_>) -> PathBuf {
+    rebound_llm::model_dir_with(env).join(model.file)
 }
 
-impl KnownModel {
-    /// Where it is (or would be) installed.
-    pub fn path(&self, env: Env<'_>) -> PathBuf {
-        model_dir(env).join(self.file)
-    }
-
-    /// The `rebound` command that installs it.
-    pub fn fetch_command(&self) -> String {
-        format!("rebound model fetch {}", self.name)
-    }
-
-    /// The script command that installs it.
-    pub fn script_command(&self) -> String {
-        std::iter::once("scripts/fetch-model")
-            .chain(self.fetch_args.iter().copied())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+/// The `rebound` command that installs `model`.
+pub fn fetch_command(model: &KnownModel) -> String {
+    format!("rebound model fetch {}", model.name)
 }
 
 /// Opens the model `spec_text` names. A local model that is not installed,
@@ -113,12 +45,12 @@ fn check_local(spec_text: &str, model: &LocalModel, env: Env<'_>) -> anyhow::Res
     let missing = match model {
         LocalModel::Known(name) => {
             let known = known(Some(name))?;
-            let path = known.path(env);
+            let path = model_path(known, env);
             (!path.is_file()).then(|| {
                 format!(
                     "the model file {} is not installed; fetch it with `{}` (or `{}`)",
                     path.display(),
-                    known.fetch_command(),
+                    fetch_command(known),
                     known.script_command()
                 )
             })
@@ -142,19 +74,5 @@ fn check_local(spec_text: &str, model: &LocalModel, env: Env<'_>) -> anyhow::Res
     match missing {
         Some(missing) => Err(usage(format!("{spec_text}: {missing}"))),
         None => Ok(()),
-    }
-}
-
-#[cfg(all(test, feature = "local"))]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-
-    #[test]
-    fn the_list_matches_the_local_provider() {
-        let ours: Vec<(&str, &str)> = KNOWN_MODELS.iter().map(|m| (m.name, m.file)).collect();
-        assert_eq!(ours, rebound_llm::local::KNOWN_MODELS.to_vec());
-        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        assert_eq!(model_dir(&env), rebound_llm::local::model_dir());
     }
 }

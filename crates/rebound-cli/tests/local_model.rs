@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{json_lines, output_text, TestEnv};
@@ -17,18 +17,6 @@ use serde_json::Value;
 
 const MODEL: &str = "qwen2.5-coder-0.5b";
 const MODEL_FILE: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
-
-/// The model cache, as `scripts/fetch-model` finds it.
-fn model_dir() -> PathBuf {
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    if let Some(dir) = var("REBOUND_MODEL_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(cache) = var("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
-        return PathBuf::from(cache).join("rebound").join("models");
-    }
-    PathBuf::from(var("HOME").unwrap_or_default()).join(".cache/rebound/models")
-}
 
 fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
@@ -45,7 +33,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
-    let dir = model_dir();
+    let dir = rebound_llm::model_dir();
     if !dir.join(MODEL_FILE).is_file() {
         eprintln!(
             "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",

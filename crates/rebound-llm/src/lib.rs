@@ -28,6 +28,7 @@
 //! ```
 
 mod anthropic;
+mod catalog;
 mod error;
 mod http;
 #[cfg(feature = "local")]
@@ -43,6 +44,7 @@ mod spec;
 mod structured;
 
 pub use anthropic::AnthropicModel;
+pub use catalog::{known_model, model_dir, model_dir_with, KnownModel, KNOWN_MODELS};
 pub use error::LlmError;
 pub use http::HttpOptions;
 pub use message::{Message, Role, ToolCall, ToolDefinition};

@@ -12,7 +12,7 @@ use crate::{AnthropicModel, ChatModel, LlmError, ModelSpec, OpenAiModel, Scripte
 /// - `anthropic:<model>`: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`;
 /// - `scripted`: a [`ScriptedModel`] with an empty script;
 /// - `local:<path.gguf or name>`: with the `local` feature, a
-///   `local::LocalModel` (a known name is looked up in `local::model_dir`;
+///   `local::LocalModel` (a known name is looked up in [`crate::model_dir`];
 ///   a missing file says which `scripts/fetch-model` command installs it);
 ///   without it, a [`LlmError::Config`] saying the feature is missing.
 ///

@@ -11,8 +11,9 @@ use serde_json::json;
 use crate::cli::{GlobalArgs, ModelCommand};
 use crate::config::process_env;
 use crate::exit::Exit;
-use crate::models::{known, KNOWN_MODELS};
+use crate::models::{fetch_command, known, model_path};
 use crate::render::out;
+use rebound_llm::KNOWN_MODELS;
 
 /// The model fetcher, from the repository's `scripts/`.
 const FETCH_MODEL: &str = include_str!("../../../../scripts/fetch-model");
@@ -23,7 +24,7 @@ pub fn model(global: &GlobalArgs, command: ModelCommand) -> anyhow::Result<Exit>
         ModelCommand::List => list(global),
         ModelCommand::Path { name } => {
             let model = known(name.as_deref())?;
-            out(model.path(&process_env).display());
+            out(model_path(model, &process_env).display());
             Ok(Exit::Success)
         }
         ModelCommand::Fetch {
@@ -58,7 +59,7 @@ fn list(global: &GlobalArgs) -> anyhow::Result<Exit> {
         .iter()
         .enumerate()
         .map(|(i, model)| {
-            let path = model.path(&process_env);
+            let path = model_path(model, &process_env);
             let installed = path.is_file();
             (i == 0, model, path, installed)
         })
@@ -84,7 +85,7 @@ fn list(global: &GlobalArgs) -> anyhow::Result<Exit> {
         let state = if installed {
             "installed".to_string()
         } else {
-            format!("not installed: {}", model.fetch_command())
+            format!("not installed: {}", fetch_command(model))
         };
         let default = if default { " (default)" } else { "" };
         out(format!(

@@ -36,56 +36,13 @@ use async_trait::async_trait;
 use crate::{ChatModel, ChatRequest, ChatResponse, FinishReason, LlmError, Usage};
 use engine::{Engine, EngineError, GenerateInput};
 
-/// The models `scripts/fetch-model` installs: the name used in
-/// `local:<name>` and the file name in the model directory.
-pub const KNOWN_MODELS: [(&str, &str); 2] = [
-    (
-        "qwen2.5-coder-1.5b",
-        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-    ),
-    (
-        "qwen2.5-coder-0.5b",
-        "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-    ),
-];
-
 /// The context window used unless [`LocalModel::open_with_context`] asks
 /// for another, in tokens.
 pub const DEFAULT_CONTEXT_TOKENS: u32 = 4096;
 
-/// The directory `scripts/fetch-model` installs models into:
-/// `$REBOUND_MODEL_DIR`, else `$XDG_CACHE_HOME/rebound/models`, else
-/// `~/.cache/rebound/models`.
-pub fn model_dir() -> PathBuf {
-    model_dir_in(|name| std::env::var_os(name).filter(|v| !v.is_empty()))
-}
-
-/// [`model_dir`] with the environment read through `lookup`.
-fn model_dir_in(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
-    if let Some(dir) = lookup("REBOUND_MODEL_DIR") {
-        return PathBuf::from(dir);
-    }
-    if let Some(cache) = lookup("XDG_CACHE_HOME") {
-        return PathBuf::from(cache).join("rebound").join("models");
-    }
-    let home = lookup("HOME").map(PathBuf::from).unwrap_or_default();
-    home.join(".cache").join("rebound").join("models")
-}
-
-/// The path of the known model `name` in [`model_dir`].
+/// The path of the known model `name` in [`crate::model_dir`].
 pub fn known_model_path(name: &str) -> Result<PathBuf, LlmError> {
-    let file = KNOWN_MODELS
-        .iter()
-        .find(|(known, _)| *known == name)
-        .map(|(_, file)| *file)
-        .ok_or_else(|| {
-            let names: Vec<&str> = KNOWN_MODELS.iter().map(|(n, _)| *n).collect();
-            LlmError::Config(format!(
-                "local:{name}: unknown local model; use a path to a .gguf file or one of: {}",
-                names.join(", ")
-            ))
-        })?;
-    Ok(model_dir().join(file))
+    Ok(crate::model_dir().join(crate::known_model(name)?.file))
 }
 
 /// Timings and token counts of one local generation.
@@ -131,7 +88,7 @@ impl LocalModel {
     }
 
     /// Opens a model `scripts/fetch-model` installs, by name (see
-    /// [`KNOWN_MODELS`]).
+    /// [`crate::KNOWN_MODELS`]).
     pub fn open_known(name: &str) -> Result<LocalModel, LlmError> {
         LocalModel::open(known_model_path(name)?)
     }
@@ -273,34 +230,6 @@ impl LocalModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
-
-    #[test]
-    fn the_model_dir_follows_the_environment() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                pairs
-                    .iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| OsString::from(*v))
-            }
-        };
-        assert_eq!(
-            model_dir_in(env(&[
-                ("REBOUND_MODEL_DIR", "/m"),
-                ("XDG_CACHE_HOME", "/c")
-            ])),
-            PathBuf::from("/m")
-        );
-        assert_eq!(
-            model_dir_in(env(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")])),
-            PathBuf::from("/c/rebound/models")
-        );
-        assert_eq!(
-            model_dir_in(env(&[("HOME", "/h")])),
-            PathBuf::from("/h/.cache/rebound/models")
-        );
-    }
 
     #[test]
     fn unknown_names_list_the_known_ones() {
