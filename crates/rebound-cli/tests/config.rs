@@ -27,6 +27,20 @@ fn an_unknown_key_names_the_file_the_table_and_the_line() {
 }
 
 #[test]
+fn a_misspelt_key_in_a_rule_is_an_error_not_ignored() {
+    let env = TestEnv::new();
+    env.workspace_config(
+        "model = \"openai:test\"\n\n[[rules]]\npattern = \"git push\"\naction = \"forbid\"\nreasn = \"no\"\n",
+    );
+    let output = env.rebound(None).args(["config", "show"]).output().unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("rebound.toml:"), "{text}");
+    assert!(stderr.contains("reasn"), "{text}");
+}
+
+#[test]
 fn a_bad_value_in_the_user_config_names_its_key_and_line() {
     let env = TestEnv::new();
     env.write_user_config("# mine\napproval = \"sometimes\"\n");

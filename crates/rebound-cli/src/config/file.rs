@@ -6,7 +6,7 @@ use std::str::FromStr;
 
 use rebound_agent::{AgentConfig, Budget};
 use rebound_llm::ModelSpec;
-use rebound_tools::approval::{ApprovalMode, CommandRule, RuleAction};
+use rebound_tools::approval::{ApprovalMode, CommandRule};
 use rebound_tools::mcp::McpServerConfig;
 use rebound_tools::sandbox::SandboxPolicy;
 use rebound_tools::shell::ShellConfig;
@@ -73,33 +73,9 @@ pub struct FileConfig {
     /// The sandbox commands run in.
     pub sandbox: SandboxPolicy,
     /// Command rules: allow, ask or forbid commands by pattern.
-    pub rules: Vec<RuleConfig>,
+    pub rules: Vec<CommandRule>,
     /// MCP servers whose tools the agent may use.
     pub mcp: Vec<McpServerConfig>,
-}
-
-/// A `[[rules]]` entry: [`CommandRule`] as written in a file, rejecting
-/// unknown keys (a misspelt `reason` must not pass silently).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RuleConfig {
-    /// The words a matching command starts with.
-    pub pattern: String,
-    /// allow, ask or forbid.
-    pub action: RuleAction,
-    /// Why, shown when the rule asks or forbids.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-}
-
-impl From<RuleConfig> for CommandRule {
-    fn from(rule: RuleConfig) -> Self {
-        CommandRule {
-            pattern: rule.pattern,
-            action: rule.action,
-            reason: rule.reason,
-        }
-    }
 }
 
 fn model_string<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {

@@ -198,12 +198,7 @@ pub fn load(flags: &Flags, env: Env<'_>) -> Result<Settings, ConfigError> {
         approval,
         agent,
         shell,
-        rules: merged
-            .rules
-            .iter()
-            .cloned()
-            .map(CommandRule::from)
-            .collect(),
+        rules: merged.rules.clone(),
         mcp: merged.mcp.clone(),
         merged,
         sources,
