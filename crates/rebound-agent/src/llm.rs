@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{chat_structured, node_error, ChatModel, ChatRequest, LlmError};
+use rebound_llm::{chat_structured, emit_llm_call, node_error, ChatModel, ChatRequest, LlmError};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -51,33 +51,13 @@ where
             }
             Err(other) => return Err(node_error(other)),
         };
-        emit_usage(ctx, model, usage, started);
+        emit_llm_call(ctx, model, usage, started);
         Ok::<_, NodeError>(Answer {
             value,
             tokens: usage.input_tokens + usage.output_tokens,
         })
     })
     .await
-}
-
-/// Emits the `llm_call` event that `rebound_llm::chat_journaled` emits.
-fn emit_usage(
-    ctx: &NodeContext,
-    model: &dyn ChatModel,
-    usage: rebound_llm::Usage,
-    started: Instant,
-) {
-    let latency_ms = started.elapsed().as_secs_f64() * 1e3;
-    ctx.emit(|| {
-        serde_json::json!({
-            "llm_call": {
-                "model": model.name(),
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "latency_ms": latency_ms,
-            }
-        })
-    });
 }
 
 /// Keeps the head and the tail of `text` within `max` characters, with a

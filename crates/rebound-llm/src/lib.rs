@@ -49,7 +49,7 @@ pub use error::LlmError;
 pub use http::HttpOptions;
 pub use message::{Message, Role, ToolCall, ToolDefinition};
 pub use model::{ChatModel, DeltaStream};
-pub use node_call::{chat_journaled, node_error};
+pub use node_call::{chat_journaled, emit_llm_call, node_error};
 pub use openai::OpenAiModel;
 pub use providers::from_spec;
 pub use request::{ChatRequest, ChatResponse, FinishReason, ResponseSchema, StreamDelta, Usage};

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rebound_graph::{NodeContext, NodeError};
 
-use crate::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use crate::{ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
 
 /// Calls `model` once per superstep of this node, durably.
 ///
@@ -32,19 +32,26 @@ pub async fn chat_journaled(
         })
         .await?;
     if called.load(Ordering::Relaxed) {
-        let latency_ms = started.elapsed().as_secs_f64() * 1e3;
-        ctx.emit(|| {
-            serde_json::json!({
-                "llm_call": {
-                    "model": model.name(),
-                    "input_tokens": response.usage.input_tokens,
-                    "output_tokens": response.usage.output_tokens,
-                    "latency_ms": latency_ms,
-                }
-            })
-        });
+        emit_llm_call(ctx, model, response.usage, started);
     }
     Ok(response)
+}
+
+/// Emits the custom event of a model call that really happened:
+/// `{"llm_call": {model, input_tokens, output_tokens, latency_ms}}`, the
+/// latency measured from `started`.
+pub fn emit_llm_call(ctx: &NodeContext, model: &dyn ChatModel, usage: Usage, started: Instant) {
+    let latency_ms = started.elapsed().as_secs_f64() * 1e3;
+    ctx.emit(|| {
+        serde_json::json!({
+            "llm_call": {
+                "model": model.name(),
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "latency_ms": latency_ms,
+            }
+        })
+    });
 }
 
 /// A node error for a failed model call: retryable when the failure is transient.
