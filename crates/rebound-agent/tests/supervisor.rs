@@ -462,11 +462,31 @@ fn the_coordinator_schema_lists_the_agents_it_may_choose() {
     assert!(schema["properties"].get("is_complete").is_none());
 }
 
-#[test]
-fn a_coordinator_answer_without_the_flag_completes_on_none() {
-    let answer: CoordinatorAnswer =
-        serde_json::from_value(json!({"next_agent": "none", "reply": "done"})).unwrap();
-    assert_eq!(answer.is_complete, None);
+/// A model answer without `is_complete` (what a grammar-constrained model
+/// writes): "none" completes the run, an agent name hands over; a flag that
+/// contradicts a hand-over is overruled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_flag_none_completes_and_an_agent_hands_over() {
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(
+            json!({"next_agent": "course_advisor", "is_complete": true, "reply": "advisor first"}),
+        ),
+        advisor_says(&["ML 101"], "take ML 101"),
+        Step::json(json!({"next_agent": "none", "reply": "done"})),
+    ]));
+    let graph = graph(&model, AgentConfig::default(), Arc::new(MemorySaver::new()));
+    let state = completed(
+        run(&graph, supervisor::initial_state(REQUEST), "derived")
+            .await
+            .0,
+    );
+    assert_eq!(model.remaining(), 0);
+    assert!(state.is_complete);
+    assert_eq!(state.recommended_courses, ["ML 101"]);
+    assert_eq!(
+        history(&state).last().map(String::as_str),
+        Some("coordinator -> END: is_complete: the request is answered")
+    );
 }
 
 // ---------------------------------------------------------------------------
