@@ -3,7 +3,7 @@
 //!
 //! Each payload is a JSON object with one key: `{"plan": ...}`,
 //! `{"step": ...}`, `{"review": ...}`, `{"repair": ...}`, `{"git": ...}`,
-//! `{"agent": ...}`. Tool events (`tool_call`, `tool_output`, `approval`)
+//! `{"checks": ...}`, `{"finish_overruled": ...}`, `{"agent": ...}`. Tool events (`tool_call`, `tool_output`, `approval`)
 //! come from `rebound-tools`, and model calls (`llm_call`) from
 //! `rebound-llm`.
 
@@ -54,6 +54,23 @@ pub enum AgentEvent {
         commit: String,
         /// The message or what happened.
         message: String,
+    },
+    /// The run's checks ran.
+    Checks {
+        /// Why they ran.
+        when: crate::checks::CheckWhen,
+        /// One result per check.
+        results: Vec<crate::checks::CheckResult>,
+    },
+    /// A `finish` was overruled: a check fails, so the run goes back to the
+    /// planner in repair mode with the check's output.
+    FinishOverruled {
+        /// Who said finish (`reviewer`, `reflector`).
+        by: String,
+        /// Why it said so.
+        reason: String,
+        /// The failing checks.
+        failing: Vec<crate::checks::CheckResult>,
     },
     /// A supervisor agent spoke.
     Agent {

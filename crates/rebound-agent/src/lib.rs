@@ -11,7 +11,14 @@
 //! The workflows share [`AgentDeps`] (the model, the tools, the approval
 //! policy, the workspace and the [`AgentConfig`] with its budgets), the step
 //! executor, the prompts and the typed [`StopReason`].
+//!
+//! A finish carries evidence: a run's [`checks`] (commands whose success
+//! means the goal is reached) run before the first plan, after a step that
+//! changed files, and whenever a node says `finish`; a finish that a check
+//! contradicts is overruled, and with no check at all it is reported as
+//! [`StopReason::FinishedUnverified`].
 
+pub mod checks;
 mod config;
 mod deps;
 pub mod events;
@@ -31,4 +38,4 @@ pub use config::{AgentConfig, Budget};
 pub use deps::AgentDeps;
 pub use executor::{execute_step, StepOutcome};
 pub use plan::{ExecReport, PlanStatus, PlanStep, Review, StepFailure, StepRecord, Verdict};
-pub use stop::{BudgetKind, RunSummary, StopReason};
+pub use stop::{BudgetKind, CheckReport, RunSummary, StopReason};

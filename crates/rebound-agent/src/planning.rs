@@ -5,6 +5,7 @@
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
+use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult};
 use crate::events::AgentEvent;
 use crate::llm::ask;
 use crate::plan::PlanAnswer;
@@ -24,6 +25,8 @@ pub struct PlanContext<'a> {
     pub feedback: Option<&'a str>,
     /// Descriptions of the steps done so far.
     pub done: Vec<String>,
+    /// The checks' last results (the planner sees the failing ones).
+    pub checks: &'a [CheckResult],
 }
 
 /// The planner's user message.
@@ -41,6 +44,12 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
     } else if let Some(feedback) = context.feedback {
         extra.push_str(&render(prompts::FEEDBACK, &[("feedback", feedback)]));
     }
+    let repairs_checks = context
+        .failure
+        .is_some_and(|failure| failure.step.description == VERIFY_STEP);
+    if !repairs_checks {
+        extra.push_str(&checks_text(context.checks));
+    }
     if !context.done.is_empty() {
         let done: Vec<String> = context.done.iter().map(|d| format!("- {d}")).collect();
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
@@ -49,6 +58,19 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
         prompts::PLANNER_USER,
         &[("goal", goal), ("files", files), ("context", &extra)],
     )
+}
+
+/// What the planner is told of the checks: the failing ones with their
+/// output, or that they all pass; nothing when there are none.
+fn checks_text(results: &[CheckResult]) -> String {
+    if results.is_empty() {
+        return String::new();
+    }
+    if results.iter().any(|r| !r.passed) {
+        return render(prompts::CHECKS, &[("checks", &failures_text(results))]);
+    }
+    let commands: Vec<String> = results.iter().map(|r| format!("`{}`", r.command)).collect();
+    render(prompts::CHECKS_PASS, &[("checks", &commands.join(", "))])
 }
 
 /// Asks the model for a plan (journaled under `planner`) and emits the

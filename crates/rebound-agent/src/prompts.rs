@@ -15,6 +15,10 @@ pub const REPAIR: &str = include_str!("../prompts/repair.md");
 pub const FEEDBACK: &str = include_str!("../prompts/feedback.md");
 /// The steps done so far, added to the planner's message.
 pub const DONE: &str = include_str!("../prompts/done.md");
+/// The failing checks, added to the planner's message.
+pub const CHECKS: &str = include_str!("../prompts/checks.md");
+/// The planner's note that every check passes already.
+pub const CHECKS_PASS: &str = include_str!("../prompts/checks_pass.md");
 /// The executor's system text.
 pub const EXECUTOR: &str = include_str!("../prompts/executor.md");
 /// The executor's user message.

@@ -30,8 +30,11 @@ impl fmt::Display for BudgetKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopReason {
-    /// The reviewer (or reflector, or coordinator) judged the goal done.
+    /// The goal is done, verified: the run's checks pass.
     Finished,
+    /// The reviewer (or reflector) judged the goal done, and there is no
+    /// check to verify it: nothing contradicts the claim, nothing proves it.
+    FinishedUnverified,
     /// `iters` reached `max_iters`.
     MaxIterations {
         /// The limit.
@@ -57,8 +60,13 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    /// Whether the goal was reached.
+    /// Whether the run ended by finishing, verified or not (exit code 0).
     pub fn is_finished(&self) -> bool {
+        matches!(self, StopReason::Finished | StopReason::FinishedUnverified)
+    }
+
+    /// Whether the run finished with every check passing.
+    pub fn is_verified(&self) -> bool {
         matches!(self, StopReason::Finished)
     }
 }
@@ -67,6 +75,7 @@ impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StopReason::Finished => f.write_str("finished"),
+            StopReason::FinishedUnverified => f.write_str("finished (unverified)"),
             StopReason::MaxIterations { limit } => write!(f, "max iterations ({limit})"),
             StopReason::Budget { budget, detail } => write!(f, "{budget} budget: {detail}"),
             StopReason::UserDenied { message } => write!(f, "user denied: {message}"),
@@ -94,4 +103,38 @@ pub struct RunSummary {
     pub work_ms: u64,
     /// One paragraph for a person.
     pub summary: String,
+    /// The run's checks, where each came from, and how each last ran.
+    #[serde(default)]
+    pub checks: Vec<CheckReport>,
+}
+
+/// A check in a run's summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckReport {
+    /// The command.
+    pub command: String,
+    /// Where it came from.
+    pub source: crate::checks::CheckSource,
+    /// Whether it passed when it last ran; `None` when it never ran.
+    pub passed: Option<bool>,
+}
+
+impl CheckReport {
+    /// The reports of `checks`, with the last `results`.
+    pub fn of(
+        checks: &[crate::checks::Check],
+        results: &[crate::checks::CheckResult],
+    ) -> Vec<CheckReport> {
+        checks
+            .iter()
+            .map(|check| CheckReport {
+                command: check.command.clone(),
+                source: check.source.clone(),
+                passed: results
+                    .iter()
+                    .find(|r| r.command == check.command)
+                    .map(|r| r.passed),
+            })
+            .collect()
+    }
 }

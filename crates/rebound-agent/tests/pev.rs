@@ -76,7 +76,7 @@ async fn repair_mode_fixes_a_missing_module_and_finishes() {
         .with_checkpointer(saver(dir.path()));
     let state = run_to_end(&graph, "make the tests pass", 10, "t1").await;
 
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(model.remaining(), 0);
     assert_eq!(state.repairs, 1);
     assert_eq!(state.last_error, None, "the repair plan clears last_error");
@@ -119,7 +119,7 @@ async fn retry_goes_back_to_the_planner_with_the_feedback() {
         .unwrap()
         .with_checkpointer(saver(dir.path()));
     let state = run_to_end(&graph, "greet", 10, "t").await;
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(model.remaining(), 0);
     assert_eq!(state.iters, 2);
     assert_eq!(state.repairs, 0, "a retry is not a repair");
@@ -157,7 +157,7 @@ async fn replan_makes_a_new_plan_from_the_fix_suggestions() {
         .unwrap()
         .with_checkpointer(saver(dir.path()));
     let state = run_to_end(&graph, "write out/b.txt", 10, "t").await;
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(model.remaining(), 0);
     assert!(dir.path().join("out/b.txt").exists());
     assert!(
@@ -190,7 +190,7 @@ async fn continue_runs_every_step_then_finish_ends() {
         .unwrap()
         .with_checkpointer(saver(dir.path()));
     let state = run_to_end(&graph, "log", 10, "t").await;
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(state.iters, 3);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("log.txt")).unwrap(),
@@ -301,7 +301,7 @@ async fn a_denied_command_is_planned_around() {
         other => panic!("{other:?}"),
     };
     assert_eq!(model.remaining(), 0);
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(state.denials, 1);
     assert!(!state.results[0].success);
     assert!(state.results[0].output.contains("do not push, just list"));
@@ -354,7 +354,7 @@ async fn resume_after_approval_does_not_rerun_earlier_commands() {
         RunOutcome::Completed(state) => state,
         other => panic!("{other:?}"),
     };
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(model.remaining(), 0, "no model call was made twice");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("log.txt")).unwrap(),

@@ -85,7 +85,7 @@ async fn commits_accepted_steps_and_rollback_restores_the_tree() {
         .with_checkpointer(saver(dir.path()));
     let state = run(&graph, ReflectState::new("write files", 3, 20)).await;
 
-    assert_eq!(reflect::stop_reason(&state), StopReason::Finished);
+    assert_eq!(reflect::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(model.remaining(), 0);
     assert_eq!(
         log_messages(&work),
@@ -151,7 +151,7 @@ async fn too_many_attempts_force_a_rollback() {
         .with_checkpointer(saver(dir.path()));
     let state = run(&graph, ReflectState::new("edit", 1, 20)).await;
     assert_eq!(model.remaining(), 0);
-    assert_eq!(reflect::stop_reason(&state), StopReason::Finished);
+    assert_eq!(reflect::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(state.rollbacks, 1);
     assert_eq!(std::fs::read_to_string(work.join("f.txt")).unwrap(), "v1\n");
     assert_eq!(

@@ -85,10 +85,20 @@ pub fn build(deps: Arc<AgentDeps>) -> Result<CompiledGraph<PevState>, CompileErr
     graph.compile()
 }
 
-/// Why a finished run stopped, read from its final state.
+/// Why a finished run stopped, read from its final state. A finish is
+/// `Finished` only with every check passing, `FinishedUnverified` when the
+/// run has no check.
 pub fn stop_reason(state: &PevState) -> StopReason {
     if state.verdict == Some(Verdict::Finish) {
-        return StopReason::Finished;
+        if state.checks.is_empty() {
+            return StopReason::FinishedUnverified;
+        }
+        if crate::checks::all_passed(&state.check_results) {
+            return StopReason::Finished;
+        }
+        return StopReason::Error {
+            message: "the run ended on a finish that its checks do not confirm".to_string(),
+        };
     }
     if let Some(stop) = &state.stop {
         return stop.clone();
@@ -132,5 +142,6 @@ pub fn summarize(state: &PevState) -> RunSummary {
         tokens: state.tokens,
         work_ms: state.work_ms,
         summary,
+        checks: crate::CheckReport::of(&state.checks, &state.check_results),
     }
 }

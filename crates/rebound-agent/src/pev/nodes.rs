@@ -6,6 +6,8 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{PevState, PevStateUpdate};
+use crate::checks::verify::{self, CheckFields};
+use crate::checks::{CheckResult, CheckRun};
 use crate::events::AgentEvent;
 use crate::llm::{ask, shorten};
 use crate::planning::{make_plan, plan_text, PlanContext};
@@ -41,7 +43,25 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
             feedback
         },
         done,
+        checks: &state.check_results,
     }
+}
+
+/// The check fields of `state`.
+fn check_fields(state: &PevState) -> CheckFields<'_> {
+    CheckFields {
+        checks: &state.checks,
+        fingerprint: state.checks_fingerprint,
+        approved_all: state.approved_all,
+    }
+}
+
+/// `update` with what a run of the checks gave.
+fn record_checks(update: PevStateUpdate, run: &CheckRun, state: &PevState) -> PevStateUpdate {
+    update
+        .check_results(run.results.clone())
+        .checks_fingerprint(Some(run.fingerprint))
+        .approved_all(state.approved_all || run.approved_all)
 }
 
 /// *planner*: makes the plan, or the repair plan when `last_error` is set
@@ -52,10 +72,23 @@ pub async fn planner(
     deps: &AgentDeps,
 ) -> Result<PevStateUpdate, NodeError> {
     let started = Instant::now();
-    let (plan, used) = make_plan(ctx, deps, &state.goal, &plan_context(state)).await?;
+    let mut update = PevStateUpdate::default();
+    let start = verify::at_start(ctx, deps, check_fields(state)).await?;
+    let mut context = plan_context(state);
+    if let Some(run) = &start {
+        update = record_checks(update, run, state).checks_failed_at_start(!run.passed());
+        if let Some(message) = verify::unrunnable(&run.results) {
+            let work_ms = state.work_ms + elapsed_ms(started);
+            return Ok(update
+                .work_ms(work_ms)
+                .stop(Some(StopReason::Error { message })));
+        }
+        context.checks = &run.results;
+    }
+    let (plan, used) = make_plan(ctx, deps, &state.goal, &context).await?;
     let tokens = state.tokens + used;
     let work_ms = state.work_ms + elapsed_ms(started);
-    let update = PevStateUpdate::default().tokens(tokens).work_ms(work_ms);
+    let update = update.tokens(tokens).work_ms(work_ms);
     let steps = match plan {
         Ok(steps) => steps,
         Err(message) => return Ok(update.stop(Some(StopReason::Error { message }))),
@@ -175,8 +208,14 @@ pub async fn executor(
 }
 
 /// The reviewer's user message: the goal, the plan with progress marks, the
-/// recent step results (not the transcript).
+/// recent step results (not the transcript), and how the checks last ran.
 pub fn reviewer_message(state: &PevState) -> String {
+    review_prompt(state, &state.check_results)
+}
+
+/// [`reviewer_message`] with the checks' `results` (fresher than the
+/// state's).
+fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
     let plan = state
         .plan
         .iter()
@@ -191,7 +230,7 @@ pub fn reviewer_message(state: &PevState) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let results = state
+    let steps = state
         .results
         .iter()
         .rev()
@@ -209,36 +248,120 @@ pub fn reviewer_message(state: &PevState) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n");
+    let checks = if results.is_empty() {
+        String::new()
+    } else {
+        let lines: Vec<String> = results
+            .iter()
+            .map(|r| format!("- {}", r.headline()))
+            .collect();
+        format!("\nChecks:\n{}\n", lines.join("\n"))
+    };
     render(
         prompts::REVIEWER_USER,
         &[
             ("goal", &state.goal),
             ("plan", &plan),
-            ("results", &results),
+            ("results", &steps),
+            ("checks", &checks),
         ],
     )
 }
 
-/// *reviewer*: judges progress; an unusable answer becomes `continue` (the
-/// step succeeded, or the reviewer would not run).
+/// *reviewer*: judges progress. With checks: after a step that changed
+/// files they run, and when they tell done from not done (one failed
+/// before the first plan) and all pass, the verdict is `finish` without a
+/// model call; a `finish` from the model is verified by them, and
+/// overruled (a replan in repair mode, with the checks' output) when one
+/// fails. An unusable answer becomes `continue` (the step succeeded, or
+/// the reviewer would not run).
 pub async fn reviewer(
     state: &PevState,
     ctx: &NodeContext,
     deps: &AgentDeps,
 ) -> Result<PevStateUpdate, NodeError> {
     let started = Instant::now();
+    let mut update = PevStateUpdate::default();
+    let fresh = verify::after_change(ctx, deps, check_fields(state)).await?;
+    if let Some(run) = &fresh {
+        update = record_checks(update, run, state);
+        if run.passed() && state.checks_failed_at_start {
+            let passed: Vec<String> = run.results.iter().map(|r| r.headline()).collect();
+            let review = Review {
+                verdict: Verdict::Finish,
+                reason: format!(
+                    "every check passes after the change ({}), and one failed before the first plan",
+                    passed.join(", ")
+                ),
+                fix_suggestions: Vec::new(),
+            };
+            return Ok(conclude(update, state, ctx, deps, review, 0, started));
+        }
+    }
+    let results = fresh
+        .as_ref()
+        .map_or(&state.check_results[..], |r| &r.results[..]);
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
         .max_tokens(deps.config.max_answer_tokens)
-        .message(Message::user(reviewer_message(state)));
+        .message(Message::user(review_prompt(state, results)));
     let answer = ask::<Review>(ctx, "reviewer", deps.model.as_ref(), request).await?;
-    let review = answer.value.unwrap_or_else(|error| Review {
+    let mut review = answer.value.unwrap_or_else(|error| Review {
         verdict: Verdict::Continue,
         reason: format!(
             "the reviewer's answer was unusable ({error}); the step succeeded, so going on"
         ),
         fix_suggestions: Vec::new(),
     });
+    if review.verdict == Verdict::Finish {
+        if let Some(run) =
+            verify::for_finish(ctx, deps, check_fields(state), fresh.as_ref()).await?
+        {
+            update = record_checks(update, &run, state);
+            if !run.passed() {
+                AgentEvent::Review(review.clone()).emit(ctx);
+                let failure = verify::overrule(ctx, "reviewer", &review.reason, &run);
+                let failing: Vec<String> = run
+                    .results
+                    .iter()
+                    .filter(|r| !r.passed)
+                    .map(|r| r.headline())
+                    .collect();
+                review = Review {
+                    verdict: Verdict::Replan,
+                    reason: format!(
+                        "finish overruled: {} (the reviewer said: {})",
+                        failing.join(", "),
+                        review.reason
+                    ),
+                    fix_suggestions: review.fix_suggestions,
+                };
+                update = update.last_error(Some(failure));
+            }
+        }
+    }
+    Ok(conclude(
+        update,
+        state,
+        ctx,
+        deps,
+        review,
+        answer.tokens,
+        started,
+    ))
+}
+
+/// The reviewer's update for `review`: the verdict, the feedback the
+/// planner sees, the counters.
+fn conclude(
+    update: PevStateUpdate,
+    state: &PevState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    review: Review,
+    used: u64,
+    started: Instant,
+) -> PevStateUpdate {
     AgentEvent::Review(review.clone()).emit(ctx);
     let mut feedback = format!("{}: {}", review.verdict, review.reason);
     if !review.fix_suggestions.is_empty() {
@@ -247,15 +370,15 @@ pub async fn reviewer(
             review.fix_suggestions.join("; ")
         ));
     }
-    let tokens = state.tokens + answer.tokens;
+    let tokens = state.tokens + used;
     let work_ms = state.work_ms + elapsed_ms(started);
-    Ok(PevStateUpdate::default()
+    update
         .verdict(Some(review.verdict))
         .last_result(Some(feedback.clone()))
         .messages(vec![Message::assistant(format!("[reviewer] {feedback}"))])
         .tokens(tokens)
         .work_ms(work_ms)
-        .stop(deps.config.budget.exhausted(tokens, work_ms)))
+        .stop(deps.config.budget.exhausted(tokens, work_ms))
 }
 
 /// *advance*: `iters += 1`; `finish` keeps everything; `retry` and `replan`

@@ -89,7 +89,15 @@ pub fn stop_reason(state: &ReflectState) -> StopReason {
         return stop.clone();
     }
     if !state.plan.is_empty() && state.step_index >= state.plan.len() {
-        return StopReason::Finished;
+        if state.checks.is_empty() {
+            return StopReason::FinishedUnverified;
+        }
+        if crate::checks::all_passed(&state.check_results) {
+            return StopReason::Finished;
+        }
+        return StopReason::Error {
+            message: "the plan is done but its checks do not confirm the goal".to_string(),
+        };
     }
     if state.iters >= state.max_iters {
         return StopReason::MaxIterations {
@@ -124,5 +132,6 @@ pub fn summarize(state: &ReflectState) -> RunSummary {
         tokens: state.tokens,
         work_ms: state.work_ms,
         summary,
+        checks: crate::CheckReport::of(&state.checks, &state.check_results),
     }
 }

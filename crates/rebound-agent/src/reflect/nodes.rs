@@ -6,6 +6,8 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
+use crate::checks::verify::{self, CheckFields};
+use crate::checks::CheckRun;
 use crate::events::AgentEvent;
 use crate::git;
 use crate::llm::{ask, shorten};
@@ -13,6 +15,27 @@ use crate::pev::elapsed_ms;
 use crate::planning::{make_plan, plan_text, PlanContext};
 use crate::prompts::{self, render};
 use crate::{execute_step, AgentDeps, ExecReport, StepFailure, StepRecord, StopReason};
+
+/// The check fields of `state`.
+fn check_fields(state: &ReflectState) -> CheckFields<'_> {
+    CheckFields {
+        checks: &state.checks,
+        fingerprint: state.checks_fingerprint,
+        approved_all: state.approved_all,
+    }
+}
+
+/// `update` with what a run of the checks gave.
+fn record_checks(
+    update: ReflectStateUpdate,
+    run: &CheckRun,
+    state: &ReflectState,
+) -> ReflectStateUpdate {
+    update
+        .check_results(run.results.clone())
+        .checks_fingerprint(Some(run.fingerprint))
+        .approved_all(state.approved_all || run.approved_all)
+}
 
 /// *setup*: makes sure the workspace is a git work tree with a commit
 /// (initialising it if needed) and records the starting commit.
@@ -62,17 +85,29 @@ pub async fn planner(
                 .to_string()
         })
         .collect();
+    let mut update = ReflectStateUpdate::default();
+    let start = verify::at_start(ctx, deps, check_fields(state)).await?;
+    if let Some(run) = &start {
+        update = record_checks(update, run, state).checks_failed_at_start(!run.passed());
+        if let Some(message) = verify::unrunnable(&run.results) {
+            let work_ms = state.work_ms + elapsed_ms(started);
+            return Ok(update
+                .work_ms(work_ms)
+                .stop(Some(StopReason::Error { message })));
+        }
+    }
     let context = PlanContext {
         failure: state.last_error.as_ref(),
         feedback: None,
         done,
+        checks: start
+            .as_ref()
+            .map_or(&state.check_results[..], |run| &run.results[..]),
     };
     let (plan, used) = make_plan(ctx, deps, &state.goal, &context).await?;
     let tokens = state.tokens + used;
     let work_ms = state.work_ms + elapsed_ms(started);
-    let update = ReflectStateUpdate::default()
-        .tokens(tokens)
-        .work_ms(work_ms);
+    let update = update.tokens(tokens).work_ms(work_ms);
     let steps = match plan {
         Ok(steps) => steps,
         Err(message) => return Ok(update.stop(Some(StopReason::Error { message }))),
@@ -84,6 +119,7 @@ pub async fn planner(
         .current_attempt(0)
         .reflection(None)
         .last_error(None)
+        .verified(false)
         .messages(vec![Message::assistant(format!("[planner] plan:\n{text}"))])
         .stop(deps.config.budget.exhausted(tokens, work_ms)))
 }
@@ -143,7 +179,13 @@ pub async fn executor(
 }
 
 /// *reflector*: proceed, refine or rollback. A failed step is never
-/// committed: a `proceed` for it becomes `refine`.
+/// committed: a `proceed` for it becomes `refine`. With checks: after a
+/// step that changed files they run, and when they tell done from not done
+/// (one failed before the first plan) and all pass, the decision is
+/// `proceed` without a model call and the commit ends the run; a `proceed`
+/// on the plan's last step is a finish, verified by the checks, and
+/// overruled (a rollback and a replan with the checks' output) when one
+/// fails.
 pub async fn reflector(
     state: &ReflectState,
     ctx: &NodeContext,
@@ -159,13 +201,131 @@ pub async fn reflector(
         .get(state.step_index)
         .map(|s| s.description.clone())
         .unwrap_or_default();
+    let mut update = ReflectStateUpdate::default();
+    let fresh = if output.success {
+        verify::after_change(ctx, deps, check_fields(state)).await?
+    } else {
+        None
+    };
+    if let Some(run) = &fresh {
+        update = record_checks(update, run, state);
+    }
+    let deterministic = fresh
+        .as_ref()
+        .is_some_and(|run| run.passed() && state.checks_failed_at_start);
+    let (mut reflection, used) = if deterministic {
+        let passed: Vec<String> = fresh
+            .iter()
+            .flat_map(|run| run.results.iter().map(|r| r.headline()))
+            .collect();
+        let reason = format!(
+            "every check passes after this step ({}), and one failed before the first plan: the goal is reached",
+            passed.join(", ")
+        );
+        (
+            Reflection {
+                decision: Decision::Proceed,
+                reason,
+            },
+            0,
+        )
+    } else {
+        ask_reflector(state, ctx, deps, &output, &step).await?
+    };
+    if !output.success && reflection.decision == Decision::Proceed {
+        reflection = Reflection {
+            decision: Decision::Refine,
+            reason: format!(
+                "the step failed, so it is not committed ({})",
+                reflection.reason
+            ),
+        };
+    }
+    let mut verified = deterministic;
+    let mut overruled = None;
+    let last_step = state.step_index + 1 >= state.plan.len();
+    if !deterministic && reflection.decision == Decision::Proceed && last_step {
+        if let Some(run) =
+            verify::for_finish(ctx, deps, check_fields(state), fresh.as_ref()).await?
+        {
+            update = record_checks(update, &run, state);
+            if run.passed() {
+                verified = true;
+            } else {
+                overruled = Some(verify::overrule(ctx, "reflector", &reflection.reason, &run));
+                let failing: Vec<String> = run
+                    .results
+                    .iter()
+                    .filter(|r| !r.passed)
+                    .map(|r| r.headline())
+                    .collect();
+                reflection = Reflection {
+                    decision: Decision::Rollback,
+                    reason: format!(
+                        "finish overruled: {} (the reflector said: {})",
+                        failing.join(", "),
+                        reflection.reason
+                    ),
+                };
+            }
+        }
+    }
+    AgentEvent::Review(crate::Review {
+        verdict: match reflection.decision {
+            Decision::Proceed => crate::Verdict::Continue,
+            Decision::Refine => crate::Verdict::Retry,
+            Decision::Rollback => crate::Verdict::Replan,
+        },
+        reason: format!("{}: {}", reflection.decision, reflection.reason),
+        fix_suggestions: Vec::new(),
+    })
+    .emit(ctx);
+    let tokens = state.tokens + used;
+    let work_ms = state.work_ms + elapsed_ms(started);
+    update = update
+        .iters(state.iters + 1)
+        .verified(verified)
+        .messages(vec![Message::assistant(format!(
+            "[reflector] {}: {}",
+            reflection.decision, reflection.reason
+        ))])
+        .tokens(tokens)
+        .work_ms(work_ms)
+        .stop(deps.config.budget.exhausted(tokens, work_ms));
+    if let Some(failure) = overruled {
+        update = update.last_error(Some(failure));
+    } else if reflection.decision != Decision::Proceed {
+        update = update.last_error(Some(StepFailure {
+            step: state
+                .plan
+                .get(state.step_index)
+                .cloned()
+                .unwrap_or_else(|| crate::PlanStep {
+                    description: step.clone(),
+                    command: None,
+                }),
+            error: format!("{}\n(reflector: {})", output.output, reflection.reason),
+        }));
+    }
+    Ok(update.reflection(Some(reflection)))
+}
+
+/// Asks the model to reflect on the step that just ran; an unusable
+/// answer goes by the step's result.
+async fn ask_reflector(
+    state: &ReflectState,
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    output: &ExecReport,
+    step: &str,
+) -> Result<(Reflection, u64), NodeError> {
     let message = render(
         prompts::REFLECTOR_USER,
         &[
             ("goal", &state.goal),
             ("number", &(state.step_index + 1).to_string()),
             ("total", &state.plan.len().to_string()),
-            ("step", &step),
+            ("step", step),
             ("attempt", &state.current_attempt.to_string()),
             (
                 "status",
@@ -183,7 +343,7 @@ pub async fn reflector(
         .max_tokens(deps.config.max_answer_tokens)
         .message(Message::user(message));
     let answer = ask::<Reflection>(ctx, "reflector", deps.model.as_ref(), request).await?;
-    let mut reflection = answer.value.unwrap_or_else(|error| Reflection {
+    let reflection = answer.value.unwrap_or_else(|error| Reflection {
         decision: if output.success {
             Decision::Proceed
         } else {
@@ -193,50 +353,7 @@ pub async fn reflector(
             "the reflector's answer was unusable ({error}); going by the step's result"
         ),
     });
-    if !output.success && reflection.decision == Decision::Proceed {
-        reflection = Reflection {
-            decision: Decision::Refine,
-            reason: format!(
-                "the step failed, so it is not committed ({})",
-                reflection.reason
-            ),
-        };
-    }
-    AgentEvent::Review(crate::Review {
-        verdict: match reflection.decision {
-            Decision::Proceed => crate::Verdict::Continue,
-            Decision::Refine => crate::Verdict::Retry,
-            Decision::Rollback => crate::Verdict::Replan,
-        },
-        reason: format!("{}: {}", reflection.decision, reflection.reason),
-        fix_suggestions: Vec::new(),
-    })
-    .emit(ctx);
-    let tokens = state.tokens + answer.tokens;
-    let work_ms = state.work_ms + elapsed_ms(started);
-    let mut update = ReflectStateUpdate::default()
-        .iters(state.iters + 1)
-        .messages(vec![Message::assistant(format!(
-            "[reflector] {}: {}",
-            reflection.decision, reflection.reason
-        ))])
-        .tokens(tokens)
-        .work_ms(work_ms)
-        .stop(deps.config.budget.exhausted(tokens, work_ms));
-    if reflection.decision != Decision::Proceed {
-        update = update.last_error(Some(StepFailure {
-            step: state
-                .plan
-                .get(state.step_index)
-                .cloned()
-                .unwrap_or_else(|| crate::PlanStep {
-                    description: step.clone(),
-                    command: None,
-                }),
-            error: format!("{}\n(reflector: {})", output.output, reflection.reason),
-        }));
-    }
-    Ok(update.reflection(Some(reflection)))
+    Ok((reflection, answer.tokens))
 }
 
 /// *commit*: one git commit for the accepted step, with its description as
@@ -267,10 +384,17 @@ pub async fn commit(
                 message: message.clone(),
             }
             .emit(ctx);
+            // Verified by the checks: the goal is reached, the plan's other
+            // steps are not needed.
+            let next = if state.verified {
+                state.plan.len()
+            } else {
+                state.step_index + 1
+            };
             Ok(ReflectStateUpdate::default()
                 .commits(vec![format!("{hash} {message}")])
                 .last_commit(Some(hash))
-                .step_index(state.step_index + 1)
+                .step_index(next)
                 .current_attempt(0)
                 .last_error(None))
         }

@@ -87,6 +87,8 @@ pub fn route_after_commit(state: &ReflectState) -> Route {
             state.step_index + 1,
             state.plan.len()
         ))
+    } else if state.verified {
+        Route::end().because("the checks verify the goal: the run is done")
     } else {
         Route::end().because("every step is committed")
     }

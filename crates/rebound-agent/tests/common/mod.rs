@@ -22,8 +22,27 @@ pub fn deps(
     rules: Vec<CommandRule>,
     config: AgentConfig,
 ) -> Arc<AgentDeps> {
+    deps_with_shell(
+        model,
+        workspace,
+        mode,
+        rules,
+        config,
+        ShellConfig::default(),
+    )
+}
+
+/// [`deps`] with the shell tool's own settings.
+pub fn deps_with_shell(
+    model: Arc<dyn ChatModel>,
+    workspace: &Path,
+    mode: ApprovalMode,
+    rules: Vec<CommandRule>,
+    config: AgentConfig,
+    shell: ShellConfig,
+) -> Arc<AgentDeps> {
     let mut tools = ToolRegistry::new();
-    tools.register(ShellTool::new(ShellConfig::default()));
+    tools.register(ShellTool::new(shell));
     rebound_tools::fs::register_file_tools(&mut tools);
     Arc::new(AgentDeps {
         model,

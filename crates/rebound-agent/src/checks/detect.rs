@@ -1,0 +1,262 @@
+//! Checks detected from a workspace's files, for goals about tests or
+//! builds: the project's own test command.
+
+use std::path::Path;
+
+use super::{Check, CheckSource};
+
+/// Words that make a goal about tests or builds (its evidence is the
+/// project's tests).
+const TEST_WORDS: &[&str] = &[
+    "test",
+    "tests",
+    "testing",
+    "unittest",
+    "pytest",
+    "build",
+    "builds",
+    "compile",
+    "compiles",
+    "compiling",
+    "fix",
+    "fixes",
+    "bug",
+    "bugs",
+    "broken",
+    "failing",
+    "fails",
+    "fail",
+    "error",
+    "errors",
+    "crash",
+    "crashes",
+];
+
+/// The checks `workspace` suggests for `goal`: nothing unless the goal is
+/// about tests or builds; then `cargo test` (Cargo.toml), `npm test`
+/// (package.json with a real test script), `go test ./...` (go.mod),
+/// `python3 -m pytest -q` (pytest configuration or tests that import
+/// pytest) or `python3 -m unittest` (test_*.py files), and `make test`,
+/// `make check` or `make` (a Makefile with such a target, or a build goal).
+/// Only commands whose program is installed are proposed.
+pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
+    let lower = goal.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    if !words.iter().any(|w| TEST_WORDS.contains(w)) {
+        return Vec::new();
+    }
+    let mut checks = Vec::new();
+    let add = |checks: &mut Vec<Check>, command: &str, program: &str, reason: &str| {
+        if on_path(program) {
+            checks.push(Check::new(
+                command,
+                CheckSource::Detected {
+                    reason: reason.to_string(),
+                },
+            ));
+        }
+    };
+    if workspace.join("Cargo.toml").is_file() {
+        add(&mut checks, "cargo test", "cargo", "Cargo.toml");
+    }
+    if let Some(script) = npm_test_script(workspace) {
+        add(
+            &mut checks,
+            "npm test",
+            "npm",
+            &format!("package.json test script `{script}`"),
+        );
+    }
+    if workspace.join("go.mod").is_file() {
+        add(&mut checks, "go test ./...", "go", "go.mod");
+    }
+    match python_tests(workspace) {
+        Some(PythonTests::Pytest(reason)) => {
+            add(&mut checks, "python3 -m pytest -q", "python3", &reason)
+        }
+        Some(PythonTests::Unittest(reason)) => {
+            add(&mut checks, "python3 -m unittest", "python3", &reason)
+        }
+        None => {}
+    }
+    if let Some(makefile) = read_makefile(workspace) {
+        let build_goal = words.iter().any(|w| {
+            [
+                "build",
+                "builds",
+                "compile",
+                "compiles",
+                "compiling",
+                "make",
+            ]
+            .contains(w)
+        });
+        if has_target(&makefile, "test") {
+            add(&mut checks, "make test", "make", "Makefile target `test`");
+        } else if has_target(&makefile, "check") {
+            add(&mut checks, "make check", "make", "Makefile target `check`");
+        } else if build_goal || checks.is_empty() {
+            add(&mut checks, "make", "make", "Makefile");
+        }
+    }
+    checks
+}
+
+/// Whether `program` is an executable file in a `PATH` directory.
+/// (Hand-written: a dozen lines, where the `which` crate would add a
+/// dependency tree for the same loop.)
+pub(crate) fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        std::fs::metadata(dir.join(program))
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    })
+}
+
+/// The test script of `package.json`, unless it is npm's placeholder.
+fn npm_test_script(workspace: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(workspace.join("package.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let script = json.get("scripts")?.get("test")?.as_str()?.to_string();
+    (!script.contains("no test specified")).then_some(script)
+}
+
+enum PythonTests {
+    Pytest(String),
+    Unittest(String),
+}
+
+/// How the Python tests of `workspace` run, if it has any.
+fn python_tests(workspace: &Path) -> Option<PythonTests> {
+    for (file, marker) in [
+        ("pytest.ini", ""),
+        ("conftest.py", ""),
+        ("pyproject.toml", "[tool.pytest"),
+        ("setup.cfg", "[tool:pytest]"),
+        ("tox.ini", "[pytest]"),
+    ] {
+        if let Ok(text) = std::fs::read_to_string(workspace.join(file)) {
+            if text.contains(marker) {
+                return Some(PythonTests::Pytest(file.to_string()));
+            }
+        }
+    }
+    let mut tests = Vec::new();
+    for dir in [workspace.to_path_buf(), workspace.join("tests")] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let is_test =
+                (name.starts_with("test_") || name.ends_with("_test.py")) && name.ends_with(".py");
+            if is_test {
+                tests.push(entry.path());
+            }
+        }
+    }
+    tests.sort();
+    let first = tests.first()?;
+    let name = first
+        .strip_prefix(workspace)
+        .unwrap_or(first)
+        .display()
+        .to_string();
+    let uses_pytest = tests.iter().any(|path| {
+        std::fs::read_to_string(path)
+            .is_ok_and(|text| text.contains("import pytest") || text.contains("from pytest"))
+    });
+    if uses_pytest {
+        Some(PythonTests::Pytest(format!("{name} imports pytest")))
+    } else {
+        Some(PythonTests::Unittest(format!("Python tests ({name})")))
+    }
+}
+
+fn read_makefile(workspace: &Path) -> Option<String> {
+    ["Makefile", "makefile", "GNUmakefile"]
+        .iter()
+        .find_map(|name| std::fs::read_to_string(workspace.join(name)).ok())
+}
+
+/// Whether `makefile` defines `target` (a line `target:`).
+fn has_target(makefile: &str, target: &str) -> bool {
+    makefile.lines().any(|line| {
+        line.split_once(':').is_some_and(|(names, rest)| {
+            !rest.starts_with('=') && names.split_whitespace().any(|name| name == target)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commands(goal: &str, files: &[(&str, &str)]) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        detect(goal, dir.path())
+            .into_iter()
+            .map(|c| c.command)
+            .collect()
+    }
+
+    #[test]
+    fn python_projects_get_unittest_or_pytest() {
+        let unittest = [("test_calc.py", "import unittest\n")];
+        assert_eq!(
+            commands("Fix the bug in calc.py", &unittest),
+            ["python3 -m unittest"]
+        );
+        let pytest = [("tests/test_a.py", "import pytest\n")];
+        assert_eq!(
+            commands("make the tests pass", &pytest),
+            ["python3 -m pytest -q"]
+        );
+        let configured = [("pyproject.toml", "[tool.pytest.ini_options]\n")];
+        assert_eq!(
+            commands("tests fail", &configured),
+            ["python3 -m pytest -q"]
+        );
+    }
+
+    #[test]
+    fn makefiles_prefer_a_test_target() {
+        assert_eq!(
+            commands(
+                "fix the failing build",
+                &[("Makefile", "all:\n\tcc a.c\ntest: all\n\t./a\n")]
+            ),
+            ["make test"]
+        );
+        assert_eq!(
+            commands(
+                "the build is broken",
+                &[("Makefile", "all:\n\tcc a.c\nCC := gcc\n")]
+            ),
+            ["make"]
+        );
+    }
+
+    #[test]
+    fn goals_not_about_tests_or_builds_detect_nothing() {
+        let files = [("test_calc.py", "import unittest\n")];
+        assert!(commands("Write a summary of the logs into report.txt", &files).is_empty());
+    }
+
+    #[test]
+    fn npm_placeholder_test_scripts_are_not_checks() {
+        let placeholder = r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1"}}"#;
+        assert!(commands("fix the tests", &[("package.json", placeholder)]).is_empty());
+    }
+}

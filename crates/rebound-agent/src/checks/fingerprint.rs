@@ -1,0 +1,88 @@
+//! A cheap fingerprint of a workspace's files, to tell whether a step
+//! changed anything since the checks last ran.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+/// Files looked at, at most: a bigger tree is fingerprinted by its first
+/// files in walk order (a change beyond them goes unnoticed until a finish
+/// runs the checks anyway).
+const MAX_FILES: usize = 50_000;
+
+/// Directories that builds and test runs write to (a check's own output
+/// must not count as a change) or that are not the project's.
+const SKIPPED_DIRS: &[&str] = &["target", "__pycache__", "node_modules", ".pytest_cache"];
+
+/// A hash of every file's path, size and modification time under
+/// `workspace`, skipping hidden entries (`.git`, `.rebound`), what
+/// `.gitignore` ignores, and build and cache directories. Equal
+/// fingerprints mean no file changed (as far as sizes and times tell).
+/// `DefaultHasher` with its fixed keys: stable within a build, and a
+/// different build at worst sees one spurious change.
+pub fn fingerprint(workspace: &Path) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    let walker = ignore::WalkBuilder::new(workspace)
+        .hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|t| t.is_dir())
+                && SKIPPED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
+        })
+        .build();
+    let mut entries: Vec<(String, u64, u128)> = Vec::new();
+    for entry in walker.flatten().take(MAX_FILES) {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let name = entry
+            .path()
+            .strip_prefix(workspace)
+            .unwrap_or(entry.path())
+            .to_string_lossy()
+            .to_string();
+        if name.ends_with(".pyc") {
+            continue;
+        }
+        entries.push((name, meta.len(), modified));
+    }
+    entries.sort();
+    entries.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_to_a_file_changes_the_fingerprint_and_build_output_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+        let before = fingerprint(dir.path());
+        assert_eq!(before, fingerprint(dir.path()), "stable");
+        std::fs::create_dir_all(dir.path().join("__pycache__")).unwrap();
+        std::fs::write(dir.path().join("__pycache__/a.cpython-311.pyc"), "x").unwrap();
+        std::fs::create_dir_all(dir.path().join(".rebound")).unwrap();
+        std::fs::write(dir.path().join(".rebound/state.db"), "x").unwrap();
+        assert_eq!(
+            before,
+            fingerprint(dir.path()),
+            "caches and state are not changes"
+        );
+        std::fs::write(dir.path().join("a.py"), "x = 22\n").unwrap();
+        assert_ne!(before, fingerprint(dir.path()));
+        let edited = fingerprint(dir.path());
+        std::fs::write(dir.path().join("b.txt"), "new").unwrap();
+        assert_ne!(edited, fingerprint(dir.path()), "a new file");
+    }
+}

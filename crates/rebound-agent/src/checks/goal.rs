@@ -1,0 +1,176 @@
+//! The commands a goal quotes as its evidence: `` `python3 -m unittest`
+//! must succeed ``.
+
+use std::path::Path;
+
+/// Words that say a quoted command's success is what the goal asks for.
+const SUCCESS_WORDS: &[&str] = &[
+    "pass",
+    "passes",
+    "passing",
+    "succeed",
+    "succeeds",
+    "success",
+    "successfully",
+    "green",
+    "exit 0",
+    "exits 0",
+    "exit code 0",
+    "exit status 0",
+    "works",
+    "clean",
+];
+
+/// The commands `goal` quotes in backticks in a sentence that asks for
+/// their success ("must pass", "succeeds", "exits 0"...), and whose
+/// program exists: on `PATH`, or a path (`./build.sh`) that is or will be
+/// in `workspace`. File names (`calc.py`) and code (`a - b`) are not
+/// commands.
+pub fn quoted_commands(goal: &str, workspace: &Path) -> Vec<String> {
+    let mut commands = Vec::new();
+    for (start, end) in backtick_spans(goal) {
+        let command = goal[start + 1..end - 1].trim();
+        if command.is_empty() || commands.iter().any(|c| c == command) {
+            continue;
+        }
+        if !asks_for_success(&sentence_around(goal, start, end)) {
+            continue;
+        }
+        if runnable(command, workspace) {
+            commands.push(command.to_string());
+        }
+    }
+    commands
+}
+
+/// Byte ranges of single-backtick spans (with their backticks) on one line.
+fn backtick_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        match (c, open) {
+            ('`', None) => open = Some(i),
+            ('`', Some(start)) => {
+                if i > start + 1 {
+                    spans.push((start, i + 1));
+                }
+                open = None;
+            }
+            ('\n', Some(_)) => open = None,
+            _ => {}
+        }
+    }
+    spans
+}
+
+/// The sentence around the span `start..end`, with every quoted span
+/// blanked out (a command's own dots do not end a sentence), lowercase.
+fn sentence_around(text: &str, start: usize, end: usize) -> String {
+    let mut masked: Vec<char> = Vec::with_capacity(text.len());
+    let spans = backtick_spans(text);
+    let mut offsets = Vec::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        let quoted = spans.iter().any(|(s, e)| i >= *s && i < *e);
+        masked.push(if quoted { ' ' } else { c.to_ascii_lowercase() });
+        offsets.push(i);
+    }
+    let first = offsets.iter().position(|&o| o >= start).unwrap_or(0);
+    let last = offsets
+        .iter()
+        .position(|&o| o >= end)
+        .unwrap_or(masked.len());
+    let ends_sentence = |i: usize| {
+        let c = masked[i];
+        c == '\n'
+            || c == ';'
+            || c == '!'
+            || c == '?'
+            || (c == '.' && masked.get(i + 1).is_none_or(|n| n.is_whitespace()))
+    };
+    let mut from = first;
+    while from > 0 && !ends_sentence(from - 1) {
+        from -= 1;
+    }
+    let mut to = last;
+    while to < masked.len() && !ends_sentence(to) {
+        to += 1;
+    }
+    masked[from..to].iter().collect()
+}
+
+fn asks_for_success(sentence: &str) -> bool {
+    let words: Vec<&str> = sentence
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    SUCCESS_WORDS.iter().any(|phrase| {
+        let phrase: Vec<&str> = phrase.split(' ').collect();
+        words
+            .windows(phrase.len())
+            .any(|window| window == phrase.as_slice())
+    })
+}
+
+/// Whether `command`'s program can run: found on `PATH`, or a path.
+fn runnable(command: &str, workspace: &Path) -> bool {
+    let Some(program) = command.split_whitespace().find(|word| !is_assignment(word)) else {
+        return false;
+    };
+    if program.contains('/') {
+        return program.starts_with("./") || workspace.join(program).exists();
+    }
+    super::detect::on_path(program)
+}
+
+/// `NAME=value`, as a command's leading environment assignment.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn quoted(goal: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        quoted_commands(goal, dir.path())
+    }
+
+    #[test]
+    fn a_quoted_command_that_must_succeed_is_a_check() {
+        assert_eq!(
+            quoted("Make the tests pass: `python3 -m unittest` must succeed. Fix calc.py; do not change test_calc.py."),
+            vec!["python3 -m unittest"]
+        );
+        assert_eq!(quoted("Fix the build so that `make` exits 0"), vec!["make"]);
+        assert_eq!(
+            quoted("`bash ./check.sh` should pass after you write check.sh"),
+            vec!["bash ./check.sh"]
+        );
+    }
+
+    #[test]
+    fn file_names_code_and_commands_without_a_success_word_are_not() {
+        assert!(
+            quoted("Fix `calc.py` so the tests pass").is_empty(),
+            "not a program"
+        );
+        assert!(quoted("`subtract` returns `b - a`; the tests must pass").is_empty());
+        assert!(quoted("Run `ls` and tell me what is there.").is_empty());
+        assert!(
+            quoted("Use `git log`. The tests pass already.").is_empty(),
+            "another sentence"
+        );
+        assert!(quoted("unterminated `python3 -m unittest must pass").is_empty());
+    }
+
+    #[test]
+    fn environment_assignments_are_skipped_to_find_the_program() {
+        assert_eq!(
+            quoted("`PYTHONPATH=src python3 -m pytest -q` must pass."),
+            vec!["PYTHONPATH=src python3 -m pytest -q"]
+        );
+    }
+}

@@ -1,0 +1,216 @@
+//! Checks: the goal's evidence. A check is a command whose success (exit
+//! code 0) means the goal is reached. A run's checks come from the user
+//! (`--check`), the configuration, a command the goal quotes, or are
+//! detected from the workspace ([`resolve`]). They run before the first
+//! plan, after a step that changed files, and whenever a node says
+//! `finish`: a finish that a check contradicts is overruled.
+
+mod detect;
+mod fingerprint;
+mod goal;
+mod run;
+pub mod verify;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use detect::detect;
+pub use fingerprint::fingerprint;
+pub use goal::quoted_commands;
+pub use run::{run_checks, CheckRun, CheckWhen};
+
+/// Where a check came from, strongest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CheckSource {
+    /// `--check` on the command line.
+    Flag,
+    /// `check = [...]` in a configuration file.
+    Config {
+        /// The file that set it.
+        file: String,
+    },
+    /// A command quoted in the goal.
+    Goal,
+    /// Detected from the workspace's files.
+    Detected {
+        /// What it was detected from.
+        reason: String,
+    },
+}
+
+impl CheckSource {
+    /// Whether the user wrote the command (on the command line or in the
+    /// goal): such a check runs without asking for approval (the built-in
+    /// guards still apply).
+    pub fn is_users_own(&self) -> bool {
+        matches!(self, CheckSource::Flag | CheckSource::Goal)
+    }
+}
+
+impl fmt::Display for CheckSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckSource::Flag => f.write_str("--check"),
+            CheckSource::Config { file } => write!(f, "config {file}"),
+            CheckSource::Goal => f.write_str("quoted in the goal"),
+            CheckSource::Detected { reason } => write!(f, "detected: {reason}"),
+        }
+    }
+}
+
+/// A command whose success means the goal is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// The shell command (run with `bash -c` in the workspace).
+    pub command: String,
+    /// Where it came from.
+    pub source: CheckSource,
+}
+
+impl Check {
+    /// A check of `command` from `source`.
+    pub fn new(command: impl Into<String>, source: CheckSource) -> Self {
+        Check {
+            command: command.into(),
+            source,
+        }
+    }
+}
+
+/// What one run of a check gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckResult {
+    /// The command.
+    pub command: String,
+    /// Whether it exited 0.
+    pub passed: bool,
+    /// Its exit code, when it exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// Its output (head and tail), or why it did not run.
+    pub output: String,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: u64,
+}
+
+impl CheckResult {
+    /// One line: `` `cmd` passed `` or `` `cmd` failed (exit 1) ``.
+    pub fn headline(&self) -> String {
+        match (self.passed, self.exit_code) {
+            (true, _) => format!("`{}` passed", self.command),
+            (false, Some(127)) => {
+                format!("`{}` failed (exit 127: command not found)", self.command)
+            }
+            (false, Some(code)) => format!("`{}` failed (exit {code})", self.command),
+            (false, None) => format!("`{}` failed", self.command),
+        }
+    }
+}
+
+/// Picks a run's checks, strongest source first: the `--check` commands,
+/// the configuration's, and the commands the goal quotes, together
+/// (duplicates dropped); when none of these names a check, the ones
+/// detected in `workspace` for a goal about tests or builds.
+pub fn resolve(
+    flags: &[String],
+    config: &[(String, String)],
+    goal: &str,
+    workspace: &std::path::Path,
+) -> Vec<Check> {
+    let mut checks: Vec<Check> = Vec::new();
+    let add = |checks: &mut Vec<Check>, check: Check| {
+        let command = check.command.trim();
+        if !command.is_empty() && !checks.iter().any(|c| c.command.trim() == command) {
+            checks.push(Check::new(command, check.source));
+        }
+    };
+    for command in flags {
+        add(&mut checks, Check::new(command.clone(), CheckSource::Flag));
+    }
+    for (command, file) in config {
+        let source = CheckSource::Config { file: file.clone() };
+        add(&mut checks, Check::new(command.clone(), source));
+    }
+    for command in quoted_commands(goal, workspace) {
+        add(&mut checks, Check::new(command, CheckSource::Goal));
+    }
+    if checks.is_empty() {
+        for check in detect(goal, workspace) {
+            add(&mut checks, check);
+        }
+    }
+    checks
+}
+
+/// Whether every check passed (`false` for no results).
+pub fn all_passed(results: &[CheckResult]) -> bool {
+    !results.is_empty() && results.iter().all(|r| r.passed)
+}
+
+/// The failing checks as the planner sees them: each command, its exit
+/// code, and its output (already shortened).
+pub fn failures_text(results: &[CheckResult]) -> String {
+    results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| format!("$ {}\n{}\n{}", r.command, r.headline(), r.output.trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_config_and_goal_are_combined_without_duplicates_and_detection_waits() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("test_x.py"), "import unittest\n").unwrap();
+        let checks = resolve(
+            &["make lint".to_string(), "python3 -m unittest".to_string()],
+            &[("make lint".to_string(), "rebound.toml".to_string())],
+            "Fix it: `python3 -m unittest` must pass.",
+            dir.path(),
+        );
+        assert_eq!(
+            checks,
+            vec![
+                Check::new("make lint", CheckSource::Flag),
+                Check::new("python3 -m unittest", CheckSource::Flag),
+            ]
+        );
+        let detected = resolve(&[], &[], "Fix the failing tests", dir.path());
+        assert_eq!(detected.len(), 1);
+        assert_eq!(detected[0].command, "python3 -m unittest");
+        assert!(matches!(detected[0].source, CheckSource::Detected { .. }));
+    }
+
+    #[test]
+    fn failures_text_shows_only_failing_checks() {
+        let results = vec![
+            CheckResult {
+                command: "true".into(),
+                passed: true,
+                exit_code: Some(0),
+                output: String::new(),
+                duration_ms: 1,
+            },
+            CheckResult {
+                command: "pytest".into(),
+                passed: false,
+                exit_code: Some(1),
+                output: "1 failed".into(),
+                duration_ms: 5,
+            },
+        ];
+        assert_eq!(
+            failures_text(&results),
+            "$ pytest\n`pytest` failed (exit 1)\n1 failed"
+        );
+        assert!(!all_passed(&results));
+        assert!(!all_passed(&[]));
+        assert!(all_passed(&results[..1]));
+    }
+}

@@ -1,0 +1,132 @@
+//! Running a run's checks from inside a node: through the shell tool, the
+//! approval policy and the node's journal, like any command of the agent.
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_tools::approval::{run_tool_call, ApprovalAnswer, CommandRule};
+use serde::{Deserialize, Serialize};
+
+use super::{all_passed, Check, CheckResult};
+use crate::events::AgentEvent;
+use crate::executor::SHELL_TOOL;
+use crate::llm::shorten;
+use crate::AgentDeps;
+
+/// Why the checks ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckWhen {
+    /// Once before the first plan: where the run starts from.
+    Start,
+    /// After a step that changed files.
+    AfterChange,
+    /// To verify a `finish`.
+    Finish,
+}
+
+impl std::fmt::Display for CheckWhen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            CheckWhen::Start => "before the first plan",
+            CheckWhen::AfterChange => "after a change",
+            CheckWhen::Finish => "to verify the finish",
+        })
+    }
+}
+
+/// What running every check gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckRun {
+    /// One result per check, in order.
+    pub results: Vec<CheckResult>,
+    /// The workspace's fingerprint after the checks ran.
+    pub fingerprint: u64,
+    /// The user answered "approve all" to a check's approval.
+    pub approved_all: bool,
+    /// The user denied a check, with this message.
+    pub denied: Option<String>,
+}
+
+impl CheckRun {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        all_passed(&self.results)
+    }
+}
+
+/// The details the shell tool reports, as far as checks need them.
+#[derive(Debug, Default, Deserialize)]
+struct ShellDetails {
+    #[serde(default)]
+    exit_code: Option<i32>,
+    #[serde(default)]
+    duration_ms: u64,
+}
+
+/// Runs `checks` in order (every one, even after a failure: the planner
+/// sees them all) and emits a `checks` event. A check the user wrote
+/// (`--check`, the goal) runs without asking; the others are judged by
+/// the approval policy like any command. Each run is journaled, so a node
+/// that runs again replays the results.
+pub async fn run_checks(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    checks: &[Check],
+    when: CheckWhen,
+    approved_all: bool,
+) -> Result<CheckRun, NodeError> {
+    let thread = ctx.thread_id().unwrap_or("run");
+    let tools = deps
+        .workspace
+        .clone()
+        .with_cancellation(ctx.cancellation().clone())
+        .with_call_id(format!("{thread}-s{}-checks", ctx.step()));
+    let mut results = Vec::with_capacity(checks.len());
+    let mut approved_all = approved_all;
+    let mut denied = None;
+    for check in checks {
+        let policy = if check.source.is_users_own() {
+            deps.approval.clone().with_rules([
+                CommandRule::allow(check.command.clone()).because("the user's own check")
+            ])
+        } else {
+            deps.approval.clone()
+        };
+        let outcome = run_tool_call(
+            ctx,
+            &deps.tools,
+            &policy,
+            approved_all,
+            SHELL_TOOL,
+            serde_json::json!({ "command": check.command }),
+            &tools,
+        )
+        .await?;
+        approved_all |= matches!(outcome.answer, Some(ApprovalAnswer::ApproveAll));
+        if denied.is_none() {
+            denied.clone_from(&outcome.denied);
+        }
+        let details: ShellDetails =
+            serde_json::from_value(outcome.output.details.clone()).unwrap_or_default();
+        let passed =
+            outcome.output.success && outcome.denied.is_none() && outcome.forbidden.is_none();
+        results.push(CheckResult {
+            command: check.command.clone(),
+            passed,
+            exit_code: details.exit_code,
+            output: shorten(&outcome.output.content, deps.config.prompt_output_chars),
+            duration_ms: details.duration_ms,
+        });
+    }
+    let run = CheckRun {
+        results,
+        fingerprint: super::fingerprint(deps.workspace.workspace()),
+        approved_all,
+        denied,
+    };
+    AgentEvent::Checks {
+        when,
+        results: run.results.clone(),
+    }
+    .emit(ctx);
+    Ok(run)
+}

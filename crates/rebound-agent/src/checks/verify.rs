@@ -1,0 +1,140 @@
+//! When the workflows run their checks, and what a failing check does to a
+//! finish: shared by the nodes of `pev` and `reflect`.
+
+use rebound_graph::{NodeContext, NodeError};
+
+use super::{failures_text, run_checks, Check, CheckResult, CheckRun, CheckWhen};
+use crate::events::AgentEvent;
+use crate::{AgentDeps, PlanStep, StepFailure};
+
+/// What the planner is told a failed verification was: the step it
+/// repairs when a finish is overruled.
+pub const VERIFY_STEP: &str = "Verify the goal: every check must pass";
+
+/// The check fields a workflow's state keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct CheckFields<'a> {
+    /// The run's checks.
+    pub checks: &'a [Check],
+    /// The workspace's fingerprint when they last ran (`None`: never).
+    pub fingerprint: Option<u64>,
+    /// The user approved every command for the rest of the run.
+    pub approved_all: bool,
+}
+
+/// Runs the checks once before the first plan: `None` when there are none
+/// or they already ran.
+pub async fn at_start(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    fields: CheckFields<'_>,
+) -> Result<Option<CheckRun>, NodeError> {
+    if fields.checks.is_empty() || fields.fingerprint.is_some() {
+        return Ok(None);
+    }
+    run_checks(
+        ctx,
+        deps,
+        fields.checks,
+        CheckWhen::Start,
+        fields.approved_all,
+    )
+    .await
+    .map(Some)
+}
+
+/// Runs the checks when a file changed since they last ran: `None` when
+/// there are none or nothing changed.
+pub async fn after_change(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    fields: CheckFields<'_>,
+) -> Result<Option<CheckRun>, NodeError> {
+    if fields.checks.is_empty() {
+        return Ok(None);
+    }
+    let now = super::fingerprint(deps.workspace.workspace());
+    if fields.fingerprint == Some(now) {
+        return Ok(None);
+    }
+    run_checks(
+        ctx,
+        deps,
+        fields.checks,
+        CheckWhen::AfterChange,
+        fields.approved_all,
+    )
+    .await
+    .map(Some)
+}
+
+/// Verifies a finish: the checks' results from this node if they just ran
+/// (`fresh`), else a new run. `None` when there is no check (the finish is
+/// unverified).
+pub async fn for_finish(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    fields: CheckFields<'_>,
+    fresh: Option<&CheckRun>,
+) -> Result<Option<CheckRun>, NodeError> {
+    if fields.checks.is_empty() {
+        return Ok(None);
+    }
+    if let Some(run) = fresh {
+        return Ok(Some(run.clone()));
+    }
+    run_checks(
+        ctx,
+        deps,
+        fields.checks,
+        CheckWhen::Finish,
+        fields.approved_all,
+    )
+    .await
+    .map(Some)
+}
+
+/// Overrules a finish that `run` contradicts: emits the event and gives
+/// the repair context (the failing checks as a failed step) the planner
+/// will see.
+pub fn overrule(ctx: &NodeContext, by: &str, reason: &str, run: &CheckRun) -> StepFailure {
+    let failing: Vec<CheckResult> = run.results.iter().filter(|r| !r.passed).cloned().collect();
+    AgentEvent::FinishOverruled {
+        by: by.to_string(),
+        reason: reason.to_string(),
+        failing: failing.clone(),
+    }
+    .emit(ctx);
+    StepFailure {
+        step: PlanStep {
+            description: VERIFY_STEP.to_string(),
+            command: failing.first().map(|r| r.command.clone()),
+        },
+        error: format!(
+            "The {by} said the goal is done ({reason}), but a check fails:\n{}",
+            failures_text(&run.results)
+        ),
+    }
+}
+
+/// A check that can never pass because its program is not installed
+/// (exit code 127, and the program is a name, not a path the agent might
+/// create): the run stops on it instead of looping.
+pub fn unrunnable(results: &[CheckResult]) -> Option<String> {
+    results.iter().find_map(|result| {
+        let program = result
+            .command
+            .split_whitespace()
+            .find(|word| !word.contains('='))?;
+        (result.exit_code == Some(127)
+            && !program.contains('/')
+            && !super::detect::on_path(program))
+        .then(|| {
+            format!(
+                "the check `{}` cannot run: `{program}` is not installed (exit code 127); \
+                     install it or give another check with --check",
+                result.command
+            )
+        })
+    })
+}
