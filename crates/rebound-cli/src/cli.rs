@@ -126,6 +126,12 @@ pub struct RunArgs {
     /// Review rounds before the run stops [default: 12].
     #[arg(long, value_name = "N")]
     pub max_iters: Option<u32>,
+    /// A command whose success means the goal is reached (repeatable). A
+    /// finish is verified by running every check; without --check, the
+    /// checks come from `check = [...]` in the config, a command the goal
+    /// quotes (`python3 -m unittest` must pass), or the project's tests.
+    #[arg(long = "check", value_name = "CMD")]
+    pub checks: Vec<String>,
     /// Settings shared with `resume`.
     #[command(flatten)]
     pub overrides: RunOverrides,

@@ -178,9 +178,11 @@ impl<S: Workflow> Session<S> {
     /// Records the ending, shows it, and gives the exit code.
     fn finish(&mut self, ending: Ending, started: Instant, recorded: bool) -> anyhow::Result<Exit> {
         let (state, detail, exit) = match &ending {
-            Ending::Completed(summary) if summary.stop_reason.is_finished() => {
-                (RunState::Finished, None, Exit::Success)
-            }
+            Ending::Completed(summary) if summary.stop_reason.is_finished() => (
+                RunState::Finished,
+                Some(summary.stop_reason.to_string()),
+                Exit::Success,
+            ),
             Ending::Completed(summary) => (
                 RunState::Stopped,
                 Some(summary.stop_reason.to_string()),

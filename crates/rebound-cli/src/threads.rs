@@ -142,7 +142,8 @@ impl ThreadMeta {
                 format!("running (pid {})", self.pid.unwrap_or_default())
             }
             RunState::Running => "crashed (resumable)".to_string(),
-            RunState::Finished => "finished".to_string(),
+            RunState::Finished if detail.is_empty() => "finished".to_string(),
+            RunState::Finished => detail.to_string(),
             RunState::Stopped => format!("stopped: {detail}"),
             RunState::Interrupted => "interrupted: awaiting approval".to_string(),
             RunState::Cancelled => "cancelled (resumable)".to_string(),

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use rebound_agent::checks::Check;
 use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
 use rebound_agent::{pev, reflect, AgentDeps, Budget, RunSummary};
@@ -34,8 +35,9 @@ impl fmt::Display for WorkflowKind {
 pub trait Workflow: State {
     /// The workflow's graph, without a checkpointer.
     fn build(deps: Arc<AgentDeps>) -> Result<CompiledGraph<Self>, CompileError>;
-    /// The starting state for `goal` within `budget`.
-    fn start(goal: &str, budget: &Budget) -> Self;
+    /// The starting state for `goal` within `budget`, with `checks` as its
+    /// evidence.
+    fn start(goal: &str, budget: &Budget, checks: Vec<Check>) -> Self;
     /// Why the run stopped and what it did.
     fn summarize(&self) -> RunSummary;
     /// The current plan's length (0 when there is none).
@@ -47,8 +49,8 @@ impl Workflow for PevState {
         pev::build(deps)
     }
 
-    fn start(goal: &str, budget: &Budget) -> Self {
-        PevState::new(goal, budget.max_iters)
+    fn start(goal: &str, budget: &Budget, checks: Vec<Check>) -> Self {
+        PevState::new(goal, budget.max_iters).with_checks(checks)
     }
 
     fn summarize(&self) -> RunSummary {
@@ -65,8 +67,8 @@ impl Workflow for ReflectState {
         reflect::build(deps)
     }
 
-    fn start(goal: &str, budget: &Budget) -> Self {
-        ReflectState::new(goal, budget.max_attempts, budget.max_iters)
+    fn start(goal: &str, budget: &Budget, checks: Vec<Check>) -> Self {
+        ReflectState::new(goal, budget.max_attempts, budget.max_iters).with_checks(checks)
     }
 
     fn summarize(&self) -> RunSummary {

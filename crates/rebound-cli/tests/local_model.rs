@@ -42,7 +42,7 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
         return;
     }
     let env = TestEnv::new();
-    let task = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calc");
+    let task = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calc/workspace");
     copy_dir(&task, env.ws());
     let goal = "Make the tests pass: `python3 -m unittest` must succeed. Fix calc.py; do not change test_calc.py.";
     let started = Instant::now();

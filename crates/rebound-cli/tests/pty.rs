@@ -53,7 +53,7 @@ fn the_terminal_prompt_approves_and_the_run_finishes() {
         .unwrap();
     session.send_line("a").unwrap();
     session.exp_string("approved").unwrap();
-    session.exp_string(" finished\r\n").unwrap();
+    session.exp_string(" finished (unverified)\r\n").unwrap();
     session.exp_string("thread").unwrap();
     session.exp_eof().unwrap();
     match session.process().wait().unwrap() {
@@ -84,7 +84,7 @@ fn the_terminal_prompt_denies_with_a_message() {
     session.send_line("no files please").unwrap();
     session.exp_string("denied: no files please").unwrap();
     session.exp_string("repair plan").unwrap();
-    session.exp_string(" finished\r\n").unwrap();
+    session.exp_string(" finished (unverified)\r\n").unwrap();
     session.exp_eof().unwrap();
     match session.process().wait().unwrap() {
         WaitStatus::Exited(_, code) => assert_eq!(code, 0),

@@ -43,7 +43,10 @@ fn a_finished_run_exits_0_with_coherent_json_lines() {
     let summary = summary(&lines);
     assert_eq!(summary["status"], "finished", "{text}");
     assert_eq!(summary["exit_code"], 0);
-    assert_eq!(summary["stop_reason"]["kind"], "finished");
+    assert_eq!(summary["stop_reason"]["kind"], "finished_unverified");
+    assert_eq!(summary["stop"], "finished (unverified)");
+    assert_eq!(summary["verified"], false, "no check verified it");
+    assert_eq!(summary["checks"], serde_json::json!([]));
     assert_eq!(summary["steps_succeeded"], 2);
     assert_eq!(summary["steps_failed"], 0);
     assert_eq!(summary["tokens"], 360);

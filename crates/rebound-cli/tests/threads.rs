@@ -49,12 +49,12 @@ fn threads_history_show_and_fork() {
     let listing = String::from_utf8_lossy(&output.stdout).to_string();
     assert!(listing.starts_with("THREAD"), "{listing}");
     let row = listing.lines().find(|l| l.starts_with(&thread)).unwrap();
-    assert!(row.contains("finished"), "{listing}");
+    assert!(row.contains("finished (unverified)"), "{listing}");
     assert!(row.contains("pev"), "{listing}");
     assert!(row.contains("look around"), "{listing}");
     let threads = run_json(&env, &model, &["threads", "--json"]);
     assert_eq!(threads[0]["thread_id"], thread.as_str());
-    assert_eq!(threads[0]["status"], "finished");
+    assert_eq!(threads[0]["status"], "finished (unverified)");
 
     // history: oldest first, with nodes, routes' reasons and times.
     let output = env

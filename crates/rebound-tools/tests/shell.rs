@@ -364,6 +364,7 @@ async fn secrets_are_scrubbed_from_the_environment() {
     assert!(env.contains("REBOUND_SHELL_TEST_ALLOWED_KEY=allowed-value\n"));
     assert!(env.contains("REBOUND_SHELL_TEST_PLAIN=plain-value\n"));
     assert!(env.contains("GIT_TERMINAL_PROMPT=0\n"));
+    assert!(env.contains("PYTHONDONTWRITEBYTECODE=1\n"));
 }
 
 #[tokio::test]

@@ -32,6 +32,12 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     let state = StateDir::new(&settings.state_dir);
     let saver = state.open()?;
     let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let checks = rebound_agent::checks::resolve(
+        &args.checks,
+        &settings.checks,
+        args.goal.trim(),
+        &settings.workspace,
+    );
     let mut meta = ThreadMeta::new(
         new_thread_id(),
         settings.workflow,
@@ -48,6 +54,7 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
         meta,
         resume,
         global,
+        checks,
     };
     let exit = match settings.workflow {
         WorkflowKind::Pev => start.go::<PevState>(&tools).await,
@@ -65,6 +72,7 @@ struct Start<'a> {
     meta: ThreadMeta,
     resume: String,
     global: &'a GlobalArgs,
+    checks: Vec<rebound_agent::checks::Check>,
 }
 
 impl Start<'_> {
@@ -72,7 +80,7 @@ impl Start<'_> {
         let graph = S::build(Arc::clone(&tools.deps))?.with_checkpointer(self.saver);
         let cancel = CancellationToken::new();
         cancel_on_ctrl_c(cancel.clone());
-        let input = S::start(&self.meta.goal, &self.settings.agent.budget);
+        let input = S::start(&self.meta.goal, &self.settings.agent.budget, self.checks);
         let session = Session {
             graph,
             meta: self.meta,

@@ -22,6 +22,7 @@ use crate::workflow::WorkflowKind;
 /// workflow = "pev"                      # or "reflect"
 /// approval = "on-risk"                  # or "auto", "always"
 /// state_dir = ".rebound"                # relative to the workspace
+/// check = ["python3 -m unittest"]       # commands whose success means done
 ///
 /// [budget]        # rebound_agent::Budget
 /// max_iters = 12
@@ -64,6 +65,10 @@ pub struct FileConfig {
     /// Where runs are stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_dir: Option<PathBuf>,
+    /// Checks: commands whose success means a run's goal is reached (a
+    /// finish is verified by them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub check: Vec<String>,
     /// The run's limits.
     pub budget: Budget,
     /// The agent's other settings (its `budget` is the table above).

@@ -131,6 +131,8 @@ pub struct Settings {
     pub rules: Vec<CommandRule>,
     /// MCP servers.
     pub mcp: Vec<McpServerConfig>,
+    /// The configuration's checks, each with where it was set.
+    pub checks: Vec<(String, String)>,
     /// The merged file configuration, with environment and flags applied
     /// (what `config show` prints).
     pub merged: FileConfig,
@@ -187,6 +189,16 @@ pub fn load(flags: &Flags, env: Env<'_>) -> Result<Settings, ConfigError> {
     agent.budget = merged.budget.clone();
     let mut shell = merged.shell.clone();
     shell.sandbox = merged.sandbox.clone();
+    let check_origin = sources
+        .settings
+        .get("check")
+        .and_then(|origins| origins.last())
+        .map_or_else(|| "config".to_string(), ToString::to_string);
+    let checks = merged
+        .check
+        .iter()
+        .map(|command| (command.clone(), check_origin.clone()))
+        .collect();
     Ok(Settings {
         workspace,
         state_dir,
@@ -200,6 +212,7 @@ pub fn load(flags: &Flags, env: Env<'_>) -> Result<Settings, ConfigError> {
         shell,
         rules: merged.rules.clone(),
         mcp: merged.mcp.clone(),
+        checks,
         merged,
         sources,
     })

@@ -53,6 +53,7 @@ pub fn summary(end: &RunEnd) -> Value {
     match &end.ending {
         Ending::Completed(summary) => {
             object.insert("stop".into(), json!(summary.stop_reason.to_string()));
+            object.insert("verified".into(), json!(summary.stop_reason.is_verified()));
             if let Ok(Value::Object(fields)) = serde_json::to_value(summary) {
                 object.extend(fields);
             }

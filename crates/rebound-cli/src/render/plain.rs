@@ -4,7 +4,7 @@
 use rebound_graph::Event;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
-use super::progress::{cut, first_line, human_duration, step_label, Progress};
+use super::progress::{checks_line, cut, first_line, human_duration, step_label, Progress};
 use super::{answer_text, out, Ending, Renderer, RunEnd, RunInfo};
 
 /// One line per event.
@@ -124,6 +124,18 @@ impl PlainRenderer {
                 message,
             } => format!("git {action} {commit}: {message}"),
             Progress::Agent { name, message } => format!("{name}: {message}"),
+            Progress::Checks { when, results } => {
+                format!("checks ({when}): {}", checks_line(&results))
+            }
+            Progress::FinishOverruled {
+                by,
+                reason,
+                failing,
+            } => format!(
+                "finish overruled: the {by} said \"{}\", but {}; back to the planner",
+                cut(&reason, 200),
+                checks_line(&failing)
+            ),
             Progress::ToolCall {
                 name,
                 command,
@@ -179,6 +191,16 @@ impl PlainRenderer {
     }
 }
 
+/// A check of the summary: `` `cmd` passed (from --check) ``.
+pub fn check_text(check: &rebound_agent::CheckReport) -> String {
+    let status = match check.passed {
+        Some(true) => "passed",
+        Some(false) => "failed",
+        None => "never ran",
+    };
+    format!("`{}` {status} ({})", one_line(&check.command), check.source)
+}
+
 /// The closing lines: how the run ended and what to do next.
 pub fn summary_lines(end: &RunEnd) -> Vec<String> {
     let mut lines = Vec::new();
@@ -196,6 +218,15 @@ pub fn summary_lines(end: &RunEnd) -> Vec<String> {
                 human_duration(std::time::Duration::from_millis(summary.work_ms)),
                 end.thread_id
             ));
+            for check in &summary.checks {
+                lines.push(format!("check: {}", check_text(check)));
+            }
+            if summary.checks.is_empty() && summary.stop_reason.is_finished() {
+                lines.push(
+                    "check: none: nothing verified the finish (give one with --check or `check = [...]` in rebound.toml)"
+                        .to_string(),
+                );
+            }
             lines.push(format!("result: {}", one_line(&summary.summary)));
         }
         Ending::Interrupted(_) => {

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use rebound_agent::checks::{CheckResult, CheckWhen};
 use rebound_agent::events::{AgentEvent, StepPhase};
 use rebound_agent::{PlanStep, Review};
 use rebound_graph::Event;
@@ -89,6 +90,22 @@ pub enum Progress {
         commit: String,
         /// Its message.
         message: String,
+    },
+    /// The run's checks ran.
+    Checks {
+        /// Why they ran.
+        when: CheckWhen,
+        /// One result per check.
+        results: Vec<CheckResult>,
+    },
+    /// A finish was overruled by a failing check.
+    FinishOverruled {
+        /// Who said finish.
+        by: String,
+        /// Why it said so.
+        reason: String,
+        /// The failing checks.
+        failing: Vec<CheckResult>,
     },
     /// A supervisor agent spoke.
     Agent {
@@ -230,6 +247,16 @@ fn custom(payload: &Value) -> Progress {
                 commit,
                 message,
             },
+            AgentEvent::Checks { when, results } => Progress::Checks { when, results },
+            AgentEvent::FinishOverruled {
+                by,
+                reason,
+                failing,
+            } => Progress::FinishOverruled {
+                by,
+                reason,
+                failing,
+            },
             AgentEvent::Agent { name, message } => Progress::Agent { name, message },
         };
     }
@@ -274,6 +301,15 @@ fn custom(payload: &Value) -> Progress {
         };
     }
     Progress::Other
+}
+
+/// The checks' results in one line: `` `cmd` passed; `cmd2` failed (exit 1) ``.
+pub fn checks_line(results: &[CheckResult]) -> String {
+    results
+        .iter()
+        .map(CheckResult::headline)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The first line of `text`, cut to `max` characters.

@@ -16,12 +16,17 @@ const SECRET_SUFFIXES: &[&str] = &[
     "CREDENTIALS",
 ];
 
-/// Variables set for every command so that nothing waits for a human:
-/// pagers print straight through and git never prompts for credentials.
+/// Variables set for every command so that nothing waits for a human and
+/// nothing runs stale code: pagers print straight through, git never
+/// prompts for credentials, and Python writes no bytecode cache (an agent
+/// edits a module within a second of a test run imported it; when the
+/// edit keeps the file's size, as `b - a` → `a - b` does, Python's cache
+/// check of size and whole-second mtime would run the old code).
 pub(crate) const NON_INTERACTIVE: &[(&str, &str)] = &[
     ("PAGER", "cat"),
     ("GIT_PAGER", "cat"),
     ("GIT_TERMINAL_PROMPT", "0"),
+    ("PYTHONDONTWRITEBYTECODE", "1"),
 ];
 
 /// Whether an environment variable called `name` holds a secret that a

@@ -13,7 +13,7 @@ use rebound_agent::Verdict;
 use rebound_graph::Event;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
-use super::progress::{first_line, human_duration, route_text, step_label, Progress};
+use super::progress::{checks_line, first_line, human_duration, route_text, step_label, Progress};
 use super::{answer_text, Renderer, RunEnd, RunInfo};
 use live::{printable, Live, TAIL_LINES};
 
@@ -219,6 +219,30 @@ impl TerminalRenderer {
             Progress::Agent { name, message } => {
                 self.line(format!("  {}: {message}", style(name).bold()));
             }
+            Progress::Checks { when, results } => {
+                for result in &results {
+                    let mark = if result.passed {
+                        style("✓").green()
+                    } else {
+                        style("✗").red()
+                    };
+                    self.line(format!("  {mark} check ({when}): {}", result.headline()));
+                }
+            }
+            Progress::FinishOverruled {
+                by,
+                reason,
+                failing,
+            } => self.line(
+                style(format!(
+                    "✗ finish overruled: the {by} said \"{}\", but {}; back to the planner",
+                    first_line(&reason, 120),
+                    checks_line(&failing)
+                ))
+                .red()
+                .bold()
+                .to_string(),
+            ),
             Progress::Approval {
                 phase,
                 command,

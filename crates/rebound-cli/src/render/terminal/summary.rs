@@ -45,6 +45,19 @@ pub fn lines(end: &RunEnd, width: usize) -> Vec<String> {
             for (name, value) in rows {
                 lines.push(format!("   {} {value}", style(format!("{name:8}")).dim()));
             }
+            for check in &summary.checks {
+                lines.push(format!(
+                    "   {} {}",
+                    style(format!("{:8}", "check")).dim(),
+                    crate::render::plain::check_text(check)
+                ));
+            }
+            if summary.checks.is_empty() && summary.stop_reason.is_finished() {
+                lines.push(format!(
+                    "   {} none: nothing verified the finish (--check CMD gives one)",
+                    style(format!("{:8}", "check")).dim()
+                ));
+            }
         }
         Ending::Interrupted(_) => {
             lines.push(format!(

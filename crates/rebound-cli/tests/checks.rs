@@ -1,0 +1,173 @@
+//! Checks from the command line, the configuration and the goal, through
+//! the `rebound` binary against a scripted model server: a finish is
+//! verified, a false one overruled, and exit code 0 never comes with a
+//! failing check.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{json_lines, output_text, plan, review, summary, FakeModel, TestEnv};
+use serde_json::json;
+
+const TESTS: &str = "import unittest\nfrom calc import sub\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+const FIX: &str = "printf 'def sub(a, b):\\n    return a - b\\n' > calc.py";
+
+fn buggy(env: &TestEnv) {
+    std::fs::write(env.ws().join("test_calc.py"), TESTS).unwrap();
+    std::fs::write(
+        env.ws().join("calc.py"),
+        "def sub(a, b):\n    return b - a\n",
+    )
+    .unwrap();
+}
+
+/// `--check`: the reviewer's false finish is overruled (an event with the
+/// check's output), the planner repairs, and the fix's passing check
+/// finishes the run verified, with no further review.
+#[test]
+fn a_false_finish_is_overruled_and_the_verified_fix_exits_0() {
+    let env = TestEnv::new();
+    buggy(&env);
+    let model = FakeModel::start(vec![
+        plan(&[("Look", Some("ls"))]),
+        review("finish", "the tests are already passing"),
+        plan(&[("Fix sub", Some(FIX))]),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args(
+            "fix calc",
+            &[
+                "--json",
+                "--approval",
+                "auto",
+                "--check",
+                "python3 -m unittest",
+            ],
+        ))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let lines = json_lines(&output.stdout);
+    let overruled: Vec<_> = lines
+        .iter()
+        .filter_map(|l| l["payload"].get("finish_overruled"))
+        .collect();
+    assert_eq!(overruled.len(), 1, "{text}");
+    assert_eq!(overruled[0]["by"], "reviewer");
+    assert_eq!(overruled[0]["failing"][0]["command"], "python3 -m unittest");
+    assert_eq!(overruled[0]["failing"][0]["exit_code"], 1);
+    let summary = summary(&lines);
+    assert_eq!(summary["stop"], "finished", "{text}");
+    assert_eq!(summary["verified"], true);
+    assert_eq!(
+        summary["checks"],
+        json!([{"command": "python3 -m unittest", "source": {"kind": "flag"}, "passed": true}])
+    );
+    assert_eq!(model.remaining(), 0, "{text}");
+    assert_eq!(model.requests().len(), 3, "no review after the passing fix");
+}
+
+/// A reviewer that keeps saying finish while the check fails never gets
+/// exit code 0: the run stops at its limit, exit 1, the check failing.
+#[test]
+fn a_run_never_exits_0_while_a_known_check_fails() {
+    let env = TestEnv::new();
+    buggy(&env);
+    std::fs::write(
+        env.ws().join("rebound.toml"),
+        "check = [\"python3 -m unittest\"]\n",
+    )
+    .unwrap();
+    let model = FakeModel::start(vec![
+        plan(&[("Look", Some("ls"))]),
+        review("finish", "done"),
+        plan(&[("Look again", Some("ls -a"))]),
+        review("finish", "surely done"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args(
+            "fix calc",
+            &["--json", "--approval", "auto", "--max-iters", "2"],
+        ))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let summary = summary(&lines_of(&output));
+    assert_eq!(summary["stop"], "max iterations (2)", "{text}");
+    assert_eq!(summary["verified"], false);
+    assert_eq!(summary["checks"][0]["passed"], false);
+    assert_eq!(summary["checks"][0]["source"]["kind"], "config");
+    assert_eq!(
+        summary["checks"][0]["source"]["file"],
+        "workspace rebound.toml"
+    );
+
+    // The plain summary says so too.
+    let threads = env.rebound(None).arg("threads").output().unwrap();
+    let listing = String::from_utf8_lossy(&threads.stdout);
+    assert!(listing.contains("stopped: max iterations (2)"), "{listing}");
+}
+
+fn lines_of(output: &std::process::Output) -> Vec<serde_json::Value> {
+    json_lines(&output.stdout)
+}
+
+/// A goal that quotes its check gets it (source: the goal), and the plain
+/// output lists every check with where it came from.
+#[test]
+fn a_command_quoted_in_the_goal_is_a_check_and_the_summary_names_its_source() {
+    let env = TestEnv::new();
+    buggy(&env);
+    let model = FakeModel::start(vec![plan(&[("Fix sub", Some(FIX))])]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args(
+            "Fix calc.py: `python3 -m unittest` must succeed.",
+            &["--approval", "auto"],
+        ))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("checks (before the first plan): `python3 -m unittest` failed (exit 1)"),
+        "{text}"
+    );
+    assert!(
+        stdout.contains("check: `python3 -m unittest` passed (quoted in the goal)"),
+        "{text}"
+    );
+    assert!(stdout.contains("summary: finished |"), "{text}");
+}
+
+/// With no check at all, a finish is reported as unverified.
+#[test]
+fn without_checks_a_finish_is_unverified() {
+    let env = TestEnv::new();
+    let model = FakeModel::start(vec![
+        plan(&[("Write", Some("echo hi > hi.txt"))]),
+        review("finish", "written"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args("write hi.txt", &["--approval", "auto"]))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("summary: finished (unverified) |"),
+        "{text}"
+    );
+    assert!(
+        stdout.contains("check: none: nothing verified the finish"),
+        "{text}"
+    );
+}
