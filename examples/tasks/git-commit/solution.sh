@@ -1,0 +1,2 @@
+git add -A
+git commit -q -m 'Add greeting'

@@ -1,0 +1,2 @@
+# Recipe lines must start with a tab.
+sed -i 's/^    /\t/' Makefile

@@ -1,0 +1,1 @@
+sed -i "s/user\['phone_number'\]/user['phone']/" users.py

@@ -1,0 +1,1 @@
+sed -i 's/return "-".join(words)/return "-".join(words).lower()/' slug.py

@@ -1,0 +1,1 @@
+sed -i 's/word_count/count_words/g' report.py reading.py

@@ -1,0 +1,1 @@
+sed -i 's/^     run: make test$/    run: make test/' deploy.yml
