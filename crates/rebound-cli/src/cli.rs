@@ -56,6 +56,9 @@ pub enum Command {
     Run(RunArgs),
     /// Continue a thread: after an approval stop, Ctrl-C or a crash.
     Resume(ResumeArgs),
+    /// Run the agent on a task suite and judge each task by its own check
+    /// (`rebound eval examples/tasks`).
+    Eval(EvalArgs),
     /// List the threads of the workspace with their status.
     Threads,
     /// A thread's checkpoints: node, route reason and time.
@@ -156,6 +159,39 @@ pub struct ResumeArgs {
     /// and approval mode.
     #[command(flatten)]
     pub overrides: RunOverrides,
+}
+
+/// `rebound eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Task directories (each with a task.toml), or suites of them.
+    #[arg(value_name = "DIR", required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The model the agent uses [default: the configured one].
+    #[arg(long, value_name = "URI")]
+    pub model: Option<String>,
+    /// The agent's approval mode: nobody is there to answer.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub approval: ApprovalArg,
+    /// The workflow [default: pev].
+    #[arg(long, value_enum)]
+    pub workflow: Option<WorkflowKind>,
+    /// Review rounds for every task, over each task's own budget.
+    #[arg(long, value_name = "N")]
+    pub max_iters: Option<u32>,
+    /// Seconds before an agent's run is killed.
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub task_timeout: u64,
+    /// Seconds before a check (or a reference fix) is killed.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    pub check_timeout: u64,
+    /// Apply each task's reference fix (solution.sh) instead of running the
+    /// agent: proves that every check fails before and passes after.
+    #[arg(long)]
+    pub reference: bool,
+    /// Keep each task's temp dir, to look at what the agent did.
+    #[arg(long)]
+    pub keep: bool,
 }
 
 /// `rebound history`.

@@ -12,6 +12,7 @@ mod cli;
 mod commands;
 mod config;
 mod deps;
+mod eval;
 mod exit;
 mod models;
 mod render;

@@ -2,6 +2,7 @@
 //! settings, finding a thread, and the command that resumes it.
 
 pub mod config;
+pub mod eval;
 pub mod fork;
 pub mod graph;
 pub mod history;
@@ -30,6 +31,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Run(args) => run::run(global, args).await,
         Command::Resume(args) => resume::resume(global, args).await,
+        Command::Eval(args) => eval::eval(global, args).await,
         Command::Threads => threads::threads(global).await,
         Command::History(args) => history::history(global, args).await,
         Command::Show(args) => show::show(global, args).await,

@@ -1,0 +1,217 @@
+//! Running the agent on a task: this same `rebound` binary, `run --json`
+//! in the task's copy, as a child process (a crash or a hang of the agent
+//! is a result, not the eval's end). Its JSON lines are read as they come:
+//! the model calls and their tokens, and the closing summary.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rebound_agent::CheckReport;
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// How the agent is run on every task.
+#[derive(Debug, Clone)]
+pub struct AgentOptions {
+    /// `--model`, when given.
+    pub model: Option<String>,
+    /// `--approval`.
+    pub approval: String,
+    /// `--max-iters` for every task, over the task's own budget.
+    pub max_iters: Option<u32>,
+    /// `--workflow`, when given.
+    pub workflow: Option<String>,
+    /// Wall time before the run is killed.
+    pub timeout: Duration,
+}
+
+/// What the agent's run gave.
+#[derive(Debug, Clone, Default)]
+pub struct AgentRun {
+    /// Its exit code (`None`: killed).
+    pub exit_code: Option<i32>,
+    /// Killed at the timeout.
+    pub timed_out: bool,
+    /// The summary's status (`finished`, `stopped`...).
+    pub status: Option<String>,
+    /// The stop reason, in words.
+    pub stop: Option<String>,
+    /// Whether its checks verified the finish.
+    pub verified: bool,
+    /// The checks it used.
+    pub checks: Vec<CheckReport>,
+    /// Model calls made.
+    pub model_calls: u64,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+    /// How long it ran.
+    pub duration: Duration,
+}
+
+impl AgentRun {
+    /// Whether the agent said it finished: exit code 0.
+    pub fn claimed(&self) -> bool {
+        self.exit_code == Some(0)
+    }
+}
+
+/// One line of `rebound run --json`, as far as the eval reads it.
+#[derive(Debug, Default, Deserialize)]
+struct Line {
+    #[serde(default)]
+    payload: Option<Payload>,
+    #[serde(default)]
+    summary: Option<Summary>,
+}
+
+/// A custom event's payload: the model-call event, when it is one.
+#[derive(Debug, Default, Deserialize)]
+struct Payload {
+    #[serde(default)]
+    llm_call: Option<LlmCall>,
+}
+
+/// `rebound_llm::emit_llm_call`'s payload.
+#[derive(Debug, Default, Deserialize)]
+struct LlmCall {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+/// The closing `{"summary": ...}` line.
+#[derive(Debug, Default, Deserialize)]
+struct Summary {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    stop: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    verified: bool,
+    #[serde(default)]
+    checks: Vec<CheckReport>,
+}
+
+/// Runs `rebound run <goal>` in `ws`, its stderr appended to `log`.
+pub async fn run_agent(
+    goal: &str,
+    ws: &Path,
+    max_iters: Option<u32>,
+    options: &AgentOptions,
+    log: &Path,
+) -> Result<AgentRun, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the rebound binary: {e}"))?;
+    let stderr = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
+    let mut command = tokio::process::Command::new(exe);
+    command
+        .arg("run")
+        .arg(goal)
+        .arg("--workspace")
+        .arg(ws)
+        .args(["--json", "--no-input", "--approval", &options.approval])
+        .current_dir(ws)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .process_group(0)
+        .kill_on_drop(true);
+    if let Some(model) = &options.model {
+        command.args(["--model", model]);
+    }
+    if let Some(workflow) = &options.workflow {
+        command.args(["--workflow", workflow]);
+    }
+    if let Some(max_iters) = options.max_iters.or(max_iters) {
+        command.args(["--max-iters", &max_iters.to_string()]);
+    }
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start `rebound run`: {e}"))?;
+    let mut run = AgentRun::default();
+    let stdout = child.stdout.take();
+    let read = async {
+        if let Some(stdout) = stdout {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                read_line(&line, &mut run);
+            }
+        }
+        child.wait().await
+    };
+    match tokio::time::timeout(options.timeout, read).await {
+        Ok(status) => {
+            run.exit_code = status
+                .map_err(|e| format!("cannot wait for `rebound run`: {e}"))?
+                .code();
+        }
+        Err(_) => {
+            if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+            let _ = child.wait().await;
+            run.timed_out = true;
+        }
+    }
+    run.duration = started.elapsed();
+    Ok(run)
+}
+
+/// Folds one JSON line of the run into `run`; other output is ignored.
+fn read_line(line: &str, run: &mut AgentRun) {
+    let Ok(line) = serde_json::from_str::<Line>(line) else {
+        return;
+    };
+    if let Some(call) = line.payload.and_then(|p| p.llm_call) {
+        run.model_calls += 1;
+        run.input_tokens += call.input_tokens;
+        run.output_tokens += call.output_tokens;
+    }
+    if let Some(summary) = line.summary {
+        run.status = summary.status;
+        run.stop = summary.stop.or(summary.error);
+        run.verified = summary.verified;
+        run.checks = summary.checks;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_calls_and_the_summary_are_read_from_the_json_lines() {
+        let mut run = AgentRun::default();
+        for line in [
+            r#"{"event":"run_started","thread_id":"t"}"#,
+            r#"{"event":"custom","payload":{"llm_call":{"model":"m","input_tokens":100,"output_tokens":20,"latency_ms":1.5}}}"#,
+            r#"{"event":"custom","payload":{"tool_output":{"stream":"stdout","line":"x"}}}"#,
+            r#"{"event":"custom","payload":{"llm_call":{"model":"m","input_tokens":50,"output_tokens":5,"latency_ms":1.0}}}"#,
+            "not json at all",
+            r#"{"summary":{"status":"finished","stop":"finished (unverified)","verified":false,"checks":[]}}"#,
+        ] {
+            read_line(line, &mut run);
+        }
+        assert_eq!(
+            (run.model_calls, run.input_tokens, run.output_tokens),
+            (2, 150, 25)
+        );
+        assert_eq!(run.stop.as_deref(), Some("finished (unverified)"));
+        assert_eq!(run.status.as_deref(), Some("finished"));
+        assert!(!run.verified);
+    }
+}

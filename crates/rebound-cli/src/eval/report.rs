@@ -1,0 +1,176 @@
+//! The eval's results for people (a table and totals) and for programs
+//! (one JSON document).
+
+use serde::Serialize;
+
+use super::TaskResult;
+use crate::render::progress::{cut, human_duration};
+
+/// The suite's numbers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    /// Tasks judged (errors included).
+    pub tasks: usize,
+    /// Solved by the task's own check.
+    pub solved: usize,
+    /// The agent said it finished.
+    pub claimed: usize,
+    /// Claimed but not solved: the first number to read.
+    pub false_successes: usize,
+    /// Tasks that could not be run.
+    pub errors: usize,
+    /// Model calls.
+    pub model_calls: u64,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Generated tokens.
+    pub output_tokens: u64,
+    /// The agents' time, in milliseconds.
+    pub agent_ms: u64,
+    /// The eval's own time per task (copy, git, checks), on average, in
+    /// milliseconds.
+    pub overhead_ms_per_task: u64,
+}
+
+impl Totals {
+    /// The totals of `results`.
+    pub fn of(results: &[TaskResult]) -> Totals {
+        let overhead: u64 = results.iter().map(|r| r.overhead_ms).sum();
+        Totals {
+            tasks: results.len(),
+            solved: results.iter().filter(|r| r.solved).count(),
+            claimed: results.iter().filter(|r| r.claimed).count(),
+            false_successes: results.iter().filter(|r| r.false_success).count(),
+            errors: results.iter().filter(|r| r.error.is_some()).count(),
+            model_calls: results.iter().map(|r| r.model_calls).sum(),
+            input_tokens: results.iter().map(|r| r.input_tokens).sum(),
+            output_tokens: results.iter().map(|r| r.output_tokens).sum(),
+            agent_ms: results.iter().map(|r| r.agent_ms).sum(),
+            overhead_ms_per_task: overhead / u64::try_from(results.len().max(1)).unwrap_or(1),
+        }
+    }
+}
+
+/// The JSON document: every task, then the totals.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    /// `agent` or `reference`.
+    pub mode: &'a str,
+    /// The model, when given.
+    pub model: Option<&'a str>,
+    /// One result per task.
+    pub tasks: &'a [TaskResult],
+    /// The numbers.
+    pub totals: Totals,
+}
+
+/// A task's result in one word.
+pub fn outcome(result: &TaskResult) -> &'static str {
+    if result.error.is_some() {
+        "ERROR"
+    } else if result.false_success {
+        "FALSE SUCCESS"
+    } else if result.solved {
+        "solved"
+    } else {
+        "not solved"
+    }
+}
+
+/// The table's lines: a header, one row per task, the totals.
+pub fn table(results: &[TaskResult]) -> Vec<String> {
+    let width = results
+        .iter()
+        .map(|r| r.task.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 32);
+    let mut lines = vec![format!(
+        "{:width$}  {:13}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  NOTE",
+        "TASK", "RESULT", "CLAIMED", "EXIT", "CALLS", "TOKENS IN/OUT", "TIME", "+/-"
+    )];
+    for r in results {
+        let note = match &r.error {
+            Some(error) => error.clone(),
+            None => match &r.stop {
+                Some(stop) => format!("{}; agent: {stop}", r.verdict),
+                None => r.verdict.clone(),
+            },
+        };
+        lines.push(format!(
+            "{:width$}  {:13}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  {}",
+            cut(&r.task, width),
+            outcome(r),
+            if r.claimed { "yes" } else { "no" },
+            r.exit_code
+                .map_or_else(|| "-".to_string(), |c| c.to_string()),
+            r.model_calls,
+            format!("{}/{}", r.input_tokens, r.output_tokens),
+            human_duration(std::time::Duration::from_millis(r.wall_ms)),
+            format!("+{}/-{}", r.lines_added, r.lines_removed),
+            cut(&note.replace('\n', " "), 120)
+        ));
+    }
+    let t = Totals::of(results);
+    lines.push(format!(
+        "solved {}/{} | claimed {} | false successes {} | errors {} | model calls {} | tokens {}/{} | agent time {} | eval overhead {} per task",
+        t.solved,
+        t.tasks,
+        t.claimed,
+        t.false_successes,
+        t.errors,
+        t.model_calls,
+        t.input_tokens,
+        t.output_tokens,
+        human_duration(std::time::Duration::from_millis(t.agent_ms)),
+        human_duration(std::time::Duration::from_millis(t.overhead_ms_per_task)),
+    ));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(name: &str, solved: bool, claimed: bool) -> TaskResult {
+        TaskResult {
+            task: name.to_string(),
+            solved,
+            claimed,
+            false_success: claimed && !solved,
+            verdict: if solved {
+                "check passed"
+            } else {
+                "check failed (exit 1)"
+            }
+            .to_string(),
+            model_calls: 2,
+            overhead_ms: 300,
+            ..TaskResult::default()
+        }
+    }
+
+    #[test]
+    fn totals_count_false_successes_apart() {
+        let results = [
+            result("a", true, true),
+            result("b", false, true),
+            result("c", false, false),
+        ];
+        let totals = Totals::of(&results);
+        assert_eq!(
+            (totals.solved, totals.claimed, totals.false_successes),
+            (1, 2, 1)
+        );
+        assert_eq!(totals.model_calls, 6);
+        assert_eq!(totals.overhead_ms_per_task, 300);
+        let lines = table(&results);
+        assert!(lines[2].contains("FALSE SUCCESS"), "{lines:?}");
+        assert!(lines[3].contains("not solved"));
+        assert!(
+            lines[4].starts_with("solved 1/3 | claimed 2 | false successes 1"),
+            "{}",
+            lines[4]
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! A task of an eval suite: a directory with a `task.toml` (the goal, the
+//! check that judges it, an optional setup, the files the agent must not
+//! change, a budget), a `workspace/` the agent gets a copy of, and an
+//! optional `solution.sh`, the reference fix.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The file that makes a directory a task.
+pub const TASK_FILE: &str = "task.toml";
+/// The directory copied for the agent.
+pub const WORKSPACE_DIR: &str = "workspace";
+/// The reference fix, run in the copy by `rebound eval --reference`.
+pub const SOLUTION_FILE: &str = "solution.sh";
+
+/// What `task.toml` holds. Unknown keys are errors.
+///
+/// ```toml
+/// goal = "Make the tests pass: `python3 -m unittest` must succeed."
+/// check = "python3 -m unittest"      # run with bash in the copy; exit 0 = solved
+/// setup = "bash \"$TASK_DIR/setup.sh\""   # optional, before the agent
+/// protected = ["test_*.py"]          # files the agent must not change
+/// [budget]
+/// max_iters = 8
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskSpec {
+    /// The request, as a user would type it.
+    pub goal: String,
+    /// The judge: a bash command run in the copy (with `TASK_DIR` set to
+    /// the task's directory); exit code 0 means solved. Hidden from the
+    /// agent unless the goal states it.
+    pub check: String,
+    /// A bash command run in the copy after its first commit, before the
+    /// agent.
+    #[serde(default)]
+    pub setup: Option<String>,
+    /// Glob patterns (from the workspace root; `*` stays within a
+    /// directory, `**` crosses them) of files the agent must not change,
+    /// create or delete: its tests, the check's inputs.
+    #[serde(default)]
+    pub protected: Vec<String>,
+    /// The agent's budget for this task.
+    #[serde(default)]
+    pub budget: TaskBudget,
+}
+
+/// A task's budget.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskBudget {
+    /// Review rounds (`rebound run --max-iters`).
+    #[serde(default)]
+    pub max_iters: Option<u32>,
+}
+
+/// A task found on disk.
+#[derive(Debug, Clone)]
+pub struct Task {
+    /// Its name: the directory's name.
+    pub name: String,
+    /// Its directory (absolute).
+    pub dir: PathBuf,
+    /// Its `task.toml`, or why it is unusable (naming the file, the key
+    /// and the line).
+    pub spec: Result<TaskSpec, String>,
+}
+
+impl Task {
+    /// The workspace the agent gets a copy of.
+    pub fn workspace(&self) -> PathBuf {
+        self.dir.join(WORKSPACE_DIR)
+    }
+}
+
+/// Reads the task in `dir`.
+pub fn load(dir: &Path) -> Task {
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let name = dir.file_name().map_or_else(
+        || dir.display().to_string(),
+        |n| n.to_string_lossy().to_string(),
+    );
+    let file = dir.join(TASK_FILE);
+    let spec = std::fs::read_to_string(&file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))
+        .and_then(|text| parse(&text, &file))
+        .and_then(|spec| {
+            let workspace = dir.join(WORKSPACE_DIR);
+            if workspace.is_dir() {
+                Ok(spec)
+            } else {
+                Err(format!(
+                    "{}: the task has no {WORKSPACE_DIR}/ directory (the files the agent gets)",
+                    dir.display()
+                ))
+            }
+        });
+    Task { name, dir, spec }
+}
+
+/// Parses `text`, the contents of `file`.
+fn parse(text: &str, file: &Path) -> Result<TaskSpec, String> {
+    let spec: TaskSpec = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+        let message = e.message().trim().to_string();
+        match line {
+            Some(line) => format!("{}:{line}: {message}", file.display()),
+            None => format!("{}: {message}", file.display()),
+        }
+    })?;
+    for (key, value) in [("goal", &spec.goal), ("check", &spec.check)] {
+        if value.trim().is_empty() {
+            return Err(format!("{}: `{key}` is empty", file.display()));
+        }
+    }
+    if spec.budget.max_iters == Some(0) {
+        return Err(format!(
+            "{}: `budget.max_iters` must be at least 1",
+            file.display()
+        ));
+    }
+    if let Some(bad) = spec
+        .protected
+        .iter()
+        .find(|p| globset::Glob::new(p).is_err())
+    {
+        return Err(format!(
+            "{}: `protected` has an invalid pattern {bad:?}",
+            file.display()
+        ));
+    }
+    Ok(spec)
+}
+
+/// The tasks under `paths`: a directory with a `task.toml` is a task;
+/// otherwise each of its subdirectories that has one (sorted by name), and
+/// the subdirectories without one are skipped. A path that is neither is
+/// a task whose spec says so.
+pub fn discover(paths: &[PathBuf]) -> Vec<Task> {
+    let mut tasks = Vec::new();
+    for path in paths {
+        if path.join(TASK_FILE).is_file() {
+            tasks.push(load(path));
+            continue;
+        }
+        let mut children: Vec<PathBuf> = std::fs::read_dir(path)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.join(TASK_FILE).is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        children.sort();
+        if children.is_empty() {
+            tasks.push(Task {
+                name: path.display().to_string(),
+                dir: path.clone(),
+                spec: Err(format!(
+                    "{}: no {TASK_FILE} here or in its subdirectories",
+                    path.display()
+                )),
+            });
+        }
+        tasks.extend(children.iter().map(|child| load(child)));
+    }
+    tasks
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn task(dir: &Path, name: &str, toml: &str) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::create_dir_all(path.join(WORKSPACE_DIR)).unwrap();
+        std::fs::write(path.join(TASK_FILE), toml).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_valid_task_parses_with_its_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = task(dir.path(), "a", "goal = \"fix\"\ncheck = \"true\"\n");
+        let task = load(&path);
+        let spec = task.spec.unwrap();
+        assert_eq!(spec.goal, "fix");
+        assert_eq!(spec.setup, None);
+        assert!(spec.protected.is_empty());
+        assert_eq!(task.name, "a");
+    }
+
+    #[test]
+    fn bad_task_files_name_the_file_the_key_and_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let unknown = task(dir.path(), "u", "goal = \"g\"\ncheck = \"c\"\nchek = 1\n");
+        let error = load(&unknown).spec.unwrap_err();
+        assert!(error.contains("task.toml:3:"), "{error}");
+        assert!(error.contains("chek"), "{error}");
+        let missing = task(dir.path(), "m", "goal = \"g\"\n");
+        let error = load(&missing).spec.unwrap_err();
+        assert!(error.contains("missing field `check`"), "{error}");
+        let empty = task(dir.path(), "e", "goal = \" \"\ncheck = \"c\"\n");
+        assert!(load(&empty).spec.unwrap_err().contains("`goal` is empty"));
+        let zero = task(
+            dir.path(),
+            "z",
+            "goal = \"g\"\ncheck = \"c\"\n[budget]\nmax_iters = 0\n",
+        );
+        assert!(load(&zero).spec.unwrap_err().contains("budget.max_iters"));
+    }
+
+    #[test]
+    fn a_suite_directory_lists_its_tasks_in_order_and_skips_other_dirs() {
+        let dir = tempfile::tempdir().unwrap();
+        task(dir.path(), "b", "goal = \"g\"\ncheck = \"c\"\n");
+        task(dir.path(), "a", "goal = \"g\"\ncheck = \"c\"\n");
+        std::fs::create_dir(dir.path().join("notes")).unwrap();
+        let tasks = discover(&[dir.path().to_path_buf()]);
+        let names: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let none = discover(&[dir.path().join("notes")]);
+        assert!(none[0].spec.as_ref().unwrap_err().contains("no task.toml"));
+    }
+}
