@@ -1,10 +1,10 @@
 //! Running the eval's own commands (a task's setup, its check, its
 //! reference fix, git): `bash -c` in its own process group, a timeout that
-//! kills the group, output to a log file of which only the tail is read
-//! (a command that prints gigabytes costs disk, bounded by the timeout,
-//! never memory).
+//! kills the group, output through a pipe to a log file, of which only
+//! the tail is kept in memory (a command that prints gigabytes costs disk,
+//! bounded by the timeout, never memory).
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -42,7 +42,8 @@ impl Ran {
 }
 
 /// Runs `command` with `bash -c` in `cwd`, with `env` added, its output
-/// appended to `log`. Stdin is closed.
+/// (stdout and stderr through one pipe, as a terminal would interleave
+/// them) appended to `log`. Stdin is closed.
 pub async fn bash(
     command: &str,
     cwd: &Path,
@@ -50,11 +51,11 @@ pub async fn bash(
     timeout: Duration,
     log: &Path,
 ) -> std::io::Result<Ran> {
-    let file = std::fs::OpenOptions::new()
+    let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)?;
-    let start_len = file.metadata()?.len();
+    let (reader, writer) = std::io::pipe()?;
     let mut child = tokio::process::Command::new("bash")
         .arg("-c")
         .arg(command)
@@ -62,11 +63,16 @@ pub async fn bash(
         .envs(env.iter().copied())
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .stdin(Stdio::null())
-        .stdout(file.try_clone()?)
-        .stderr(file)
+        .stdout(writer.try_clone()?)
+        .stderr(writer)
         .process_group(0)
         .kill_on_drop(true)
         .spawn()?;
+    // The pipe is read on its own thread: to the log, keeping the tail.
+    let (done, finished) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(copy_keeping_tail(reader, &mut file));
+    });
     let started = Instant::now();
     let (exit_code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(status) => (status?.code(), false),
@@ -77,13 +83,42 @@ pub async fn bash(
         }
     };
     let duration = started.elapsed();
+    // Whatever the command left running holds the pipe open: it goes too.
     kill_group(child.id());
+    let tail = match tokio::time::timeout(DRAIN, finished).await {
+        Ok(Ok(tail)) => tail,
+        _ => String::from("(the output could not be read to its end)"),
+    };
     Ok(Ran {
         exit_code,
         timed_out,
-        tail: tail(log, start_len).unwrap_or_default(),
+        tail,
         duration,
     })
+}
+
+/// How long the output may take to drain once the command ended.
+const DRAIN: Duration = Duration::from_secs(2);
+
+/// Copies `reader` to `log` to its end, and gives the last [`TAIL_BYTES`].
+fn copy_keeping_tail(mut reader: impl Read, log: &mut std::fs::File) -> String {
+    use std::io::Write;
+    let keep = usize::try_from(TAIL_BYTES).unwrap_or(usize::MAX);
+    let mut tail: Vec<u8> = Vec::with_capacity(keep * 2);
+    let mut buffer = [0u8; 8192];
+    loop {
+        let n = match reader.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let _ = log.write_all(&buffer[..n]);
+        tail.extend_from_slice(&buffer[..n]);
+        if tail.len() > keep * 2 {
+            tail.drain(..tail.len() - keep);
+        }
+    }
+    let start = tail.len().saturating_sub(keep);
+    String::from_utf8_lossy(&tail[start..]).to_string()
 }
 
 /// Kills what is left of the process group led by `pid`.
@@ -95,15 +130,4 @@ fn kill_group(pid: Option<u32>) {
         nix::unistd::Pid::from_raw(pid),
         nix::sys::signal::Signal::SIGKILL,
     );
-}
-
-/// The last [`TAIL_BYTES`] of `log` written after `from`.
-fn tail(log: &Path, from: u64) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(log)?;
-    let len = file.metadata()?.len();
-    let start = len.saturating_sub(TAIL_BYTES).max(from);
-    file.seek(SeekFrom::Start(start))?;
-    let mut bytes = Vec::new();
-    file.take(TAIL_BYTES).read_to_end(&mut bytes)?;
-    Ok(String::from_utf8_lossy(&bytes).to_string())
 }

@@ -105,7 +105,7 @@ fn parse(text: &str, file: &Path) -> Result<TaskSpec, String> {
     let spec: TaskSpec = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
-            .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
         let message = e.message().trim().to_string();
         match line {
             Some(line) => format!("{}:{line}: {message}", file.display()),
