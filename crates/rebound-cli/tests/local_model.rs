@@ -92,6 +92,19 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
         lines.iter().any(|l| l["payload"].get("llm_call").is_some()),
         "the model was called: {text}"
     );
+    // The goal quotes its check: a finish is verified by it, never taken
+    // on the model's word, and the tests really pass.
+    assert_eq!(summary["checks"][0]["command"], "python3 -m unittest", "{text}");
+    assert_eq!(summary["checks"][0]["source"]["kind"], "goal", "{text}");
+    if code == Some(0) {
+        assert_eq!(summary["verified"], true, "{text}");
+        let tests = std::process::Command::new("python3")
+            .args(["-m", "unittest"])
+            .current_dir(env.ws())
+            .output()
+            .unwrap();
+        assert!(tests.status.success(), "exit 0 while the tests fail: {text}");
+    }
     check_coherent(&lines[..lines.len() - 1], &text);
     // The thread is recorded with the same ending.
     let thread = summary["thread_id"].as_str().unwrap();
@@ -186,4 +199,57 @@ fn a_missing_local_model_says_how_to_fetch_it() {
         "{text}"
     );
     assert!(stderr.contains("scripts/fetch-model"), "{text}");
+}
+
+/// `rebound eval` on two bundled tasks with the real 0.5B model: whatever
+/// it solves, the results are coherent and judged by the tasks' checks.
+#[test]
+fn eval_on_the_local_model_judges_two_tasks_coherently() {
+    let dir = rebound_llm::model_dir();
+    if !dir.join(MODEL_FILE).is_file() {
+        eprintln!(
+            "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",
+            dir.join(MODEL_FILE).display()
+        );
+        return;
+    }
+    let env = TestEnv::new();
+    let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
+    let started = Instant::now();
+    let output = env
+        .rebound(None)
+        .args(["eval", "--json", "--max-iters", "3", "--task-timeout", "900"])
+        .args(["--model", &format!("local:{MODEL}")])
+        .arg(tasks.join("calc"))
+        .arg(tasks.join("py-comparison"))
+        .env("REBOUND_MODEL_DIR", &dir)
+        .timeout(Duration::from_secs(40 * 60))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    let report: Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let tasks = report["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 2, "{text}");
+    for task in tasks {
+        eprintln!(
+            "eval {}: {} (claimed {}, exit {}, stop {}, {} model calls, {}/{} tokens, {} ms)",
+            task["task"], task["verdict"], task["claimed"], task["exit_code"], task["stop"],
+            task["model_calls"], task["input_tokens"], task["output_tokens"], task["wall_ms"]
+        );
+        assert!(task.get("error").is_none(), "{task}");
+        assert!(matches!(task["exit_code"].as_i64(), Some(0 | 1)), "a clean stop: {task}");
+        assert_eq!(task["claimed"], task["exit_code"] == 0, "{task}");
+        let solved = task["solved"].as_bool().unwrap();
+        let claimed = task["claimed"].as_bool().unwrap();
+        assert_eq!(task["false_success"], claimed && !solved, "{task}");
+        assert!(task["model_calls"].as_u64().unwrap() >= 1, "{task}");
+        assert!(task["input_tokens"].as_u64().unwrap() > 0, "{task}");
+        assert!(!task["agent_checks"].as_array().unwrap().is_empty(), "the goals name checks: {task}");
+    }
+    let totals = &report["totals"];
+    eprintln!("eval totals: {totals} in {:.0?}", started.elapsed());
+    assert_eq!(totals["tasks"], 2);
+    let code = output.status.code();
+    assert_eq!(code == Some(0), totals["false_successes"] == 0, "{text}");
 }
