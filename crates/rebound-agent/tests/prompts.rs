@@ -110,3 +110,36 @@ fn prompts_are_short() {
         assert!(!text.contains("{{"), "{name} has an unfilled placeholder");
     }
 }
+
+fn failing_check() -> rebound_agent::checks::CheckResult {
+    rebound_agent::checks::CheckResult {
+        command: "python3 -m unittest".into(),
+        passed: false,
+        exit_code: Some(1),
+        output: "FAIL: test_subtract\nAssertionError: -2 != 2".into(),
+        duration_ms: 80,
+    }
+}
+
+#[test]
+fn planner_sees_the_failing_checks_first() {
+    let state = PevState {
+        check_results: vec![failing_check()],
+        ..PevState::new("make the tests pass", 10)
+    };
+    let message = planner_message(&state.goal, FILES, &plan_context(&state));
+    assert!(message.contains("AssertionError: -2 != 2"));
+    insta::assert_snapshot!(message);
+}
+
+#[test]
+fn reviewer_sees_how_the_checks_ran() {
+    let state = PevState {
+        plan: vec![step("Fix subtract", Some("sed -i s/b - a/a - b/ calc.py"))],
+        check_results: vec![failing_check()],
+        ..PevState::new("make the tests pass", 10)
+    };
+    let message = reviewer_message(&state);
+    assert!(message.contains("- `python3 -m unittest` failed (exit 1)"));
+    insta::assert_snapshot!(message);
+}

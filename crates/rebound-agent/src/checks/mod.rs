@@ -155,7 +155,7 @@ pub fn failures_text(results: &[CheckResult]) -> String {
     results
         .iter()
         .filter(|r| !r.passed)
-        .map(|r| format!("$ {}\n{}\n{}", r.command, r.headline(), r.output.trim_end()))
+        .map(|r| format!("{}:\n{}", r.headline(), r.output.trim_end()))
         .collect::<Vec<_>>()
         .join("\n\n")
 }
@@ -207,7 +207,7 @@ mod tests {
         ];
         assert_eq!(
             failures_text(&results),
-            "$ pytest\n`pytest` failed (exit 1)\n1 failed"
+            "`pytest` failed (exit 1):\n1 failed"
         );
         assert!(!all_passed(&results));
         assert!(!all_passed(&[]));
