@@ -32,8 +32,10 @@ impl fmt::Display for BudgetKind {
 pub enum StopReason {
     /// The goal is done, verified: the run's checks pass.
     Finished,
-    /// The reviewer (or reflector) judged the goal done, and there is no
-    /// check to verify it: nothing contradicts the claim, nothing proves it.
+    /// The reviewer (or reflector) judged the goal done, and no check can
+    /// verify it: there is none, or only detected ones that passed from the
+    /// start (they guard against regressions; they do not prove the goal).
+    /// Nothing contradicts the claim, nothing proves it.
     FinishedUnverified,
     /// `iters` reached `max_iters`.
     MaxIterations {

@@ -94,7 +94,10 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     );
     // The goal quotes its check: a finish is verified by it, never taken
     // on the model's word, and the tests really pass.
-    assert_eq!(summary["checks"][0]["command"], "python3 -m unittest", "{text}");
+    assert_eq!(
+        summary["checks"][0]["command"], "python3 -m unittest",
+        "{text}"
+    );
     assert_eq!(summary["checks"][0]["source"]["kind"], "goal", "{text}");
     if code == Some(0) {
         assert_eq!(summary["verified"], true, "{text}");
@@ -103,7 +106,10 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
             .current_dir(env.ws())
             .output()
             .unwrap();
-        assert!(tests.status.success(), "exit 0 while the tests fail: {text}");
+        assert!(
+            tests.status.success(),
+            "exit 0 while the tests fail: {text}"
+        );
     }
     check_coherent(&lines[..lines.len() - 1], &text);
     // The thread is recorded with the same ending.
@@ -218,7 +224,14 @@ fn eval_on_the_local_model_judges_two_tasks_coherently() {
     let started = Instant::now();
     let output = env
         .rebound(None)
-        .args(["eval", "--json", "--max-iters", "3", "--task-timeout", "900"])
+        .args([
+            "eval",
+            "--json",
+            "--max-iters",
+            "3",
+            "--task-timeout",
+            "900",
+        ])
         .args(["--model", &format!("local:{MODEL}")])
         .arg(tasks.join("calc"))
         .arg(tasks.join("py-comparison"))
@@ -234,18 +247,31 @@ fn eval_on_the_local_model_judges_two_tasks_coherently() {
     for task in tasks {
         eprintln!(
             "eval {}: {} (claimed {}, exit {}, stop {}, {} model calls, {}/{} tokens, {} ms)",
-            task["task"], task["verdict"], task["claimed"], task["exit_code"], task["stop"],
-            task["model_calls"], task["input_tokens"], task["output_tokens"], task["wall_ms"]
+            task["task"],
+            task["verdict"],
+            task["claimed"],
+            task["exit_code"],
+            task["stop"],
+            task["model_calls"],
+            task["input_tokens"],
+            task["output_tokens"],
+            task["wall_ms"]
         );
         assert!(task.get("error").is_none(), "{task}");
-        assert!(matches!(task["exit_code"].as_i64(), Some(0 | 1)), "a clean stop: {task}");
+        assert!(
+            matches!(task["exit_code"].as_i64(), Some(0 | 1)),
+            "a clean stop: {task}"
+        );
         assert_eq!(task["claimed"], task["exit_code"] == 0, "{task}");
         let solved = task["solved"].as_bool().unwrap();
         let claimed = task["claimed"].as_bool().unwrap();
         assert_eq!(task["false_success"], claimed && !solved, "{task}");
         assert!(task["model_calls"].as_u64().unwrap() >= 1, "{task}");
         assert!(task["input_tokens"].as_u64().unwrap() > 0, "{task}");
-        assert!(!task["agent_checks"].as_array().unwrap().is_empty(), "the goals name checks: {task}");
+        assert!(
+            !task["agent_checks"].as_array().unwrap().is_empty(),
+            "the goals name checks: {task}"
+        );
     }
     let totals = &report["totals"];
     eprintln!("eval totals: {totals} in {:.0?}", started.elapsed());

@@ -30,6 +30,15 @@ const TEST_WORDS: &[&str] = &[
     "errors",
     "crash",
     "crashes",
+    "syntax",
+    "invalid",
+    "parse",
+    "parses",
+    "load",
+    "loads",
+    "rejects",
+    "valid",
+    "commit",
 ];
 
 /// The checks `workspace` suggests for `goal`: nothing unless the goal is
@@ -37,8 +46,10 @@ const TEST_WORDS: &[&str] = &[
 /// (package.json with a real test script), `go test ./...` (go.mod),
 /// `python3 -m pytest -q` (pytest configuration or tests that import
 /// pytest) or `python3 -m unittest` (test_*.py files), and `make test`,
-/// `make check` or `make` (a Makefile with such a target, or a build goal).
-/// Only commands whose program is installed are proposed.
+/// `make check` or `make` (a Makefile with such a target, or a build goal);
+/// a parse of each JSON, TOML or YAML file the goal names; and, for a goal
+/// to commit in a git work tree, that nothing is left uncommitted. Only
+/// commands whose program is installed are proposed.
 pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
     let lower = goal.to_lowercase();
     let words: Vec<&str> = lower
@@ -82,6 +93,27 @@ pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
         }
         None => {}
     }
+    for (file, format) in data_files(goal, workspace) {
+        if let Some(command) = format.parse_command(&file) {
+            add(
+                &mut checks,
+                &command,
+                "python3",
+                &format!(
+                    "the goal names {file}, which must parse as {}",
+                    format.name()
+                ),
+            );
+        }
+    }
+    if words.contains(&"commit") && workspace.join(".git").exists() {
+        add(
+            &mut checks,
+            "test -z \"$(git status --porcelain)\"",
+            "git",
+            "a goal to commit, in a git work tree: nothing left uncommitted",
+        );
+    }
     if let Some(makefile) = read_makefile(workspace) {
         let build_goal = words.iter().any(|w| {
             [
@@ -103,6 +135,81 @@ pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
         }
     }
     checks
+}
+
+/// A data format whose files a check can parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DataFormat {
+    Json,
+    Toml,
+    Yaml,
+}
+
+impl DataFormat {
+    fn of(file: &str) -> Option<DataFormat> {
+        let extension = file.rsplit_once('.')?.1.to_ascii_lowercase();
+        match extension.as_str() {
+            "json" => Some(DataFormat::Json),
+            "toml" => Some(DataFormat::Toml),
+            "yaml" | "yml" => Some(DataFormat::Yaml),
+            _ => None,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            DataFormat::Json => "JSON",
+            DataFormat::Toml => "TOML",
+            DataFormat::Yaml => "YAML",
+        }
+    }
+
+    /// The command that parses `file` with Python's standard library (or
+    /// PyYAML, when it is installed).
+    fn parse_command(self, file: &str) -> Option<String> {
+        Some(match self {
+            DataFormat::Json => format!("python3 -m json.tool {file} > /dev/null"),
+            DataFormat::Toml => format!(
+                "python3 -c 'import sys, tomllib; tomllib.load(open(sys.argv[1], \"rb\"))' {file}"
+            ),
+            DataFormat::Yaml => {
+                let has_yaml = std::process::Command::new("python3")
+                    .args(["-c", "import yaml"])
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .status()
+                    .is_ok_and(|status| status.success());
+                if !has_yaml {
+                    return None;
+                }
+                format!("python3 -c 'import sys, yaml; yaml.safe_load(open(sys.argv[1]))' {file}")
+            }
+        })
+    }
+}
+
+/// The data files (JSON, TOML, YAML) the goal names that exist in the
+/// workspace, as plain relative paths (nothing a shell would expand).
+fn data_files(goal: &str, workspace: &Path) -> Vec<(String, DataFormat)> {
+    let mut files: Vec<(String, DataFormat)> = Vec::new();
+    for word in goal.split(|c: char| c.is_whitespace() || "`'\"(),;:".contains(c)) {
+        let word = word.trim_end_matches(['.', '!', '?']);
+        let plain = !word.is_empty()
+            && !word.starts_with('-')
+            && !word.starts_with('/')
+            && !word.split('/').any(|part| part == "..")
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c));
+        let Some(format) = DataFormat::of(word).filter(|_| plain) else {
+            continue;
+        };
+        if workspace.join(word).is_file() && !files.iter().any(|(f, _)| f == word) {
+            files.push((word.to_string(), format));
+        }
+    }
+    files
 }
 
 /// Whether `program` is an executable file in a `PATH` directory.
@@ -252,6 +359,38 @@ mod tests {
     fn goals_not_about_tests_or_builds_detect_nothing() {
         let files = [("test_calc.py", "import unittest\n")];
         assert!(commands("Write a summary of the logs into report.txt", &files).is_empty());
+    }
+
+    #[test]
+    fn a_data_file_the_goal_names_must_parse() {
+        let files = [("config.json", "{\"a\": 1,}"), ("app.py", "")];
+        assert_eq!(
+            commands("config.json is not valid JSON: fix its syntax.", &files),
+            ["python3 -m json.tool config.json > /dev/null"]
+        );
+        let toml = [("settings.toml", "a = ")];
+        assert_eq!(
+            commands("Fix settings.toml so the app loads", &toml),
+            ["python3 -c 'import sys, tomllib; tomllib.load(open(sys.argv[1], \"rb\"))' settings.toml"]
+        );
+        assert!(
+            commands("Fix ../etc/x.json and `$(rm).json`", &files).is_empty(),
+            "only plain paths inside the workspace"
+        );
+        assert!(
+            commands("fix missing.json", &files).is_empty(),
+            "it must exist"
+        );
+    }
+
+    #[test]
+    fn a_goal_to_commit_in_a_git_tree_checks_that_nothing_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let checks = detect("Commit all my changes with the message 'x'", dir.path());
+        assert_eq!(checks.len(), 1);
+        assert_eq!(checks[0].command, "test -z \"$(git status --porcelain)\"");
+        assert!(detect("Commit all my changes", &dir.path().join("nope")).is_empty());
     }
 
     #[test]

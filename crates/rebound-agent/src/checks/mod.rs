@@ -144,6 +144,18 @@ pub fn resolve(
     checks
 }
 
+/// Whether passing `checks` proves a goal: every one passed, and they can
+/// tell done from not done. Checks the user named (`--check`, the config,
+/// the goal) can; detected ones only when one of them failed before the
+/// first plan: detected checks that passed from the start are regression
+/// guards, not evidence of the goal.
+pub fn verify(checks: &[Check], results: &[CheckResult], failed_at_start: bool) -> bool {
+    let named = checks
+        .iter()
+        .any(|check| !matches!(check.source, CheckSource::Detected { .. }));
+    all_passed(results) && (failed_at_start || named)
+}
+
 /// Whether every check passed (`false` for no results).
 pub fn all_passed(results: &[CheckResult]) -> bool {
     !results.is_empty() && results.iter().all(|r| r.passed)
@@ -185,6 +197,31 @@ mod tests {
         assert_eq!(detected.len(), 1);
         assert_eq!(detected[0].command, "python3 -m unittest");
         assert!(matches!(detected[0].source, CheckSource::Detected { .. }));
+    }
+
+    #[test]
+    fn detected_checks_that_passed_from_the_start_do_not_verify() {
+        let passed = vec![CheckResult {
+            command: "python3 -m unittest".into(),
+            passed: true,
+            exit_code: Some(0),
+            output: String::new(),
+            duration_ms: 1,
+        }];
+        let detected = vec![Check::new(
+            "python3 -m unittest",
+            CheckSource::Detected {
+                reason: "tests".into(),
+            },
+        )];
+        assert!(!verify(&detected, &passed, false), "a guard, not evidence");
+        assert!(
+            verify(&detected, &passed, true),
+            "it failed first: evidence"
+        );
+        let named = vec![Check::new("python3 -m unittest", CheckSource::Goal)];
+        assert!(verify(&named, &passed, false), "the user named it");
+        assert!(!verify(&named, &[], false), "never ran");
     }
 
     #[test]

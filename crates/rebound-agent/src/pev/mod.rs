@@ -93,8 +93,17 @@ pub fn stop_reason(state: &PevState) -> StopReason {
         if state.checks.is_empty() {
             return StopReason::FinishedUnverified;
         }
-        if crate::checks::all_passed(&state.check_results) {
+        if crate::checks::verify(
+            &state.checks,
+            &state.check_results,
+            state.checks_failed_at_start,
+        ) {
             return StopReason::Finished;
+        }
+        if crate::checks::all_passed(&state.check_results) {
+            // Detected checks that passed from the start: they guard, they
+            // do not prove.
+            return StopReason::FinishedUnverified;
         }
         return StopReason::Error {
             message: "the run ended on a finish that its checks do not confirm".to_string(),

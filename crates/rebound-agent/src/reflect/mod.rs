@@ -92,8 +92,17 @@ pub fn stop_reason(state: &ReflectState) -> StopReason {
         if state.checks.is_empty() {
             return StopReason::FinishedUnverified;
         }
-        if crate::checks::all_passed(&state.check_results) {
+        if crate::checks::verify(
+            &state.checks,
+            &state.check_results,
+            state.checks_failed_at_start,
+        ) {
             return StopReason::Finished;
+        }
+        if crate::checks::all_passed(&state.check_results) {
+            // Detected checks that passed from the start: they guard, they
+            // do not prove.
+            return StopReason::FinishedUnverified;
         }
         return StopReason::Error {
             message: "the plan is done but its checks do not confirm the goal".to_string(),

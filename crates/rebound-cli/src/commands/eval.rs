@@ -29,6 +29,8 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
         Mode::Reference
     } else {
         Mode::Agent(AgentOptions {
+            exe: std::env::current_exe()
+                .map_err(|e| anyhow::anyhow!("cannot find the rebound binary: {e}"))?,
             model: args.model.clone(),
             approval: args.approval.as_str().to_string(),
             max_iters: args.max_iters,

@@ -14,6 +14,10 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 /// How the agent is run on every task.
 #[derive(Debug, Clone)]
 pub struct AgentOptions {
+    /// The `rebound` binary, found once when the eval starts (a binary
+    /// rebuilt during a long eval then runs the later tasks, instead of a
+    /// path that no longer exists).
+    pub exe: std::path::PathBuf,
     /// `--model`, when given.
     pub model: Option<String>,
     /// `--approval`.
@@ -106,14 +110,12 @@ pub async fn run_agent(
     options: &AgentOptions,
     log: &Path,
 ) -> Result<AgentRun, String> {
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot find the rebound binary: {e}"))?;
     let stderr = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
-    let mut command = tokio::process::Command::new(exe);
+    let mut command = tokio::process::Command::new(&options.exe);
     command
         .arg("run")
         .arg(goal)
