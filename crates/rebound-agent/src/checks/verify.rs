@@ -94,18 +94,28 @@ pub async fn for_finish(
     .map(Some)
 }
 
+/// A finish that the checks overruled.
+#[derive(Debug, Clone)]
+pub struct Overruled {
+    /// The repair context the planner sees: the failing checks as a failed
+    /// step.
+    pub failure: StepFailure,
+    /// The new verdict's reason: which checks fail, and what was claimed.
+    pub reason: String,
+}
+
 /// Overrules a finish that `run` contradicts: emits the event and gives
-/// the repair context (the failing checks as a failed step) the planner
-/// will see.
-pub fn overrule(ctx: &NodeContext, by: &str, reason: &str, run: &CheckRun) -> StepFailure {
+/// the repair context and the reason of the verdict that replaces it.
+pub fn overrule(ctx: &NodeContext, by: &str, reason: &str, run: &CheckRun) -> Overruled {
     let failing: Vec<CheckResult> = run.results.iter().filter(|r| !r.passed).cloned().collect();
+    let headlines: Vec<String> = failing.iter().map(CheckResult::headline).collect();
     AgentEvent::FinishOverruled {
         by: by.to_string(),
         reason: reason.to_string(),
         failing: failing.clone(),
     }
     .emit(ctx);
-    StepFailure {
+    let failure = StepFailure {
         step: PlanStep {
             description: VERIFY_STEP.to_string(),
             command: failing.first().map(|r| r.command.clone()),
@@ -114,6 +124,36 @@ pub fn overrule(ctx: &NodeContext, by: &str, reason: &str, run: &CheckRun) -> St
             "The {by} said the goal is done ({reason}), but a check fails:\n{}",
             failures_text(&run.results)
         ),
+    };
+    Overruled {
+        failure,
+        reason: format!(
+            "finish overruled: {} (the {by} said: {reason})",
+            headlines.join(", ")
+        ),
+    }
+}
+
+/// The stop reason of a run that ended on a finish, from its checks:
+/// `Finished` when they verify it ([`super::verify`]), `FinishedUnverified`
+/// when there are none or they only guard (detected, passing from the
+/// start), an error when one fails (a finish that slipped past them).
+pub fn finish_reason(
+    checks: &[Check],
+    results: &[CheckResult],
+    failed_at_start: bool,
+) -> crate::StopReason {
+    use crate::StopReason;
+    if checks.is_empty() {
+        StopReason::FinishedUnverified
+    } else if super::verify(checks, results, failed_at_start) {
+        StopReason::Finished
+    } else if super::all_passed(results) {
+        StopReason::FinishedUnverified
+    } else {
+        StopReason::Error {
+            message: "the run ended on a finish that its checks do not confirm".to_string(),
+        }
     }
 }
 

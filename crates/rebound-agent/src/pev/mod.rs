@@ -90,24 +90,11 @@ pub fn build(deps: Arc<AgentDeps>) -> Result<CompiledGraph<PevState>, CompileErr
 /// run has no check.
 pub fn stop_reason(state: &PevState) -> StopReason {
     if state.verdict == Some(Verdict::Finish) {
-        if state.checks.is_empty() {
-            return StopReason::FinishedUnverified;
-        }
-        if crate::checks::verify(
+        return crate::checks::verify::finish_reason(
             &state.checks,
             &state.check_results,
             state.checks_failed_at_start,
-        ) {
-            return StopReason::Finished;
-        }
-        if crate::checks::all_passed(&state.check_results) {
-            // Detected checks that passed from the start: they guard, they
-            // do not prove.
-            return StopReason::FinishedUnverified;
-        }
-        return StopReason::Error {
-            message: "the run ended on a finish that its checks do not confirm".to_string(),
-        };
+        );
     }
     if let Some(stop) = &state.stop {
         return stop.clone();

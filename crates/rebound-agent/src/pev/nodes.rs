@@ -320,23 +320,13 @@ pub async fn reviewer(
             update = record_checks(update, &run, state);
             if !run.passed() {
                 AgentEvent::Review(review.clone()).emit(ctx);
-                let failure = verify::overrule(ctx, "reviewer", &review.reason, &run);
-                let failing: Vec<String> = run
-                    .results
-                    .iter()
-                    .filter(|r| !r.passed)
-                    .map(|r| r.headline())
-                    .collect();
+                let overruled = verify::overrule(ctx, "reviewer", &review.reason, &run);
                 review = Review {
                     verdict: Verdict::Replan,
-                    reason: format!(
-                        "finish overruled: {} (the reviewer said: {})",
-                        failing.join(", "),
-                        review.reason
-                    ),
+                    reason: overruled.reason,
                     fix_suggestions: review.fix_suggestions,
                 };
-                update = update.last_error(Some(failure));
+                update = update.last_error(Some(overruled.failure));
             }
         }
     }

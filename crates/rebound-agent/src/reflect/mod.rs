@@ -89,24 +89,11 @@ pub fn stop_reason(state: &ReflectState) -> StopReason {
         return stop.clone();
     }
     if !state.plan.is_empty() && state.step_index >= state.plan.len() {
-        if state.checks.is_empty() {
-            return StopReason::FinishedUnverified;
-        }
-        if crate::checks::verify(
+        return crate::checks::verify::finish_reason(
             &state.checks,
             &state.check_results,
             state.checks_failed_at_start,
-        ) {
-            return StopReason::Finished;
-        }
-        if crate::checks::all_passed(&state.check_results) {
-            // Detected checks that passed from the start: they guard, they
-            // do not prove.
-            return StopReason::FinishedUnverified;
-        }
-        return StopReason::Error {
-            message: "the plan is done but its checks do not confirm the goal".to_string(),
-        };
+        );
     }
     if state.iters >= state.max_iters {
         return StopReason::MaxIterations {

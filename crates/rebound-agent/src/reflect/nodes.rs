@@ -252,21 +252,12 @@ pub async fn reflector(
             if run.passed() {
                 verified = true;
             } else {
-                overruled = Some(verify::overrule(ctx, "reflector", &reflection.reason, &run));
-                let failing: Vec<String> = run
-                    .results
-                    .iter()
-                    .filter(|r| !r.passed)
-                    .map(|r| r.headline())
-                    .collect();
+                let verdict = verify::overrule(ctx, "reflector", &reflection.reason, &run);
                 reflection = Reflection {
                     decision: Decision::Rollback,
-                    reason: format!(
-                        "finish overruled: {} (the reflector said: {})",
-                        failing.join(", "),
-                        reflection.reason
-                    ),
+                    reason: verdict.reason,
                 };
+                overruled = Some(verdict.failure);
             }
         }
     }
