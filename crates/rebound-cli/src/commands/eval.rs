@@ -48,7 +48,7 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
     for task in &tasks {
         bar.set_message(task.name.clone());
         let result = evaluate(task, &options).await;
-        let line = format!("{:13} {}", outcome(&result), result.task);
+        let line = progress_line(&result);
         if bar.is_hidden() {
             eprintln!("{line}");
         } else {
@@ -88,6 +88,23 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
         } else {
             Exit::Stopped
         },
+    )
+}
+
+/// A task's line as it ends: what came of it, why, and what it cost.
+fn progress_line(result: &crate::eval::TaskResult) -> String {
+    let detail = match (&result.error, &result.stop) {
+        (Some(error), _) => error.clone(),
+        (None, Some(stop)) => format!("{}; agent: {stop}", result.verdict),
+        (None, None) => result.verdict.clone(),
+    };
+    format!(
+        "{:13} {}: {} ({} model calls, {})",
+        outcome(result),
+        result.task,
+        crate::render::progress::cut(&detail.replace('\n', " "), 160),
+        result.model_calls,
+        crate::render::progress::human_duration(Duration::from_millis(result.wall_ms))
     )
 }
 
