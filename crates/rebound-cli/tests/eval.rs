@@ -148,6 +148,10 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
     assert_eq!(totals["solved"], 1);
     assert_eq!(totals["claimed"], 3);
     assert_eq!(totals["false_successes"], 2);
+    assert_eq!(
+        totals["unverified_false_successes"], 1,
+        "b-claims had no check; d-tampers passed its own"
+    );
     assert_eq!(totals["errors"], 1);
     assert_eq!(model.remaining(), 0);
 
@@ -192,8 +196,9 @@ fn the_table_shows_each_task_and_the_totals() {
         "{text}"
     );
     assert!(
-        lines[2]
-            .starts_with("solved 1/1 | claimed 1 | false successes 0 | errors 0 | model calls 2"),
+        lines[2].starts_with(
+            "solved 1/1 | claimed 1 | false successes 0 (0 unverified) | errors 0 | model calls 2"
+        ),
         "{text}"
     );
 }

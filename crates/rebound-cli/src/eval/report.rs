@@ -17,6 +17,10 @@ pub struct Totals {
     pub claimed: usize,
     /// Claimed but not solved: the first number to read.
     pub false_successes: usize,
+    /// Of those, the ones the agent itself reported as unverified (it had
+    /// no check that could prove the goal): the known gap. The others got
+    /// past the agent's own checks: a check too weak to prove the goal.
+    pub unverified_false_successes: usize,
     /// Tasks that could not be run.
     pub errors: usize,
     /// Model calls.
@@ -41,6 +45,10 @@ impl Totals {
             solved: results.iter().filter(|r| r.solved).count(),
             claimed: results.iter().filter(|r| r.claimed).count(),
             false_successes: results.iter().filter(|r| r.false_success).count(),
+            unverified_false_successes: results
+                .iter()
+                .filter(|r| r.false_success && !r.verified)
+                .count(),
             errors: results.iter().filter(|r| r.error.is_some()).count(),
             model_calls: results.iter().map(|r| r.model_calls).sum(),
             input_tokens: results.iter().map(|r| r.input_tokens).sum(),
@@ -113,11 +121,12 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
     }
     let t = Totals::of(results);
     lines.push(format!(
-        "solved {}/{} | claimed {} | false successes {} | errors {} | model calls {} | tokens {}/{} | agent time {} | eval overhead {} per task",
+        "solved {}/{} | claimed {} | false successes {} ({} unverified) | errors {} | model calls {} | tokens {}/{} | agent time {} | eval overhead {} per task",
         t.solved,
         t.tasks,
         t.claimed,
         t.false_successes,
+        t.unverified_false_successes,
         t.errors,
         t.model_calls,
         t.input_tokens,
