@@ -158,13 +158,15 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Task> {
             .unwrap_or_default();
         children.sort();
         if children.is_empty() {
+            let why = if path.is_dir() {
+                format!("no {TASK_FILE} here or in its subdirectories")
+            } else {
+                "no such directory".to_string()
+            };
             tasks.push(Task {
                 name: path.display().to_string(),
                 dir: path.clone(),
-                spec: Err(format!(
-                    "{}: no {TASK_FILE} here or in its subdirectories",
-                    path.display()
-                )),
+                spec: Err(format!("{}: {why}", path.display())),
             });
         }
         tasks.extend(children.iter().map(|child| load(child)));
@@ -227,5 +229,11 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         let none = discover(&[dir.path().join("notes")]);
         assert!(none[0].spec.as_ref().unwrap_err().contains("no task.toml"));
+        let missing = discover(&[dir.path().join("nope")]);
+        assert!(missing[0]
+            .spec
+            .as_ref()
+            .unwrap_err()
+            .ends_with("nope: no such directory"));
     }
 }
