@@ -57,7 +57,7 @@ pub async fn execute_step(
         output: None,
     }
     .emit(ctx);
-    let tools = tool_context(ctx, deps, index);
+    let tools = tool_context(ctx, deps, &format!("step{}", index + 1));
     let outcome = match &step.command {
         Some(command) => run_command_step(ctx, deps, &tools, command, approved_all).await?,
         None => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
@@ -73,10 +73,10 @@ pub async fn execute_step(
     Ok(outcome)
 }
 
-/// The tool context of a step: the workspace's, with a call id naming the
-/// run, superstep and step, and output lines streamed as `tool_output`
-/// events.
-fn tool_context(ctx: &NodeContext, deps: &AgentDeps, index: usize) -> ToolContext {
+/// The tool context of a node's commands: the workspace's, with a call id
+/// naming the run, the superstep and `label` (`step2`, `checks`), and
+/// output lines streamed as `tool_output` events.
+pub(crate) fn tool_context(ctx: &NodeContext, deps: &AgentDeps, label: &str) -> ToolContext {
     let events = ctx.clone();
     let sink: OutputSink = Arc::new(move |stream: &str, line: &str| {
         events.emit(|| serde_json::json!({"tool_output": {"stream": stream, "line": line}}));
@@ -85,7 +85,7 @@ fn tool_context(ctx: &NodeContext, deps: &AgentDeps, index: usize) -> ToolContex
     deps.workspace
         .clone()
         .with_cancellation(ctx.cancellation().clone())
-        .with_call_id(format!("{thread}-s{}-step{}", ctx.step(), index + 1))
+        .with_call_id(format!("{thread}-s{}-{label}", ctx.step()))
         .with_output(sink)
 }
 

@@ -65,37 +65,25 @@ fn backtick_spans(text: &str) -> Vec<(usize, usize)> {
 
 /// The sentence around the span `start..end`, with every quoted span
 /// blanked out (a command's own dots do not end a sentence), lowercase.
+/// Sentence ends are ASCII, so the text is scanned as bytes.
 fn sentence_around(text: &str, start: usize, end: usize) -> String {
-    let mut masked: Vec<char> = Vec::with_capacity(text.len());
-    let spans = backtick_spans(text);
-    let mut offsets = Vec::with_capacity(text.len());
-    for (i, c) in text.char_indices() {
-        let quoted = spans.iter().any(|(s, e)| i >= *s && i < *e);
-        masked.push(if quoted { ' ' } else { c.to_ascii_lowercase() });
-        offsets.push(i);
+    let mut masked = text.as_bytes().to_ascii_lowercase();
+    for (from, to) in backtick_spans(text) {
+        masked[from..to].fill(b' ');
     }
-    let first = offsets.iter().position(|&o| o >= start).unwrap_or(0);
-    let last = offsets
-        .iter()
-        .position(|&o| o >= end)
-        .unwrap_or(masked.len());
-    let ends_sentence = |i: usize| {
-        let c = masked[i];
-        c == '\n'
-            || c == ';'
-            || c == '!'
-            || c == '?'
-            || (c == '.' && masked.get(i + 1).is_none_or(|n| n.is_whitespace()))
+    let ends_sentence = |i: usize| match masked[i] {
+        b'\n' | b';' | b'!' | b'?' => true,
+        b'.' => masked.get(i + 1).is_none_or(u8::is_ascii_whitespace),
+        _ => false,
     };
-    let mut from = first;
-    while from > 0 && !ends_sentence(from - 1) {
-        from -= 1;
-    }
-    let mut to = last;
-    while to < masked.len() && !ends_sentence(to) {
-        to += 1;
-    }
-    masked[from..to].iter().collect()
+    let from = (0..start)
+        .rev()
+        .find(|&i| ends_sentence(i))
+        .map_or(0, |i| i + 1);
+    let to = (end..masked.len())
+        .find(|&i| ends_sentence(i))
+        .unwrap_or(masked.len());
+    String::from_utf8_lossy(&masked[from..to]).to_string()
 }
 
 fn asks_for_success(sentence: &str) -> bool {
@@ -111,9 +99,15 @@ fn asks_for_success(sentence: &str) -> bool {
     })
 }
 
+/// The program a command line runs: its first word after any leading
+/// `NAME=value` assignments.
+pub(crate) fn program(command: &str) -> Option<&str> {
+    command.split_whitespace().find(|word| !is_assignment(word))
+}
+
 /// Whether `command`'s program can run: found on `PATH`, or a path.
 fn runnable(command: &str, workspace: &Path) -> bool {
-    let Some(program) = command.split_whitespace().find(|word| !is_assignment(word)) else {
+    let Some(program) = program(command) else {
         return false;
     };
     if program.contains('/') {

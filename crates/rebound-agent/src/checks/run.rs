@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{all_passed, Check, CheckResult};
 use crate::events::AgentEvent;
-use crate::executor::SHELL_TOOL;
+use crate::executor::{tool_context, SHELL_TOOL};
 use crate::llm::shorten;
 use crate::AgentDeps;
 
@@ -42,8 +42,6 @@ pub struct CheckRun {
     pub fingerprint: u64,
     /// The user answered "approve all" to a check's approval.
     pub approved_all: bool,
-    /// The user denied a check, with this message.
-    pub denied: Option<String>,
 }
 
 impl CheckRun {
@@ -63,7 +61,8 @@ struct ShellDetails {
 }
 
 /// Runs `checks` in order (every one, even after a failure: the planner
-/// sees them all) and emits a `checks` event. A check the user wrote
+/// sees them all), their output streamed like a step's, and emits a
+/// `checks` event. A denied or forbidden check counts as failed. A check the user wrote
 /// (`--check`, the goal) runs without asking; the others are judged by
 /// the approval policy like any command. Each run is journaled, so a node
 /// that runs again replays the results.
@@ -74,15 +73,9 @@ pub async fn run_checks(
     when: CheckWhen,
     approved_all: bool,
 ) -> Result<CheckRun, NodeError> {
-    let thread = ctx.thread_id().unwrap_or("run");
-    let tools = deps
-        .workspace
-        .clone()
-        .with_cancellation(ctx.cancellation().clone())
-        .with_call_id(format!("{thread}-s{}-checks", ctx.step()));
+    let tools = tool_context(ctx, deps, "checks");
     let mut results = Vec::with_capacity(checks.len());
     let mut approved_all = approved_all;
-    let mut denied = None;
     for check in checks {
         let policy = if check.source.is_users_own() {
             deps.approval.clone().with_rules([
@@ -102,9 +95,6 @@ pub async fn run_checks(
         )
         .await?;
         approved_all |= matches!(outcome.answer, Some(ApprovalAnswer::ApproveAll));
-        if denied.is_none() {
-            denied.clone_from(&outcome.denied);
-        }
         let details: ShellDetails =
             serde_json::from_value(outcome.output.details.clone()).unwrap_or_default();
         let passed =
@@ -121,7 +111,6 @@ pub async fn run_checks(
         results,
         fingerprint: super::fingerprint(deps.workspace.workspace()),
         approved_all,
-        denied,
     };
     AgentEvent::Checks {
         when,

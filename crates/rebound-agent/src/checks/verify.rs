@@ -162,10 +162,7 @@ pub fn finish_reason(
 /// create): the run stops on it instead of looping.
 pub fn unrunnable(results: &[CheckResult]) -> Option<String> {
     results.iter().find_map(|result| {
-        let program = result
-            .command
-            .split_whitespace()
-            .find(|word| !word.contains('='))?;
+        let program = super::goal::program(&result.command)?;
         (result.exit_code == Some(127)
             && !program.contains('/')
             && !super::detect::on_path(program))
