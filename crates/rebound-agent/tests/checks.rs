@@ -88,8 +88,8 @@ async fn a_false_finish_is_overruled_and_the_fix_finishes_without_the_model() {
 
     assert_eq!(model.remaining(), 0, "no reviewer call after the fix");
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
-    assert!(state.check_results.iter().all(|r| r.passed));
-    assert!(state.checks_failed_at_start);
+    assert!(state.evidence.results.iter().all(|r| r.passed));
+    assert!(state.evidence.failed_at_start);
     assert_eq!(state.repairs, 1, "the overruled finish went to repair mode");
     assert_eq!(state.last_error, None, "the repair plan cleared it");
     let overruled: Vec<&AgentEvent> = events
@@ -157,7 +157,7 @@ async fn checks_run_only_after_changes_and_to_verify_a_finish() {
     let (state, events) = run(&graph, PevState::new("check calc", 10).with_checks(check())).await;
     assert_eq!(model.remaining(), 0);
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
-    assert!(!state.checks_failed_at_start);
+    assert!(!state.evidence.failed_at_start);
     let runs = events
         .iter()
         .filter(|e| matches!(e, AgentEvent::Checks { .. }))
@@ -235,11 +235,11 @@ async fn a_hanging_check_is_bounded_by_the_shell_timeout() {
         StopReason::MaxIterations { limit: 1 },
         "the overruled finish used the last round"
     );
-    assert!(!state.check_results[0].passed);
+    assert!(!state.evidence.results[0].passed);
     assert!(
-        state.check_results[0].output.contains("timed out"),
+        state.evidence.results[0].output.contains("timed out"),
         "{}",
-        state.check_results[0].output
+        state.evidence.results[0].output
     );
 }
 

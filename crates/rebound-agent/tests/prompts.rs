@@ -124,7 +124,10 @@ fn failing_check() -> rebound_agent::checks::CheckResult {
 #[test]
 fn planner_sees_the_failing_checks_first() {
     let state = PevState {
-        check_results: vec![failing_check()],
+        evidence: rebound_agent::checks::Evidence {
+            results: vec![failing_check()],
+            ..Default::default()
+        },
         ..PevState::new("make the tests pass", 10)
     };
     let message = planner_message(&state.goal, FILES, &plan_context(&state));
@@ -136,7 +139,10 @@ fn planner_sees_the_failing_checks_first() {
 fn reviewer_sees_how_the_checks_ran() {
     let state = PevState {
         plan: vec![step("Fix subtract", Some("sed -i s/b - a/a - b/ calc.py"))],
-        check_results: vec![failing_check()],
+        evidence: rebound_agent::checks::Evidence {
+            results: vec![failing_check()],
+            ..Default::default()
+        },
         ..PevState::new("make the tests pass", 10)
     };
     let message = reviewer_message(&state);

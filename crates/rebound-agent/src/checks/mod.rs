@@ -6,6 +6,7 @@
 //! `finish`: a finish that a check contradicts is overruled.
 
 mod detect;
+mod evidence;
 mod fingerprint;
 mod goal;
 mod run;
@@ -16,6 +17,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use detect::detect;
+pub use evidence::Evidence;
 pub use fingerprint::fingerprint;
 pub use goal::quoted_commands;
 pub use run::{run_checks, CheckRun, CheckWhen};

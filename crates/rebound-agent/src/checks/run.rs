@@ -36,6 +36,8 @@ impl std::fmt::Display for CheckWhen {
 /// What running every check gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckRun {
+    /// Why they ran.
+    pub when: CheckWhen,
     /// One result per check, in order.
     pub results: Vec<CheckResult>,
     /// The workspace's fingerprint after the checks ran.
@@ -108,6 +110,7 @@ pub async fn run_checks(
         });
     }
     let run = CheckRun {
+        when,
         results,
         fingerprint: super::fingerprint(deps.workspace.workspace()),
         approved_all,

@@ -3,7 +3,7 @@
 
 use rebound_graph::{NodeContext, NodeError};
 
-use super::{failures_text, run_checks, Check, CheckResult, CheckRun, CheckWhen};
+use super::{failures_text, run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::events::AgentEvent;
 use crate::{AgentDeps, PlanStep, StepFailure};
 
@@ -11,36 +11,20 @@ use crate::{AgentDeps, PlanStep, StepFailure};
 /// repairs when a finish is overruled.
 pub const VERIFY_STEP: &str = "Verify the goal: every check must pass";
 
-/// The check fields a workflow's state keeps.
-#[derive(Debug, Clone, Copy)]
-pub struct CheckFields<'a> {
-    /// The run's checks.
-    pub checks: &'a [Check],
-    /// The workspace's fingerprint when they last ran (`None`: never).
-    pub fingerprint: Option<u64>,
-    /// The user approved every command for the rest of the run.
-    pub approved_all: bool,
-}
-
 /// Runs the checks once before the first plan: `None` when there are none
 /// or they already ran.
 pub async fn at_start(
     ctx: &NodeContext,
     deps: &AgentDeps,
-    fields: CheckFields<'_>,
+    evidence: &Evidence,
+    approved_all: bool,
 ) -> Result<Option<CheckRun>, NodeError> {
-    if fields.checks.is_empty() || fields.fingerprint.is_some() {
+    if evidence.checks.is_empty() || evidence.fingerprint.is_some() {
         return Ok(None);
     }
-    run_checks(
-        ctx,
-        deps,
-        fields.checks,
-        CheckWhen::Start,
-        fields.approved_all,
-    )
-    .await
-    .map(Some)
+    run_checks(ctx, deps, &evidence.checks, CheckWhen::Start, approved_all)
+        .await
+        .map(Some)
 }
 
 /// Runs the checks when a file changed since they last ran: `None` when
@@ -48,21 +32,22 @@ pub async fn at_start(
 pub async fn after_change(
     ctx: &NodeContext,
     deps: &AgentDeps,
-    fields: CheckFields<'_>,
+    evidence: &Evidence,
+    approved_all: bool,
 ) -> Result<Option<CheckRun>, NodeError> {
-    if fields.checks.is_empty() {
+    if evidence.checks.is_empty() {
         return Ok(None);
     }
     let now = super::fingerprint(deps.workspace.workspace());
-    if fields.fingerprint == Some(now) {
+    if evidence.fingerprint == Some(now) {
         return Ok(None);
     }
     run_checks(
         ctx,
         deps,
-        fields.checks,
+        &evidence.checks,
         CheckWhen::AfterChange,
-        fields.approved_all,
+        approved_all,
     )
     .await
     .map(Some)
@@ -74,24 +59,19 @@ pub async fn after_change(
 pub async fn for_finish(
     ctx: &NodeContext,
     deps: &AgentDeps,
-    fields: CheckFields<'_>,
+    evidence: &Evidence,
+    approved_all: bool,
     fresh: Option<&CheckRun>,
 ) -> Result<Option<CheckRun>, NodeError> {
-    if fields.checks.is_empty() {
+    if evidence.checks.is_empty() {
         return Ok(None);
     }
     if let Some(run) = fresh {
         return Ok(Some(run.clone()));
     }
-    run_checks(
-        ctx,
-        deps,
-        fields.checks,
-        CheckWhen::Finish,
-        fields.approved_all,
-    )
-    .await
-    .map(Some)
+    run_checks(ctx, deps, &evidence.checks, CheckWhen::Finish, approved_all)
+        .await
+        .map(Some)
 }
 
 /// A finish that the checks overruled.
@@ -131,29 +111,6 @@ pub fn overrule(ctx: &NodeContext, by: &str, reason: &str, run: &CheckRun) -> Ov
             "finish overruled: {} (the {by} said: {reason})",
             headlines.join(", ")
         ),
-    }
-}
-
-/// The stop reason of a run that ended on a finish, from its checks:
-/// `Finished` when they verify it ([`super::verify`]), `FinishedUnverified`
-/// when there are none or they only guard (detected, passing from the
-/// start), an error when one fails (a finish that slipped past them).
-pub fn finish_reason(
-    checks: &[Check],
-    results: &[CheckResult],
-    failed_at_start: bool,
-) -> crate::StopReason {
-    use crate::StopReason;
-    if checks.is_empty() {
-        StopReason::FinishedUnverified
-    } else if super::verify(checks, results, failed_at_start) {
-        StopReason::Finished
-    } else if super::all_passed(results) {
-        StopReason::FinishedUnverified
-    } else {
-        StopReason::Error {
-            message: "the run ended on a finish that its checks do not confirm".to_string(),
-        }
     }
 }
 

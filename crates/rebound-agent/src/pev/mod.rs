@@ -90,11 +90,7 @@ pub fn build(deps: Arc<AgentDeps>) -> Result<CompiledGraph<PevState>, CompileErr
 /// run has no check.
 pub fn stop_reason(state: &PevState) -> StopReason {
     if state.verdict == Some(Verdict::Finish) {
-        return crate::checks::verify::finish_reason(
-            &state.checks,
-            &state.check_results,
-            state.checks_failed_at_start,
-        );
+        return state.evidence.finish_reason();
     }
     if let Some(stop) = &state.stop {
         return stop.clone();
@@ -138,6 +134,6 @@ pub fn summarize(state: &PevState) -> RunSummary {
         tokens: state.tokens,
         work_ms: state.work_ms,
         summary,
-        checks: crate::CheckReport::of(&state.checks, &state.check_results),
+        checks: state.evidence.reports(),
     }
 }

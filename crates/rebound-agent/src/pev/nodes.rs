@@ -6,7 +6,7 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{PevState, PevStateUpdate};
-use crate::checks::verify::{self, CheckFields};
+use crate::checks::verify;
 use crate::checks::{CheckResult, CheckRun};
 use crate::events::AgentEvent;
 use crate::llm::{ask, shorten};
@@ -43,24 +43,14 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
             feedback
         },
         done,
-        checks: &state.check_results,
-    }
-}
-
-/// The check fields of `state`.
-fn check_fields(state: &PevState) -> CheckFields<'_> {
-    CheckFields {
-        checks: &state.checks,
-        fingerprint: state.checks_fingerprint,
-        approved_all: state.approved_all,
+        checks: &state.evidence.results,
     }
 }
 
 /// `update` with what a run of the checks gave.
 fn record_checks(update: PevStateUpdate, run: &CheckRun, state: &PevState) -> PevStateUpdate {
     update
-        .check_results(run.results.clone())
-        .checks_fingerprint(Some(run.fingerprint))
+        .evidence(state.evidence.after(run))
         .approved_all(state.approved_all || run.approved_all)
 }
 
@@ -73,10 +63,10 @@ pub async fn planner(
 ) -> Result<PevStateUpdate, NodeError> {
     let started = Instant::now();
     let mut update = PevStateUpdate::default();
-    let start = verify::at_start(ctx, deps, check_fields(state)).await?;
+    let start = verify::at_start(ctx, deps, &state.evidence, state.approved_all).await?;
     let mut context = plan_context(state);
     if let Some(run) = &start {
-        update = record_checks(update, run, state).checks_failed_at_start(!run.passed());
+        update = record_checks(update, run, state);
         if let Some(message) = verify::unrunnable(&run.results) {
             let work_ms = state.work_ms + elapsed_ms(started);
             return Ok(update
@@ -210,7 +200,7 @@ pub async fn executor(
 /// The reviewer's user message: the goal, the plan with progress marks, the
 /// recent step results (not the transcript), and how the checks last ran.
 pub fn reviewer_message(state: &PevState) -> String {
-    review_prompt(state, &state.check_results)
+    review_prompt(state, &state.evidence.results)
 }
 
 /// [`reviewer_message`] with the checks' `results` (fresher than the
@@ -282,10 +272,10 @@ pub async fn reviewer(
 ) -> Result<PevStateUpdate, NodeError> {
     let started = Instant::now();
     let mut update = PevStateUpdate::default();
-    let fresh = verify::after_change(ctx, deps, check_fields(state)).await?;
+    let fresh = verify::after_change(ctx, deps, &state.evidence, state.approved_all).await?;
     if let Some(run) = &fresh {
         update = record_checks(update, run, state);
-        if run.passed() && state.checks_failed_at_start {
+        if state.evidence.settles(run) {
             let passed: Vec<String> = run.results.iter().map(|r| r.headline()).collect();
             let review = Review {
                 verdict: Verdict::Finish,
@@ -300,7 +290,7 @@ pub async fn reviewer(
     }
     let results = fresh
         .as_ref()
-        .map_or(&state.check_results[..], |r| &r.results[..]);
+        .map_or(&state.evidence.results[..], |r| &r.results[..]);
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
         .max_tokens(deps.config.max_answer_tokens)
@@ -314,8 +304,14 @@ pub async fn reviewer(
         fix_suggestions: Vec::new(),
     });
     if review.verdict == Verdict::Finish {
-        if let Some(run) =
-            verify::for_finish(ctx, deps, check_fields(state), fresh.as_ref()).await?
+        if let Some(run) = verify::for_finish(
+            ctx,
+            deps,
+            &state.evidence,
+            state.approved_all,
+            fresh.as_ref(),
+        )
+        .await?
         {
             update = record_checks(update, &run, state);
             if !run.passed() {

@@ -5,7 +5,7 @@ use rebound_graph::State;
 use rebound_llm::Message;
 use serde::{Deserialize, Serialize};
 
-use crate::checks::{Check, CheckResult};
+use crate::checks::{Check, Evidence};
 use crate::{ExecReport, PlanStatus, PlanStep, StepFailure, StepRecord, StopReason, Verdict};
 
 /// The plan-execute-review agent's state.
@@ -54,20 +54,9 @@ pub struct PevState {
     /// Set by the node that decides the run must stop (a budget, a denial,
     /// an error); the routers then go to END.
     pub stop: Option<StopReason>,
-    /// The goal's evidence: commands whose success means it is reached.
+    /// The goal's evidence: the checks and what they last said.
     #[serde(default)]
-    pub checks: Vec<Check>,
-    /// The checks' last results.
-    #[serde(default)]
-    pub check_results: Vec<CheckResult>,
-    /// The workspace's fingerprint when the checks last ran (`None`: not
-    /// yet).
-    #[serde(default)]
-    pub checks_fingerprint: Option<u64>,
-    /// A check failed before the first plan: the checks tell done from not
-    /// done, so all of them passing after a change finishes the run.
-    #[serde(default)]
-    pub checks_failed_at_start: bool,
+    pub evidence: Evidence,
 }
 
 impl PevState {
@@ -82,7 +71,7 @@ impl PevState {
 
     /// The same state with `checks` as the goal's evidence.
     pub fn with_checks(mut self, checks: Vec<Check>) -> Self {
-        self.checks = checks;
+        self.evidence = Evidence::new(checks);
         self
     }
 

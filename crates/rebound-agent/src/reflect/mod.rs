@@ -89,11 +89,7 @@ pub fn stop_reason(state: &ReflectState) -> StopReason {
         return stop.clone();
     }
     if !state.plan.is_empty() && state.step_index >= state.plan.len() {
-        return crate::checks::verify::finish_reason(
-            &state.checks,
-            &state.check_results,
-            state.checks_failed_at_start,
-        );
+        return state.evidence.finish_reason();
     }
     if state.iters >= state.max_iters {
         return StopReason::MaxIterations {
@@ -128,6 +124,6 @@ pub fn summarize(state: &ReflectState) -> RunSummary {
         tokens: state.tokens,
         work_ms: state.work_ms,
         summary,
-        checks: crate::CheckReport::of(&state.checks, &state.check_results),
+        checks: state.evidence.reports(),
     }
 }

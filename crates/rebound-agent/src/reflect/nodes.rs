@@ -6,7 +6,7 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
-use crate::checks::verify::{self, CheckFields};
+use crate::checks::verify;
 use crate::checks::CheckRun;
 use crate::events::AgentEvent;
 use crate::git;
@@ -16,15 +16,6 @@ use crate::planning::{make_plan, plan_text, PlanContext};
 use crate::prompts::{self, render};
 use crate::{execute_step, AgentDeps, ExecReport, StepFailure, StepRecord, StopReason};
 
-/// The check fields of `state`.
-fn check_fields(state: &ReflectState) -> CheckFields<'_> {
-    CheckFields {
-        checks: &state.checks,
-        fingerprint: state.checks_fingerprint,
-        approved_all: state.approved_all,
-    }
-}
-
 /// `update` with what a run of the checks gave.
 fn record_checks(
     update: ReflectStateUpdate,
@@ -32,8 +23,7 @@ fn record_checks(
     state: &ReflectState,
 ) -> ReflectStateUpdate {
     update
-        .check_results(run.results.clone())
-        .checks_fingerprint(Some(run.fingerprint))
+        .evidence(state.evidence.after(run))
         .approved_all(state.approved_all || run.approved_all)
 }
 
@@ -86,9 +76,9 @@ pub async fn planner(
         })
         .collect();
     let mut update = ReflectStateUpdate::default();
-    let start = verify::at_start(ctx, deps, check_fields(state)).await?;
+    let start = verify::at_start(ctx, deps, &state.evidence, state.approved_all).await?;
     if let Some(run) = &start {
-        update = record_checks(update, run, state).checks_failed_at_start(!run.passed());
+        update = record_checks(update, run, state);
         if let Some(message) = verify::unrunnable(&run.results) {
             let work_ms = state.work_ms + elapsed_ms(started);
             return Ok(update
@@ -102,7 +92,7 @@ pub async fn planner(
         done,
         checks: start
             .as_ref()
-            .map_or(&state.check_results[..], |run| &run.results[..]),
+            .map_or(&state.evidence.results[..], |run| &run.results[..]),
     };
     let (plan, used) = make_plan(ctx, deps, &state.goal, &context).await?;
     let tokens = state.tokens + used;
@@ -203,7 +193,7 @@ pub async fn reflector(
         .unwrap_or_default();
     let mut update = ReflectStateUpdate::default();
     let fresh = if output.success {
-        verify::after_change(ctx, deps, check_fields(state)).await?
+        verify::after_change(ctx, deps, &state.evidence, state.approved_all).await?
     } else {
         None
     };
@@ -212,7 +202,7 @@ pub async fn reflector(
     }
     let deterministic = fresh
         .as_ref()
-        .is_some_and(|run| run.passed() && state.checks_failed_at_start);
+        .is_some_and(|run| state.evidence.settles(run));
     let (mut reflection, used) = if deterministic {
         let passed: Vec<String> = fresh
             .iter()
@@ -245,8 +235,14 @@ pub async fn reflector(
     let mut overruled = None;
     let last_step = state.step_index + 1 >= state.plan.len();
     if !deterministic && reflection.decision == Decision::Proceed && last_step {
-        if let Some(run) =
-            verify::for_finish(ctx, deps, check_fields(state), fresh.as_ref()).await?
+        if let Some(run) = verify::for_finish(
+            ctx,
+            deps,
+            &state.evidence,
+            state.approved_all,
+            fresh.as_ref(),
+        )
+        .await?
         {
             update = record_checks(update, &run, state);
             if run.passed() {

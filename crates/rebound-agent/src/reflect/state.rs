@@ -5,7 +5,7 @@ use rebound_llm::Message;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::checks::{Check, CheckResult};
+use crate::checks::{Check, Evidence};
 use crate::{ExecReport, PlanStep, StepFailure, StepRecord, StopReason};
 
 /// The reflector's decision.
@@ -88,20 +88,9 @@ pub struct ReflectState {
     pub work_ms: u64,
     /// Set when the run must stop (a budget, a denial, an error).
     pub stop: Option<StopReason>,
-    /// The goal's evidence: commands whose success means it is reached.
+    /// The goal's evidence: the checks and what they last said.
     #[serde(default)]
-    pub checks: Vec<Check>,
-    /// The checks' last results.
-    #[serde(default)]
-    pub check_results: Vec<CheckResult>,
-    /// The workspace's fingerprint when the checks last ran (`None`: not
-    /// yet).
-    #[serde(default)]
-    pub checks_fingerprint: Option<u64>,
-    /// A check failed before the first plan: the checks tell done from not
-    /// done.
-    #[serde(default)]
-    pub checks_failed_at_start: bool,
+    pub evidence: Evidence,
     /// The checks verified the goal after the step being committed: the
     /// commit ends the run (the plan's other steps are not needed).
     #[serde(default)]
@@ -121,7 +110,7 @@ impl ReflectState {
 
     /// The same state with `checks` as the goal's evidence.
     pub fn with_checks(mut self, checks: Vec<Check>) -> Self {
-        self.checks = checks;
+        self.evidence = Evidence::new(checks);
         self
     }
 }
