@@ -36,6 +36,19 @@ fn check() -> Vec<Check> {
     vec![Check::new(CHECK, CheckSource::Flag)]
 }
 
+/// The pev graph on `model` in `work` (auto approval, default budgets),
+/// its checkpoints in `dir`.
+fn pev_graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGraph<PevState> {
+    let deps = deps(
+        model.clone(),
+        work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        AgentConfig::default(),
+    );
+    pev::build(deps).unwrap().with_checkpointer(saver(dir))
+}
+
 /// Runs `input` to its end, collecting the agent's events.
 async fn run<S: State + std::fmt::Debug>(
     graph: &CompiledGraph<S>,
@@ -74,16 +87,7 @@ async fn a_false_finish_is_overruled_and_the_fix_finishes_without_the_model() {
             .expect_user_contains("but a check fails")
             .expect_user_contains("AssertionError: -2 != 2"),
     ]));
-    let deps = deps(
-        model.clone(),
-        &work,
-        ApprovalMode::Auto,
-        Vec::new(),
-        AgentConfig::default(),
-    );
-    let graph = pev::build(deps)
-        .unwrap()
-        .with_checkpointer(saver(dir.path()));
+    let graph = pev_graph(&model, &work, dir.path());
     let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
 
     assert_eq!(model.remaining(), 0, "no reviewer call after the fix");
@@ -144,16 +148,7 @@ async fn checks_run_only_after_changes_and_to_verify_a_finish() {
             .expect_user_contains("`python3 -m unittest -q test_calc` passed"),
         review("finish", "it was right all along", &[]),
     ]));
-    let deps = deps(
-        model.clone(),
-        &work,
-        ApprovalMode::Auto,
-        Vec::new(),
-        AgentConfig::default(),
-    );
-    let graph = pev::build(deps)
-        .unwrap()
-        .with_checkpointer(saver(dir.path()));
+    let graph = pev_graph(&model, &work, dir.path());
     let (state, events) = run(&graph, PevState::new("check calc", 10).with_checks(check())).await;
     assert_eq!(model.remaining(), 0);
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
@@ -175,16 +170,7 @@ async fn a_check_that_cannot_run_stops_the_run_before_planning() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
     let model = Arc::new(ScriptedModel::new([]));
-    let deps = deps(
-        model.clone(),
-        &work,
-        ApprovalMode::Auto,
-        Vec::new(),
-        AgentConfig::default(),
-    );
-    let graph = pev::build(deps)
-        .unwrap()
-        .with_checkpointer(saver(dir.path()));
+    let graph = pev_graph(&model, &work, dir.path());
     let checks = vec![Check::new("no-such-checker-xyz --all", CheckSource::Flag)];
     let (state, _) = run(&graph, PevState::new("fix calc", 10).with_checks(checks)).await;
     let StopReason::Error { message } = pev::stop_reason(&state) else {
