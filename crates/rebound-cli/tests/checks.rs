@@ -97,7 +97,7 @@ fn a_run_never_exits_0_while_a_known_check_fails() {
         .unwrap();
     let text = output_text(&output);
     assert_eq!(output.status.code(), Some(1), "{text}");
-    let summary = summary(&lines_of(&output));
+    let summary = summary(&json_lines(&output.stdout));
     assert_eq!(summary["stop"], "max iterations (2)", "{text}");
     assert_eq!(summary["verified"], false);
     assert_eq!(summary["checks"][0]["passed"], false);
@@ -111,10 +111,6 @@ fn a_run_never_exits_0_while_a_known_check_fails() {
     let threads = env.rebound(None).arg("threads").output().unwrap();
     let listing = String::from_utf8_lossy(&threads.stdout);
     assert!(listing.contains("stopped: max iterations (2)"), "{listing}");
-}
-
-fn lines_of(output: &std::process::Output) -> Vec<serde_json::Value> {
-    json_lines(&output.stdout)
 }
 
 /// A goal that quotes its check gets it (source: the goal), and the plain

@@ -51,14 +51,14 @@ impl Workdir {
         let _ = std::fs::remove_file(&index);
         let index_text = index.to_string_lossy().to_string();
         let env = [("GIT_INDEX_FILE", index_text.as_str())];
-        git(&self.ws, "add -A", &env, &self.log()).await?;
-        let tree = git_output(&self.ws, &["write-tree"], &env).await?;
+        git(&self.ws, &["add", "-A"], &env).await?;
+        let tree = git(&self.ws, &["write-tree"], &env).await?;
         Ok(tree.trim().to_string())
     }
 
     /// What changed between the base tree and `tree`.
     pub async fn changes(&self, tree: &str) -> Result<Changes, String> {
-        let numstat = git_output(
+        let numstat = git(
             &self.ws,
             &["diff", "--numstat", "--no-renames", &self.base_tree, tree],
             &[],
@@ -97,18 +97,28 @@ pub async fn prepare(task: &Task, spec: &TaskSpec) -> Result<Workdir, String> {
         base_tree: String::new(),
     };
     let log = workdir.log();
-    git(&workdir.ws, "init -q", &[], &log).await?;
+    git(&workdir.ws, &["init", "-q"], &[]).await?;
     std::fs::write(workdir.ws.join(".git/info/exclude"), ".rebound/\n")
         .map_err(|e| format!("cannot write .git/info/exclude: {e}"))?;
-    git(&workdir.ws, "add -A", &[], &log).await?;
+    git(&workdir.ws, &["add", "-A"], &[]).await?;
+    let message = format!("task: {}", task.name);
     git(
         &workdir.ws,
-        &format!(
-            "-c user.name=rebound-eval -c user.email=eval@localhost -c commit.gpgsign=false commit -q --no-verify --allow-empty -m 'task: {}'",
-            task.name.replace('\'', "")
-        ),
+        &[
+            "-c",
+            "user.name=rebound-eval",
+            "-c",
+            "user.email=eval@localhost",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "-m",
+            &message,
+        ],
         &[],
-        &log,
     )
     .await?;
     if let Some(setup) = &spec.setup {
@@ -137,31 +147,19 @@ pub async fn prepare(task: &Task, spec: &TaskSpec) -> Result<Workdir, String> {
     })
 }
 
-/// Runs `git <args>` (a shell-quoted argument string) in `dir`.
-async fn git(dir: &Path, args: &str, env: &[(&str, &str)], log: &Path) -> Result<(), String> {
-    let ran = bash(&format!("git {args}"), dir, env, SETUP_TIMEOUT, log)
-        .await
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if ran.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`git {args}` failed ({}): {}",
-            ran.status(),
-            ran.tail.trim()
-        ))
-    }
-}
-
-/// The stdout of `git <args>` in `dir`.
-async fn git_output(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, String> {
-    let output = tokio::process::Command::new("git")
+/// The stdout of `git <args>` in `dir` (no shell), within
+/// [`SETUP_TIMEOUT`].
+async fn git(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, String> {
+    let run = tokio::process::Command::new("git")
         .args(args)
         .current_dir(dir)
         .envs(env.iter().copied())
         .stdin(std::process::Stdio::null())
-        .output()
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(SETUP_TIMEOUT, run)
         .await
+        .map_err(|_| format!("`git {}` timed out", args.join(" ")))?
         .map_err(|e| format!("cannot run git: {e}"))?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).to_string())
@@ -175,11 +173,16 @@ async fn git_output(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<S
 }
 
 /// Copies the tree `from` into `to` (created): files with their
-/// permissions, symlinks as symlinks.
+/// permissions, symlinks as symlinks. A `.git` directory is not copied:
+/// the eval makes its own repository, and a task's repository config
+/// (hooks, `core.fsmonitor`) must not run when the eval calls git.
 fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
+        if entry.file_name() == ".git" {
+            continue;
+        }
         let kind = entry.file_type()?;
         let target = to.join(entry.file_name());
         if kind.is_symlink() {
@@ -191,4 +194,43 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn a_copy_keeps_files_modes_and_symlinks_but_not_a_git_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let from = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(from.path().join(".git/hooks")).unwrap();
+        std::fs::write(
+            from.path().join(".git/config"),
+            "[core]\nfsmonitor = evil\n",
+        )
+        .unwrap();
+        std::fs::create_dir(from.path().join("src")).unwrap();
+        std::fs::write(from.path().join("src/run.sh"), "echo hi\n").unwrap();
+        std::fs::set_permissions(
+            from.path().join("src/run.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("src/run.sh", from.path().join("run")).unwrap();
+        let to = tempfile::tempdir().unwrap();
+        copy_tree(from.path(), &to.path().join("ws")).unwrap();
+        let ws = to.path().join("ws");
+        assert!(!ws.join(".git").exists());
+        let mode = std::fs::metadata(ws.join("src/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+        assert_eq!(
+            std::fs::read_link(ws.join("run")).unwrap(),
+            Path::new("src/run.sh")
+        );
+    }
 }
