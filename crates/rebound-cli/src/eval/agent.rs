@@ -37,8 +37,6 @@ pub struct AgentRun {
     pub exit_code: Option<i32>,
     /// Killed at the timeout.
     pub timed_out: bool,
-    /// The summary's status (`finished`, `stopped`...).
-    pub status: Option<String>,
     /// The stop reason, in words.
     pub stop: Option<String>,
     /// Whether its checks verified the finish.
@@ -90,8 +88,6 @@ struct LlmCall {
 /// The closing `{"summary": ...}` line.
 #[derive(Debug, Default, Deserialize)]
 struct Summary {
-    #[serde(default)]
-    status: Option<String>,
     #[serde(default)]
     stop: Option<String>,
     #[serde(default)]
@@ -184,7 +180,6 @@ fn read_line(line: &str, run: &mut AgentRun) {
         run.output_tokens += call.output_tokens;
     }
     if let Some(summary) = line.summary {
-        run.status = summary.status;
         run.stop = summary.stop.or(summary.error);
         run.verified = summary.verified;
         run.checks = summary.checks;
@@ -213,7 +208,6 @@ mod tests {
             (2, 150, 25)
         );
         assert_eq!(run.stop.as_deref(), Some("finished (unverified)"));
-        assert_eq!(run.status.as_deref(), Some("finished"));
         assert!(!run.verified);
     }
 }

@@ -157,7 +157,6 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
             AgentRun {
                 exit_code: ran.exit_code,
                 timed_out: ran.timed_out,
-                status: Some(if ran.success() { "finished" } else { "failed" }.to_string()),
                 stop: Some(format!("solution.sh: {}", ran.status())),
                 duration: ran.duration,
                 ..AgentRun::default()
