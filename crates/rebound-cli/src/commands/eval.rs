@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::agent::AgentOptions;
-use crate::eval::report::{outcome, table, Report, Totals};
+use crate::eval::report::{note, outcome, table, Report, Totals};
 use crate::eval::{evaluate, task, EvalOptions, Mode};
 use crate::exit::{usage, Exit};
 use crate::render::out;
@@ -15,11 +15,6 @@ use crate::render::out;
 /// and no claim was false (with `--reference`: every task proven); 1
 /// otherwise.
 pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
-    if args.paths.is_empty() {
-        return Err(usage(
-            "give the task directories (or a suite directory) to evaluate",
-        ));
-    }
     if let Some(model) = &args.model {
         <rebound_llm::ModelSpec as std::str::FromStr>::from_str(model)
             .map_err(|e| usage(format!("--model: {e}")))?;
@@ -93,16 +88,11 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
 
 /// A task's line as it ends: what came of it, why, and what it cost.
 fn progress_line(result: &crate::eval::TaskResult) -> String {
-    let detail = match (&result.error, &result.stop) {
-        (Some(error), _) => error.clone(),
-        (None, Some(stop)) => format!("{}; agent: {stop}", result.verdict),
-        (None, None) => result.verdict.clone(),
-    };
     format!(
         "{:13} {}: {} ({} model calls, {})",
         outcome(result),
         result.task,
-        crate::render::progress::cut(&detail.replace('\n', " "), 160),
+        crate::render::progress::cut(&note(result), 160),
         result.model_calls,
         crate::render::progress::human_duration(Duration::from_millis(result.wall_ms))
     )

@@ -85,6 +85,17 @@ pub fn outcome(result: &TaskResult) -> &'static str {
     }
 }
 
+/// Why a task came out as it did, in one line: the error, or the
+/// verdict and the agent's stop reason.
+pub fn note(result: &TaskResult) -> String {
+    let note = match (&result.error, &result.stop) {
+        (Some(error), _) => error.clone(),
+        (None, Some(stop)) => format!("{}; agent: {stop}", result.verdict),
+        (None, None) => result.verdict.clone(),
+    };
+    note.replace('\n', " ")
+}
+
 /// The table's lines: a header, one row per task, the totals.
 pub fn table(results: &[TaskResult]) -> Vec<String> {
     let width = results
@@ -98,13 +109,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
         "TASK", "RESULT", "CLAIMED", "EXIT", "CALLS", "TOKENS IN/OUT", "TIME", "+/-"
     )];
     for r in results {
-        let note = match &r.error {
-            Some(error) => error.clone(),
-            None => match &r.stop {
-                Some(stop) => format!("{}; agent: {stop}", r.verdict),
-                None => r.verdict.clone(),
-            },
-        };
+        let note = note(r);
         lines.push(format!(
             "{:width$}  {:13}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  {}",
             cut(&r.task, width),
@@ -116,7 +121,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
             format!("{}/{}", r.input_tokens, r.output_tokens),
             human_duration(std::time::Duration::from_millis(r.wall_ms)),
             format!("+{}/-{}", r.lines_added, r.lines_removed),
-            cut(&note.replace('\n', " "), 120)
+            cut(&note, 120)
         ));
     }
     let t = Totals::of(results);
