@@ -191,8 +191,19 @@ impl PlainRenderer {
     }
 }
 
+/// The summary's checks, one line each; a finish without any says so.
+pub fn check_lines(summary: &rebound_agent::RunSummary) -> Vec<String> {
+    if summary.checks.is_empty() && summary.stop_reason.is_finished() {
+        return vec![
+            "none: nothing verified the finish (give one with --check or `check = [...]` in rebound.toml)"
+                .to_string(),
+        ];
+    }
+    summary.checks.iter().map(check_text).collect()
+}
+
 /// A check of the summary: `` `cmd` passed (from --check) ``.
-pub fn check_text(check: &rebound_agent::CheckReport) -> String {
+fn check_text(check: &rebound_agent::CheckReport) -> String {
     let status = match check.passed {
         Some(true) => "passed",
         Some(false) => "failed",
@@ -218,14 +229,8 @@ pub fn summary_lines(end: &RunEnd) -> Vec<String> {
                 human_duration(std::time::Duration::from_millis(summary.work_ms)),
                 end.thread_id
             ));
-            for check in &summary.checks {
-                lines.push(format!("check: {}", check_text(check)));
-            }
-            if summary.checks.is_empty() && summary.stop_reason.is_finished() {
-                lines.push(
-                    "check: none: nothing verified the finish (give one with --check or `check = [...]` in rebound.toml)"
-                        .to_string(),
-                );
+            for check in check_lines(summary) {
+                lines.push(format!("check: {check}"));
             }
             lines.push(format!("result: {}", one_line(&summary.summary)));
         }

@@ -45,16 +45,9 @@ pub fn lines(end: &RunEnd, width: usize) -> Vec<String> {
             for (name, value) in rows {
                 lines.push(format!("   {} {value}", style(format!("{name:8}")).dim()));
             }
-            for check in &summary.checks {
+            for check in crate::render::plain::check_lines(summary) {
                 lines.push(format!(
-                    "   {} {}",
-                    style(format!("{:8}", "check")).dim(),
-                    crate::render::plain::check_text(check)
-                ));
-            }
-            if summary.checks.is_empty() && summary.stop_reason.is_finished() {
-                lines.push(format!(
-                    "   {} none: nothing verified the finish (--check CMD gives one)",
+                    "   {} {check}",
                     style(format!("{:8}", "check")).dim()
                 ));
             }
