@@ -34,9 +34,15 @@ pub struct Changes {
 }
 
 impl Workdir {
-    /// The log of the eval's own commands (setup, check, git).
+    /// The agent's stderr.
     pub fn log(&self) -> PathBuf {
-        self.root.path().join("eval.log")
+        self.root.path().join("agent.log")
+    }
+
+    /// Where the full output of the eval's own long-winded commands
+    /// (setup, check) is saved.
+    pub fn logs(&self) -> &Path {
+        self.root.path()
     }
 
     /// Keeps the temp dir (for `--keep`) and gives its path.
@@ -96,7 +102,6 @@ pub async fn prepare(task: &Task, spec: &TaskSpec) -> Result<Workdir, String> {
         ws,
         base_tree: String::new(),
     };
-    let log = workdir.log();
     git(&workdir.ws, &["init", "-q"], &[]).await?;
     std::fs::write(workdir.ws.join(".git/info/exclude"), ".rebound/\n")
         .map_err(|e| format!("cannot write .git/info/exclude: {e}"))?;
@@ -128,7 +133,7 @@ pub async fn prepare(task: &Task, spec: &TaskSpec) -> Result<Workdir, String> {
             &workdir.ws,
             &[("TASK_DIR", &task_dir)],
             SETUP_TIMEOUT,
-            &log,
+            workdir.logs(),
         )
         .await
         .map_err(|e| format!("cannot run the setup: {e}"))?;

@@ -139,9 +139,15 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
             run_agent(&spec.goal, &workdir.ws, spec.budget.max_iters, agent, &log).await?
         }
         Mode::Reference => {
-            let before = bash(&spec.check, &workdir.ws, &env, options.check_timeout, &log)
-                .await
-                .map_err(|e| format!("cannot run the check: {e}"))?;
+            let before = bash(
+                &spec.check,
+                &workdir.ws,
+                &env,
+                options.check_timeout,
+                workdir.logs(),
+            )
+            .await
+            .map_err(|e| format!("cannot run the check: {e}"))?;
             result.failed_before = Some(!before.success());
             let solution = task.dir.join(SOLUTION_FILE);
             if !solution.is_file() {
@@ -151,9 +157,15 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
                 "bash {}",
                 crate::commands::shell_quote(&solution.to_string_lossy())
             );
-            let ran = bash(&command, &workdir.ws, &env, options.check_timeout, &log)
-                .await
-                .map_err(|e| format!("cannot run the reference fix: {e}"))?;
+            let ran = bash(
+                &command,
+                &workdir.ws,
+                &env,
+                options.check_timeout,
+                workdir.logs(),
+            )
+            .await
+            .map_err(|e| format!("cannot run the reference fix: {e}"))?;
             AgentRun {
                 exit_code: ran.exit_code,
                 timed_out: ran.timed_out,
@@ -191,9 +203,15 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
     result.lines_added = added;
     result.lines_removed = removed;
 
-    let check = bash(&spec.check, &workdir.ws, &env, options.check_timeout, &log)
-        .await
-        .map_err(|e| format!("cannot run the check: {e}"))?;
+    let check = bash(
+        &spec.check,
+        &workdir.ws,
+        &env,
+        options.check_timeout,
+        workdir.logs(),
+    )
+    .await
+    .map_err(|e| format!("cannot run the check: {e}"))?;
     result.check_output = check.tail.clone();
     result.solved = check.success()
         && result.protected_changed.is_empty()
