@@ -31,16 +31,25 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The model directory, when the 0.5B model is in it; otherwise says why
+/// the test is skipped.
+fn model_dir() -> Option<std::path::PathBuf> {
+    let dir = rebound_llm::model_dir();
+    if dir.join(MODEL_FILE).is_file() {
+        return Some(dir);
+    }
+    eprintln!(
+        "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",
+        dir.join(MODEL_FILE).display()
+    );
+    None
+}
+
 #[test]
 fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
-    let dir = rebound_llm::model_dir();
-    if !dir.join(MODEL_FILE).is_file() {
-        eprintln!(
-            "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",
-            dir.join(MODEL_FILE).display()
-        );
+    let Some(dir) = model_dir() else {
         return;
-    }
+    };
     let env = TestEnv::new();
     let task = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calc/workspace");
     copy_dir(&task, env.ws());
@@ -211,14 +220,9 @@ fn a_missing_local_model_says_how_to_fetch_it() {
 /// it solves, the results are coherent and judged by the tasks' checks.
 #[test]
 fn eval_on_the_local_model_judges_two_tasks_coherently() {
-    let dir = rebound_llm::model_dir();
-    if !dir.join(MODEL_FILE).is_file() {
-        eprintln!(
-            "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",
-            dir.join(MODEL_FILE).display()
-        );
+    let Some(dir) = model_dir() else {
         return;
-    }
+    };
     let env = TestEnv::new();
     let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
     let started = Instant::now();
