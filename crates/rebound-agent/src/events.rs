@@ -62,6 +62,17 @@ pub enum AgentEvent {
         /// One result per check.
         results: Vec<crate::checks::CheckResult>,
     },
+    /// The planner proposed a check for a run that had none: adopted when
+    /// it fails before any change (it tells done from not done), refused
+    /// otherwise.
+    CheckProposed {
+        /// The command.
+        command: String,
+        /// Whether it became the run's check.
+        adopted: bool,
+        /// Why (for a refusal: what is wrong with it).
+        reason: String,
+    },
     /// A `finish` was overruled: a check fails, so the run goes back to the
     /// planner in repair mode with the check's output.
     FinishOverruled {

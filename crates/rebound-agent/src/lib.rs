@@ -37,5 +37,7 @@ mod workspace;
 pub use config::{AgentConfig, Budget};
 pub use deps::AgentDeps;
 pub use executor::{execute_step, StepOutcome};
-pub use plan::{ExecReport, PlanStatus, PlanStep, Review, StepFailure, StepRecord, Verdict};
+pub use plan::{
+    ExecReport, PlanStatus, PlanStep, PlanWithCheck, Review, StepFailure, StepRecord, Verdict,
+};
 pub use stop::{BudgetKind, CheckReport, RunSummary, StopReason};

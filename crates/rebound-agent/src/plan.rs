@@ -24,6 +24,32 @@ pub struct PlanAnswer {
     pub steps: Vec<PlanStep>,
 }
 
+/// The planner's answer when the run has no check yet: the plan, and a
+/// command the planner proposes as the goal's evidence (adopted only if it
+/// fails before any change: see [`crate::checks::agent`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = require_check)]
+pub struct PlanWithCheck {
+    /// One shell command that exits 0 only when the goal is reached. The
+    /// schema requires it (so a grammar-constrained model writes it); an
+    /// answer without it reads as none proposed.
+    #[serde(default)]
+    pub check: String,
+    /// The steps, in order: 1 to 6.
+    #[schemars(length(min = 1, max = 6))]
+    pub steps: Vec<PlanStep>,
+}
+
+/// Marks `check` required in [`PlanWithCheck`]'s schema (serde's default
+/// would make it optional, and a small model then leaves it out).
+fn require_check(schema: &mut schemars::Schema) {
+    if let Some(serde_json::Value::Array(required)) = schema.get_mut("required") {
+        if !required.iter().any(|name| name == "check") {
+            required.insert(0, "check".into());
+        }
+    }
+}
+
 /// Where the current plan stands (note 2).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -8,7 +8,7 @@ use rebound_llm::{ChatRequest, Message};
 use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult};
 use crate::events::AgentEvent;
 use crate::llm::ask;
-use crate::plan::PlanAnswer;
+use crate::plan::{PlanAnswer, PlanWithCheck};
 use crate::prompts::{self, render};
 use crate::workspace::listing;
 use crate::{AgentDeps, PlanStep, StepFailure};
@@ -27,6 +27,21 @@ pub struct PlanContext<'a> {
     pub done: Vec<String>,
     /// The checks' last results (the planner sees the failing ones).
     pub checks: &'a [CheckResult],
+    /// The run has no check: the planner is asked to propose one with its
+    /// plan.
+    pub write_check: bool,
+}
+
+/// What the planner answered.
+#[derive(Debug)]
+pub(crate) struct Planned {
+    /// The steps, or why the answer was unusable or empty.
+    pub(crate) steps: Result<Vec<PlanStep>, String>,
+    /// The check the planner proposed, when it was asked for one and gave
+    /// one.
+    pub(crate) check: Option<String>,
+    /// Tokens used.
+    pub(crate) tokens: u64,
 }
 
 /// The planner's user message.
@@ -54,6 +69,9 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
         let done: Vec<String> = context.done.iter().map(|d| format!("- {d}")).collect();
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
     }
+    if context.write_check {
+        extra.push_str(prompts::WRITE_CHECK);
+    }
     render(
         prompts::PLANNER_USER,
         &[("goal", goal), ("files", files), ("context", &extra)],
@@ -73,34 +91,49 @@ fn checks_text(results: &[CheckResult]) -> String {
     render(prompts::CHECKS_PASS, &[("checks", &commands.join(", "))])
 }
 
-/// Asks the model for a plan (journaled under `planner`) and emits the
-/// plan event. `Err` inside: the model's answer was unusable or empty.
+/// Asks the model for a plan (journaled under `planner`), with a proposed
+/// check when `context.write_check`, and emits the plan event.
 pub(crate) async fn make_plan(
     ctx: &NodeContext,
     deps: &AgentDeps,
     goal: &str,
     context: &PlanContext<'_>,
-) -> Result<(Result<Vec<PlanStep>, String>, u64), NodeError> {
+) -> Result<Planned, NodeError> {
     let files = listing(deps.workspace.workspace(), 40);
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)
         .message(Message::user(planner_message(goal, &files, context)));
-    let answer = ask::<PlanAnswer>(ctx, "planner", deps.model.as_ref(), request).await?;
-    let steps = match answer.value {
-        Ok(plan) => clean(plan.steps),
+    let (answer, check, tokens) = if context.write_check {
+        let answer = ask::<PlanWithCheck>(ctx, "planner", deps.model.as_ref(), request).await?;
+        let check = answer
+            .value
+            .as_ref()
+            .ok()
+            .map(|plan| plan.check.trim().to_string())
+            .filter(|check| !check.is_empty());
+        let steps = answer.value.map(|plan| plan.steps);
+        (steps, check, answer.tokens)
+    } else {
+        let answer = ask::<PlanAnswer>(ctx, "planner", deps.model.as_ref(), request).await?;
+        (answer.value.map(|plan| plan.steps), None, answer.tokens)
+    };
+    let steps = match answer {
+        Ok(steps) => clean(steps),
         Err(error) => {
-            return Ok((
-                Err(format!("the planner could not plan: {error}")),
-                answer.tokens,
-            ))
+            return Ok(Planned {
+                steps: Err(format!("the planner could not plan: {error}")),
+                check,
+                tokens,
+            })
         }
     };
     if steps.is_empty() {
-        return Ok((
-            Err("the planner answered with an empty plan".to_string()),
-            answer.tokens,
-        ));
+        return Ok(Planned {
+            steps: Err("the planner answered with an empty plan".to_string()),
+            check,
+            tokens,
+        });
     }
     let steps = skip_repeated_failure(steps, context.failure);
     AgentEvent::Plan {
@@ -108,7 +141,11 @@ pub(crate) async fn make_plan(
         repair: context.failure.is_some(),
     }
     .emit(ctx);
-    Ok((Ok(steps), answer.tokens))
+    Ok(Planned {
+        steps: Ok(steps),
+        check,
+        tokens,
+    })
 }
 
 /// Drops empty steps, turns blank commands into none, names a step by its

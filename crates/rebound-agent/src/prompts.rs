@@ -19,6 +19,8 @@ pub const DONE: &str = include_str!("../prompts/done.md");
 pub const CHECKS: &str = include_str!("../prompts/checks.md");
 /// The planner's note that every check passes already.
 pub const CHECKS_PASS: &str = include_str!("../prompts/checks_pass.md");
+/// The planner's request for a check, when the run has none.
+pub const WRITE_CHECK: &str = include_str!("../prompts/write_check.md");
 /// The executor's system text.
 pub const EXECUTOR: &str = include_str!("../prompts/executor.md");
 /// The executor's user message.

@@ -108,6 +108,11 @@ pub struct RunSummary {
     /// The run's checks, where each came from, and how each last ran.
     #[serde(default)]
     pub checks: Vec<CheckReport>,
+    /// Files the checks read (tests, a check's script) that the run
+    /// changed: the checks' passing then proves nothing, and a finish is
+    /// unverified.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests_changed: Vec<String>,
 }
 
 /// A check in a run's summary.

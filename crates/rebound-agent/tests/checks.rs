@@ -280,3 +280,136 @@ async fn reflect_overrules_a_false_finish_with_a_rollback() {
         .iter()
         .any(|e| matches!(e, AgentEvent::FinishOverruled { by, .. } if by == "reflector")));
 }
+
+/// A run with no check: the planner is asked for one with its plan; it
+/// fails before any change, so it is adopted, reported as agent-written,
+/// and it gates the finish: a finish while it fails is overruled. Passing
+/// it does not end the run by itself (an agent's check is necessary, not
+/// sufficient): the reviewer still has its say.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_the_planner_writes_is_adopted_when_it_fails_now_and_gates_the_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let agent_check = "grep -qx 'total: 3' report.txt";
+    let model = Arc::new(ScriptedModel::new([
+        common::plan_with_check(
+            agent_check,
+            &[("Write the report", Some("echo 'total: 2' > report.txt"))],
+        )
+        .expect_user_contains("No command checks this goal yet"),
+        review("finish", "the report is written", &[]),
+        plan(&[("Fix the total", Some("echo 'total: 3' > report.txt"))])
+            .expect_user_contains("but a check fails"),
+        review("finish", "the total is right now", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let (state, events) = run(&graph, PevState::new("write report.txt", 10)).await;
+    assert_eq!(model.remaining(), 0, "the reviewer was asked after the fix");
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        state.evidence.checks,
+        vec![Check::new(agent_check, CheckSource::Agent)]
+    );
+    assert!(state.evidence.failed_at_start);
+    let proposed: Vec<(bool, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::CheckProposed {
+                adopted, reason, ..
+            } => Some((*adopted, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(proposed.len(), 1);
+    assert!(proposed[0].0, "{proposed:?}");
+    assert!(proposed[0].1.contains("fails before any change"));
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, AgentEvent::FinishOverruled { .. }))
+            .count(),
+        1
+    );
+    let summary = pev::summarize(&state);
+    assert_eq!(summary.checks[0].source.to_string(), "agent-written");
+}
+
+/// A proposed check that passes before any change proves nothing, and one
+/// that runs a script the agent would write judges nothing: both are
+/// refused, the planner is asked twice at most, and the finish is then
+/// unverified.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposed_check_that_cannot_tell_done_from_not_done_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        common::plan_with_check("grep -q sub calc.py", &[("Look", Some("ls"))]),
+        review("replan", "nothing done yet", &[]),
+        common::plan_with_check("python3 check_report.py", &[("Look", Some("ls"))])
+            .expect_user_contains("No command checks this goal yet"),
+        review("replan", "still nothing", &[]),
+        plan(&[("Look", Some("ls"))]),
+        review("finish", "done", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let (state, events) = run(&graph, PevState::new("tidy up", 10)).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert!(state.evidence.checks.is_empty());
+    assert_eq!(state.evidence.proposals, 2);
+    let refusals: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::CheckProposed {
+                adopted: false,
+                reason,
+                ..
+            } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refusals.len(), 2, "{refusals:?}");
+    assert!(refusals[0].contains("passes before any change"));
+    assert!(refusals[1].contains("does not exist yet"));
+}
+
+/// Checks that pass because the agent rewrote the tests prove nothing:
+/// the change does not finish the run by itself, and the reviewer's finish
+/// is reported unverified, naming the test file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn checks_that_pass_after_the_tests_were_rewritten_do_not_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let weaken = "printf 'import unittest\\n\\nclass T(unittest.TestCase):\\n    def test_sub(self):\\n        pass\\n' > test_calc.py";
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Make the test pass", Some(weaken))]),
+        review("finish", "the tests pass", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let (state, _) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+    assert_eq!(model.remaining(), 0, "the passing checks did not settle it");
+    assert!(state.evidence.results.iter().all(|r| r.passed));
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    let summary = pev::summarize(&state);
+    assert_eq!(summary.tests_changed, vec!["test_calc.py".to_string()]);
+}
+
+/// A proposed check that writes files is not a check: it is refused, even
+/// though it fails now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposed_check_that_changes_files_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        common::plan_with_check("ls > listing.txt && false", &[("Look", Some("ls"))]),
+        review("finish", "done", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let (state, events) = run(&graph, PevState::new("tidy up", 10)).await;
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert!(state.evidence.checks.is_empty());
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::CheckProposed { adopted: false, reason, .. } if reason.contains("changed files")
+    )));
+}

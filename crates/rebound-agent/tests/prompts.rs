@@ -125,6 +125,10 @@ fn failing_check() -> rebound_agent::checks::CheckResult {
 fn planner_sees_the_failing_checks_first() {
     let state = PevState {
         evidence: rebound_agent::checks::Evidence {
+            checks: vec![rebound_agent::checks::Check::new(
+                "python3 -m unittest",
+                rebound_agent::checks::CheckSource::Flag,
+            )],
             results: vec![failing_check()],
             ..Default::default()
         },

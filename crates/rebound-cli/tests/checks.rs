@@ -167,3 +167,50 @@ fn without_checks_a_finish_is_unverified() {
         "{text}"
     );
 }
+
+/// A goal with no check: the planner proposes one, it fails before any
+/// change and is adopted; the terminal output says so, and the summary
+/// reports it as agent-written, passing after the work.
+#[test]
+fn a_check_the_planner_writes_is_shown_and_reported_as_agent_written() {
+    let env = TestEnv::new();
+    let proposed = "grep -qx hello note.txt";
+    let model = FakeModel::start(vec![
+        common::answer(
+            &json!({
+                "check": proposed,
+                "steps": [{"description": "Write the note", "command": "echo hello > note.txt"}],
+            })
+            .to_string(),
+        ),
+        review("finish", "the note says hello"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args(
+            "write hello into note.txt",
+            &["--approval", "auto"],
+        ))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "check proposed by the planner: `{proposed}` adopted: it fails before any change"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("check: `{proposed}` passed (agent-written)")),
+        "{text}"
+    );
+    assert!(text.contains("summary: finished |"), "{text}");
+    let request = &model.requests()[0];
+    assert!(
+        request
+            .to_string()
+            .contains("No command checks this goal yet"),
+        "the planner was asked for a check"
+    );
+}

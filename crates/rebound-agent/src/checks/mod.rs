@@ -9,6 +9,8 @@ mod detect;
 mod evidence;
 mod fingerprint;
 mod goal;
+pub mod guard;
+pub mod proposal;
 mod run;
 pub mod verify;
 
@@ -17,7 +19,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use detect::detect;
-pub use evidence::Evidence;
+pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::fingerprint;
 pub use goal::quoted_commands;
 pub use run::{run_checks, CheckRun, CheckWhen};
@@ -40,6 +42,10 @@ pub enum CheckSource {
         /// What it was detected from.
         reason: String,
     },
+    /// Written by the agent's planner for a run that had none, and adopted
+    /// because it failed before any change. It must pass for a finish, but
+    /// passing does not end the run without the reviewer.
+    Agent,
 }
 
 impl CheckSource {
@@ -58,6 +64,7 @@ impl fmt::Display for CheckSource {
             CheckSource::Config { file } => write!(f, "config {file}"),
             CheckSource::Goal => f.write_str("quoted in the goal"),
             CheckSource::Detected { reason } => write!(f, "detected: {reason}"),
+            CheckSource::Agent => f.write_str("agent-written"),
         }
     }
 }
@@ -148,13 +155,13 @@ pub fn resolve(
 
 /// Whether passing `checks` proves a goal: every one passed, and they can
 /// tell done from not done. Checks the user named (`--check`, the config,
-/// the goal) can; detected ones only when one of them failed before the
-/// first plan: detected checks that passed from the start are regression
-/// guards, not evidence of the goal.
+/// the goal) can; detected and agent-written ones only when one of them
+/// failed before the first plan: checks that passed from the start are
+/// regression guards, not evidence of the goal.
 pub fn verify(checks: &[Check], results: &[CheckResult], failed_at_start: bool) -> bool {
-    let named = checks
-        .iter()
-        .any(|check| !matches!(check.source, CheckSource::Detected { .. }));
+    let named = checks.iter().any(|check| {
+        check.source.is_users_own() || matches!(check.source, CheckSource::Config { .. })
+    });
     all_passed(results) && (failed_at_start || named)
 }
 

@@ -44,6 +44,10 @@ pub struct CheckRun {
     pub fingerprint: u64,
     /// The user answered "approve all" to a check's approval.
     pub approved_all: bool,
+    /// The files the checks read, with their content hashes after the run
+    /// ([`super::guard::guarded_files`]).
+    #[serde(default)]
+    pub guarded: std::collections::BTreeMap<String, u64>,
 }
 
 impl CheckRun {
@@ -114,6 +118,7 @@ pub async fn run_checks(
         results,
         fingerprint: super::fingerprint(deps.workspace.workspace()),
         approved_all,
+        guarded: super::guard::guarded_files(deps.workspace.workspace(), checks),
     };
     AgentEvent::Checks {
         when,

@@ -135,5 +135,6 @@ pub fn summarize(state: &PevState) -> RunSummary {
         work_ms: state.work_ms,
         summary,
         checks: state.evidence.reports(),
+        tests_changed: state.evidence.tests_changed.clone(),
     }
 }

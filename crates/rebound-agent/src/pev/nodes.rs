@@ -6,7 +6,7 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{PevState, PevStateUpdate};
-use crate::checks::verify;
+use crate::checks::{proposal, verify};
 use crate::checks::{CheckResult, CheckRun};
 use crate::events::AgentEvent;
 use crate::llm::{ask, shorten};
@@ -44,6 +44,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         },
         done,
         checks: &state.evidence.results,
+        write_check: state.evidence.wants_proposal(),
     }
 }
 
@@ -55,7 +56,8 @@ fn record_checks(update: PevStateUpdate, run: &CheckRun, state: &PevState) -> Pe
 }
 
 /// *planner*: makes the plan, or the repair plan when `last_error` is set
-/// (and then clears it).
+/// (and then clears it). Before the first plan the checks run; a run with
+/// none asks the planner to propose one ([`proposal::consider`]).
 pub async fn planner(
     state: &PevState,
     ctx: &NodeContext,
@@ -75,14 +77,33 @@ pub async fn planner(
         }
         context.checks = &run.results;
     }
-    let (plan, used) = make_plan(ctx, deps, &state.goal, &context).await?;
-    let tokens = state.tokens + used;
+    let planned = make_plan(ctx, deps, &state.goal, &context).await?;
+    let tokens = state.tokens + planned.tokens;
+    let steps = match planned.steps {
+        Ok(steps) => steps,
+        Err(message) => {
+            let work_ms = state.work_ms + elapsed_ms(started);
+            return Ok(update
+                .tokens(tokens)
+                .work_ms(work_ms)
+                .stop(Some(StopReason::Error { message })));
+        }
+    };
+    if context.write_check {
+        let considered = proposal::consider(
+            ctx,
+            deps,
+            &state.evidence,
+            planned.check.as_deref(),
+            state.approved_all,
+        )
+        .await?;
+        update = update
+            .evidence(considered.evidence)
+            .approved_all(considered.approved_all);
+    }
     let work_ms = state.work_ms + elapsed_ms(started);
     let update = update.tokens(tokens).work_ms(work_ms);
-    let steps = match plan {
-        Ok(steps) => steps,
-        Err(message) => return Ok(update.stop(Some(StopReason::Error { message }))),
-    };
     let repair = state.last_error.is_some();
     let label = if repair { "repair plan" } else { "plan" };
     let text = plan_text(&steps);

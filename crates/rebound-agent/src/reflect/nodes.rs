@@ -6,8 +6,8 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
-use crate::checks::verify;
 use crate::checks::CheckRun;
+use crate::checks::{proposal, verify};
 use crate::events::AgentEvent;
 use crate::git;
 use crate::llm::{ask, shorten};
@@ -93,15 +93,35 @@ pub async fn planner(
         checks: start
             .as_ref()
             .map_or(&state.evidence.results[..], |run| &run.results[..]),
+        write_check: state.evidence.wants_proposal(),
     };
-    let (plan, used) = make_plan(ctx, deps, &state.goal, &context).await?;
-    let tokens = state.tokens + used;
+    let planned = make_plan(ctx, deps, &state.goal, &context).await?;
+    let tokens = state.tokens + planned.tokens;
+    let steps = match planned.steps {
+        Ok(steps) => steps,
+        Err(message) => {
+            let work_ms = state.work_ms + elapsed_ms(started);
+            return Ok(update
+                .tokens(tokens)
+                .work_ms(work_ms)
+                .stop(Some(StopReason::Error { message })));
+        }
+    };
+    if context.write_check {
+        let considered = proposal::consider(
+            ctx,
+            deps,
+            &state.evidence,
+            planned.check.as_deref(),
+            state.approved_all,
+        )
+        .await?;
+        update = update
+            .evidence(considered.evidence)
+            .approved_all(considered.approved_all);
+    }
     let work_ms = state.work_ms + elapsed_ms(started);
     let update = update.tokens(tokens).work_ms(work_ms);
-    let steps = match plan {
-        Ok(steps) => steps,
-        Err(message) => return Ok(update.stop(Some(StopReason::Error { message }))),
-    };
     let text = plan_text(&steps);
     Ok(update
         .plan(steps)

@@ -70,6 +70,15 @@ pub fn plan(steps: &[(&str, Option<&str>)]) -> Step {
     Step::json(serde_json::json!({ "steps": steps }))
 }
 
+/// A plan answer with a proposed check.
+pub fn plan_with_check(check: &str, steps: &[(&str, Option<&str>)]) -> Step {
+    let steps: Vec<serde_json::Value> = steps
+        .iter()
+        .map(|(description, command)| serde_json::json!({"description": description, "command": command}))
+        .collect();
+    Step::json(serde_json::json!({ "check": check, "steps": steps }))
+}
+
 /// A review answer.
 pub fn review(verdict: &str, reason: &str, fixes: &[&str]) -> Step {
     Step::json(serde_json::json!({

@@ -127,6 +127,16 @@ impl PlainRenderer {
             Progress::Checks { when, results } => {
                 format!("checks ({when}): {}", checks_line(&results))
             }
+            Progress::CheckProposed {
+                command,
+                adopted,
+                reason,
+            } => format!(
+                "check proposed by the planner: `{}` {}: {}",
+                cut(&command, 200),
+                if adopted { "adopted" } else { "refused" },
+                cut(&reason, 200)
+            ),
             Progress::FinishOverruled {
                 by,
                 reason,
@@ -199,7 +209,20 @@ pub fn check_lines(summary: &rebound_agent::RunSummary) -> Vec<String> {
                 .to_string(),
         ];
     }
-    summary.checks.iter().map(check_text).collect()
+    let mut lines: Vec<String> = summary.checks.iter().map(check_text).collect();
+    if !summary.tests_changed.is_empty() {
+        let files: Vec<String> = summary
+            .tests_changed
+            .iter()
+            .take(10)
+            .map(|f| one_line(f))
+            .collect();
+        lines.push(format!(
+            "not evidence: the run changed files the checks read ({})",
+            files.join(", ")
+        ));
+    }
+    lines
 }
 
 /// A check of the summary: `` `cmd` passed (from --check) ``.

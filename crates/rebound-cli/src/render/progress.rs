@@ -98,6 +98,15 @@ pub enum Progress {
         /// One result per check.
         results: Vec<CheckResult>,
     },
+    /// The planner proposed a check for a run that had none.
+    CheckProposed {
+        /// The command.
+        command: String,
+        /// Whether it became the run's check.
+        adopted: bool,
+        /// Why.
+        reason: String,
+    },
     /// A finish was overruled by a failing check.
     FinishOverruled {
         /// Who said finish.
@@ -248,6 +257,15 @@ fn custom(payload: &Value) -> Progress {
                 message,
             },
             AgentEvent::Checks { when, results } => Progress::Checks { when, results },
+            AgentEvent::CheckProposed {
+                command,
+                adopted,
+                reason,
+            } => Progress::CheckProposed {
+                command,
+                adopted,
+                reason,
+            },
             AgentEvent::FinishOverruled {
                 by,
                 reason,

@@ -229,6 +229,22 @@ impl TerminalRenderer {
                     self.line(format!("  {mark} check ({when}): {}", result.headline()));
                 }
             }
+            Progress::CheckProposed {
+                command,
+                adopted,
+                reason,
+            } => {
+                let verdict = if adopted {
+                    style("adopted").green()
+                } else {
+                    style("refused").yellow()
+                };
+                self.line(format!(
+                    "  check proposed: `{}` {verdict}: {}",
+                    first_line(&command, 120),
+                    first_line(&reason, 120)
+                ));
+            }
             Progress::FinishOverruled {
                 by,
                 reason,

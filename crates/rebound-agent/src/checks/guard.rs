@@ -1,0 +1,211 @@
+//! The files a run's checks read: the project's tests and the scripts a
+//! check names. A check that passes only because the agent rewrote its
+//! tests proves nothing, so their contents are recorded when the checks
+//! first run, and a finish after one of them changed is not verified.
+
+use std::collections::BTreeMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::Path;
+
+use super::Check;
+
+/// Guarded files looked at, at most.
+const MAX_FILES: usize = 2_000;
+
+/// Bytes of a guarded file hashed, at most (a bigger file is hashed by its
+/// head and its size).
+const MAX_BYTES: usize = 1 << 20;
+
+/// Directories that never hold the project's own tests.
+const SKIPPED_DIRS: &[&str] = &["target", "__pycache__", "node_modules", ".pytest_cache"];
+
+/// Each guarded file's path (relative to `workspace`) and a hash of its
+/// contents: the files that look like tests, and the scripts the checks
+/// run ([`script`]). Data files a check reads are not guarded: they are
+/// often what the goal asks to change.
+pub fn guarded_files(workspace: &Path, checks: &[Check]) -> BTreeMap<String, u64> {
+    let mut files = BTreeMap::new();
+    let walker = ignore::WalkBuilder::new(workspace)
+        .hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .filter_entry(|entry| {
+            !(entry.file_type().is_some_and(|t| t.is_dir())
+                && SKIPPED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
+        })
+        .build();
+    for entry in walker.flatten() {
+        if files.len() >= MAX_FILES {
+            break;
+        }
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(workspace) else {
+            continue;
+        };
+        let name = relative.to_string_lossy().to_string();
+        if is_test_file(&name) {
+            if let Some(hash) = content_hash(entry.path()) {
+                files.insert(name, hash);
+            }
+        }
+    }
+    for check in checks {
+        let Some(script) = script(&check.command) else {
+            continue;
+        };
+        let script = script.trim_start_matches("./");
+        if script.contains("..") || Path::new(script).is_absolute() {
+            continue;
+        }
+        let path = workspace.join(script);
+        if path.is_file() {
+            if let Some(hash) = content_hash(&path) {
+                files.insert(script.to_string(), hash);
+            }
+        }
+    }
+    files
+}
+
+/// Interpreters whose first argument is the script they run.
+const INTERPRETERS: &[&str] = &[
+    "python", "python3", "bash", "sh", "zsh", "node", "ruby", "perl",
+];
+
+/// The script a command runs, as written: its program when that is a path
+/// (`./verify.sh`), or an interpreter's first argument that looks like a
+/// file (`python3 check.py`); `None` for `python3 -c ...`, `-m ...` and
+/// commands that run an installed program.
+pub fn script(command: &str) -> Option<&str> {
+    let program = super::goal::program(command)?;
+    if program.contains('/') {
+        return Some(program);
+    }
+    if !INTERPRETERS.contains(&program) {
+        return None;
+    }
+    let mut words = command.split_whitespace().skip_while(|w| *w != program);
+    words.next();
+    for word in words {
+        if matches!(word, "-c" | "-m" | "-e") {
+            return None;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        return (word.contains('.') || word.contains('/')).then_some(word);
+    }
+    None
+}
+
+/// The guarded files of `before` that `after` no longer has or has with
+/// other contents, by path.
+pub fn changed(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> Vec<String> {
+    before
+        .iter()
+        .filter(|(path, hash)| after.get(*path) != Some(hash))
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+/// Whether `path` (relative, `/`-separated) looks like a test by the usual
+/// conventions of Python, Go, JavaScript/TypeScript, Rust and C projects.
+pub fn is_test_file(path: &str) -> bool {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let Some(file) = parts.pop() else {
+        return false;
+    };
+    if parts
+        .iter()
+        .any(|dir| matches!(*dir, "test" | "tests" | "__tests__" | "spec" | "testdata"))
+    {
+        return true;
+    }
+    let stem = file.split('.').next().unwrap_or(file);
+    file == "conftest.py"
+        || (file.starts_with("test_") && file.ends_with(".py"))
+        || stem.ends_with("_test")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+}
+
+/// A hash of the file's size and (first [`MAX_BYTES`] of) contents.
+fn content_hash(path: &Path) -> Option<u64> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES as u64).read_to_end(&mut bytes).ok()?;
+    let mut hasher = DefaultHasher::new();
+    size.hash(&mut hasher);
+    bytes.hash(&mut hasher);
+    Some(hasher.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::CheckSource;
+
+    #[test]
+    fn the_script_a_command_runs() {
+        assert_eq!(script("./verify.sh --all"), Some("./verify.sh"));
+        assert_eq!(script("bash -x run_tests.sh"), Some("run_tests.sh"));
+        assert_eq!(script("CI=1 python3 'check.py' a"), Some("check.py"));
+        assert_eq!(script("python3 -m unittest"), None);
+        assert_eq!(script("python3 -c 'import a.b'"), None);
+        assert_eq!(script("grep -q x a.py"), None);
+        assert_eq!(script("make test"), None);
+    }
+
+    #[test]
+    fn test_files_by_convention() {
+        for path in [
+            "test_calc.py",
+            "tests/helpers.py",
+            "pkg/calc_test.go",
+            "src/app.test.ts",
+            "web/button.spec.js",
+            "conftest.py",
+            "src/__tests__/a.js",
+            "crate/tests/it.rs",
+            "parse_test.c",
+        ] {
+            assert!(is_test_file(path), "{path}");
+        }
+        for path in ["calc.py", "src/testing.rs", "contest.py", "latest.txt"] {
+            assert!(!is_test_file(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_changed_or_deleted_test_or_check_script_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("calc.py"), "x = 1\n").unwrap();
+        std::fs::write(root.join("test_calc.py"), "assert True\n").unwrap();
+        std::fs::write(root.join("verify.sh"), "exit 1\n").unwrap();
+        let checks = vec![
+            Check::new("bash ./verify.sh", CheckSource::Flag),
+            Check::new("grep -q 1 calc.py", CheckSource::Agent),
+        ];
+        let before = guarded_files(root, &checks);
+        assert_eq!(
+            before.keys().cloned().collect::<Vec<_>>(),
+            vec!["test_calc.py".to_string(), "verify.sh".to_string()]
+        );
+        std::fs::write(root.join("calc.py"), "x = 2\n").unwrap();
+        assert!(changed(&before, &guarded_files(root, &checks)).is_empty());
+        std::fs::write(root.join("verify.sh"), "exit 0\n").unwrap();
+        std::fs::remove_file(root.join("test_calc.py")).unwrap();
+        assert_eq!(
+            changed(&before, &guarded_files(root, &checks)),
+            vec!["test_calc.py".to_string(), "verify.sh".to_string()]
+        );
+    }
+}

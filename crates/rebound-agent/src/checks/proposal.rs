@@ -1,0 +1,185 @@
+//! A check the planner proposes for a run that has none. With no check, a
+//! finish would rest on the model's word; a check the agent writes itself
+//! is weaker evidence than the user's, but it is evidence if it can tell
+//! done from not done. So a proposal is adopted only when it runs and
+//! fails before any change, and only when it does not run a file the agent
+//! could write afterwards. Once adopted it is fixed for the run (later
+//! plans cannot swap it for an easier one), and the files it reads are
+//! guarded like tests.
+
+use std::path::Path;
+
+use rebound_graph::{NodeContext, NodeError};
+
+use super::{run_checks, Check, CheckSource, CheckWhen, Evidence};
+use crate::events::AgentEvent;
+use crate::AgentDeps;
+
+/// Longest proposed command accepted, in characters.
+const MAX_COMMAND_CHARS: usize = 400;
+
+/// Programs that, alone, only tell whether a file exists.
+const EXISTENCE_ONLY: &[&str] = &["test", "[", "ls", "stat"];
+
+/// What considering a proposal gave: the run's evidence afterwards (with
+/// the check adopted, or only the proposal counted), and whether the user
+/// answered "approve all" while it ran.
+#[derive(Debug, Clone)]
+pub struct Considered {
+    /// The evidence to keep.
+    pub evidence: Evidence,
+    /// The user approved all commands while the check ran.
+    pub approved_all: bool,
+}
+
+/// Considers the planner's proposed check (`None`: it gave none): refuses
+/// it unseen when it cannot be a fair check ([`refusal`]), else runs it
+/// once and adopts it only if it fails now without changing any file. Emits
+/// [`AgentEvent::CheckProposed`] for every proposal.
+pub async fn consider(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    evidence: &Evidence,
+    proposed: Option<&str>,
+    approved_all: bool,
+) -> Result<Considered, NodeError> {
+    let counted = Evidence {
+        proposals: evidence.proposals + 1,
+        ..evidence.clone()
+    };
+    let refused = |command: &str, reason: String| {
+        AgentEvent::CheckProposed {
+            command: command.to_string(),
+            adopted: false,
+            reason,
+        }
+        .emit(ctx);
+    };
+    let Some(command) = proposed.map(str::trim).filter(|c| !c.is_empty()) else {
+        return Ok(Considered {
+            evidence: counted,
+            approved_all,
+        });
+    };
+    if let Some(reason) = refusal(command, deps.workspace.workspace()) {
+        refused(command, reason);
+        return Ok(Considered {
+            evidence: counted,
+            approved_all,
+        });
+    }
+    let check = Check::new(command, CheckSource::Agent);
+    let before = super::fingerprint(deps.workspace.workspace());
+    let run = run_checks(
+        ctx,
+        deps,
+        std::slice::from_ref(&check),
+        CheckWhen::Start,
+        approved_all,
+    )
+    .await?;
+    let approved_all = approved_all || run.approved_all;
+    let Some(result) = run.results.first() else {
+        return Ok(Considered {
+            evidence: counted,
+            approved_all,
+        });
+    };
+    let problem = if run.fingerprint != before {
+        Some("it changed files in the workspace: a check may only inspect them".to_string())
+    } else if result.passed {
+        Some("it passes before any change, so it cannot tell done from not done".to_string())
+    } else {
+        match result.exit_code {
+            Some(code @ (126 | 127)) => Some(format!("it cannot run (exit {code})")),
+            Some(2) if result.output.contains("syntax error") => {
+                Some("it is not valid shell (a syntax error)".to_string())
+            }
+            None => Some("it did not finish, or was not allowed to run".to_string()),
+            Some(_) => None,
+        }
+    };
+    if let Some(reason) = problem {
+        refused(command, reason);
+        return Ok(Considered {
+            evidence: counted,
+            approved_all,
+        });
+    }
+    AgentEvent::CheckProposed {
+        command: command.to_string(),
+        adopted: true,
+        reason: format!("it fails before any change ({})", result.headline()),
+    }
+    .emit(ctx);
+    let adopted = Evidence {
+        checks: vec![check],
+        ..counted
+    };
+    Ok(Considered {
+        evidence: adopted.after(&run),
+        approved_all,
+    })
+}
+
+/// Why `command` cannot be a fair check without running it: more than one
+/// line or too long, or it runs a script (or program path) that does not
+/// exist in `workspace` yet — the agent would write the check that judges
+/// it.
+pub fn refusal(command: &str, workspace: &Path) -> Option<String> {
+    if command.contains('\n') || command.chars().count() > MAX_COMMAND_CHARS {
+        return Some(format!(
+            "a check is one command line of at most {MAX_COMMAND_CHARS} characters"
+        ));
+    }
+    let program = super::goal::program(command)?;
+    let compound = command.contains("&&") || command.contains('|') || command.contains(';');
+    if EXISTENCE_ONLY.contains(&program) && !compound {
+        return Some(
+            "it only tests that a file exists, not what it holds: check the content".to_string(),
+        );
+    }
+    let script = super::guard::script(command)?;
+    let script = script.trim_start_matches("./");
+    (!workspace.join(script).exists()).then(|| {
+        format!(
+            "it runs `{script}`, which does not exist yet: a check must not depend on a file the agent writes"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refusal;
+
+    #[test]
+    fn a_check_that_runs_a_missing_script_or_spans_lines_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("run_tests.sh"), "exit 1\n").unwrap();
+        let root = dir.path();
+        assert!(refusal("python3 check_todo.py", root)
+            .unwrap()
+            .contains("check_todo.py"));
+        assert!(refusal("./verify.sh", root).is_some());
+        assert!(refusal("bash -x new.sh", root).is_some());
+        assert!(refusal("grep -q a\nb", root).is_some());
+        assert!(refusal(&"x".repeat(500), root).is_some());
+        assert_eq!(refusal("bash run_tests.sh", root), None, "it exists");
+        assert_eq!(refusal("python3 -m unittest", root), None);
+        assert_eq!(
+            refusal(
+                "python3 -c \"import json; json.load(open('a.json'))\"",
+                root
+            ),
+            None
+        );
+        assert_eq!(refusal("grep -qx 'src/a.py:3: fix' TODO.md", root), None);
+        assert!(refusal("test -s report.txt", root)
+            .unwrap()
+            .contains("exists"));
+        assert_eq!(
+            refusal("test -s report.txt && grep -q total report.txt", root),
+            None
+        );
+    }
+}
