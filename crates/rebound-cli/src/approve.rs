@@ -6,6 +6,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use console::style;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
+use crate::render::shown;
+
 /// Whether this process may ask the user: stdin and stderr are terminals
 /// and `--no-input` was not given.
 pub fn can_ask(no_input: bool) -> bool {
@@ -45,19 +47,21 @@ pub fn ask(request: &ApprovalRequest) -> std::io::Result<Option<ApprovalAnswer>>
     writeln!(
         stderr,
         "    {}",
-        style(format!("$ {}", request.command)).for_stderr().cyan()
+        style(format!("$ {}", shown(&request.command)))
+            .for_stderr()
+            .cyan()
     )?;
     writeln!(
         stderr,
         "    {} {}",
         style("in").for_stderr().dim(),
-        request.cwd.display()
+        shown(&request.cwd.display().to_string())
     )?;
     writeln!(
         stderr,
         "    {} {}",
         style("because").for_stderr().dim(),
-        request.reason
+        shown(&request.reason)
     )?;
     drop(stderr);
     let stdin = std::io::stdin();

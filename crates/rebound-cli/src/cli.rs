@@ -76,6 +76,10 @@ pub enum Command {
         #[command(subcommand)]
         command: ModelCommand,
     },
+    /// Trust the workspace's rebound.toml as it is now, so that all of it
+    /// counts (MCP servers, allow rules, a looser approval mode, the model,
+    /// environment variables); until then it may only tighten settings.
+    Trust(TrustArgs),
     /// The configuration.
     Config {
         /// What to do with it.
@@ -116,6 +120,16 @@ pub struct RunOverrides {
     /// When to ask before a command runs.
     #[arg(long, value_enum)]
     pub approval: Option<ApprovalArg>,
+}
+
+/// `rebound trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The workspace [default: --workspace, else the current directory].
+    pub dir: Option<PathBuf>,
+    /// Forget the trust instead.
+    #[arg(long)]
+    pub revoke: bool,
 }
 
 /// `rebound run`.

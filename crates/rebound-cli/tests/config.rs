@@ -110,6 +110,8 @@ fn sources_apply_in_order_and_config_show_masks_secrets() {
     env.write_user_config(
         "model = \"openai:from-user\"\napproval = \"always\"\n[budget]\nmax_iters = 5\n",
     );
+    let trusted = env.rebound(None).args(["trust"]).output().unwrap();
+    assert_eq!(trusted.status.code(), Some(0), "{}", output_text(&trusted));
     let output = env
         .rebound(None)
         .args(["config", "show"])

@@ -33,15 +33,28 @@ pub fn show(global: &GlobalArgs) -> anyhow::Result<Exit> {
                 .into_iter()
                 .map(|(name, value)| (name.to_string(), json!(value)))
                 .collect();
+        let ignored: Vec<serde_json::Value> = settings
+            .trust
+            .ignored()
+            .iter()
+            .map(|i| json!({"key": i.key, "value": i.value, "why": i.why}))
+            .collect();
+        let trusted = match &settings.trust {
+            crate::config::WorkspaceTrust::NoFile => serde_json::Value::Null,
+            crate::config::WorkspaceTrust::Trusted => json!(true),
+            crate::config::WorkspaceTrust::Untrusted { .. } => json!(false),
+        };
         out(json!({
             "config": table,
             "sources": sources,
             "files": files,
             "environment": providers,
+            "workspace_trusted": trusted,
+            "ignored": ignored,
         }));
         return Ok(Exit::Success);
     }
     let text = render(&settings, &process_env)?;
-    out(text.trim_end());
+    crate::render::out_text(text.trim_end());
     Ok(Exit::Success)
 }

@@ -10,8 +10,8 @@ use serde_json::json;
 use super::{find_thread, flags, inert_graph, settings, user_error};
 use crate::cli::{GlobalArgs, HistoryArgs};
 use crate::exit::Exit;
-use crate::render::out;
 use crate::render::progress::cut;
+use crate::render::{out, out_text};
 use crate::timefmt::utc;
 use crate::workflow::{Workflow, WorkflowKind};
 
@@ -30,13 +30,13 @@ pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<E
         out(serde_json::to_string(&rows)?);
         return Ok(Exit::Success);
     }
-    out(format!(
+    out_text(format!(
         "thread {} ({}): {} checkpoints, oldest first",
         found.meta.thread_id,
         found.meta.workflow,
         checkpoints.len()
     ));
-    out(format!(
+    out_text(format!(
         "{:16}  {:>4}  {:23}  {:16}  {:16}  REASON",
         "CHECKPOINT", "STEP", "TIME", "NODE", "NEXT"
     ));
@@ -50,7 +50,7 @@ pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<E
             cut(&next(info), 16),
             info.metadata.reasons.join("; ")
         );
-        out(line.trim_end());
+        out_text(line.trim_end());
     }
     Ok(Exit::Success)
 }

@@ -11,6 +11,7 @@ pub mod resume;
 pub mod run;
 pub mod show;
 pub mod threads;
+pub mod trust;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -37,6 +38,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Show(args) => show::show(global, args).await,
         Command::Fork(args) => fork::fork(global, args).await,
         Command::Graph(args) => graph::graph(global, args),
+        Command::Trust(args) => trust::trust(global, args),
         Command::Model { command } => model::model(global, command),
         Command::Config {
             command: ConfigCommand::Show,

@@ -9,7 +9,7 @@ use rebound_agent::reflect::ReflectState;
 use rebound_graph::{CancellationToken, Input, RunConfig};
 use rebound_tools::approval::ApprovalAnswer;
 
-use super::{find_thread, flags, resume_command, settings, user_error, FoundThread};
+use super::{find_thread, flags, resume_command, user_error, FoundThread};
 use crate::cli::{GlobalArgs, ResumeArgs};
 use crate::config::{process_env, Settings};
 use crate::deps;
@@ -32,7 +32,8 @@ fn flag_answer(args: &ResumeArgs) -> Option<ApprovalAnswer> {
 
 /// Continues a thread.
 pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exit> {
-    let mut settings = settings(&flags(global, Some(&args.overrides)))?;
+    let mut settings =
+        super::trust::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
     let mut found = find_thread(&settings, &args.thread)?;
     // The run's own approval mode, unless --approval says otherwise.
     match (&args.overrides.approval, &found.meta.approval) {

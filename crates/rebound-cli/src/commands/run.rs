@@ -7,7 +7,7 @@ use rebound_agent::reflect::ReflectState;
 use rebound_graph::checkpoint::Checkpointer;
 use rebound_graph::{CancellationToken, Input};
 
-use super::{flags, resume_command, settings};
+use super::{flags, resume_command};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::config::{process_env, Settings};
 use crate::deps::{self, Tools};
@@ -27,7 +27,7 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     let mut flags = flags(global, Some(&args.overrides));
     flags.workflow = args.workflow;
     flags.max_iters = args.max_iters;
-    let settings = settings(&flags)?;
+    let settings = super::trust::settings_for_run(global, &flags)?;
     let model = crate::models::open(&settings.model, &process_env)?;
     let state = StateDir::new(&settings.state_dir);
     let saver = state.open()?;

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::{checkpoint_id, find_thread, flags, inert_graph, settings, user_error, FoundThread};
 use crate::cli::{GlobalArgs, ShowArgs};
 use crate::exit::Exit;
-use crate::render::out;
+use crate::render::{out, out_text};
 use crate::timefmt::utc;
 use crate::workflow::{Workflow, WorkflowKind};
 
@@ -27,7 +27,7 @@ pub async fn show(global: &GlobalArgs, args: ShowArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Success);
     }
     let meta = &found.meta;
-    let field = |name: &str, value: &str| out(format!("{name:11} {value}"));
+    let field = |name: &str, value: &str| out_text(format!("{name:11} {value}"));
     field("thread", &format!("{} ({})", meta.thread_id, meta.workflow));
     field("goal", meta.goal.trim());
     field("status", &meta.status());
@@ -61,7 +61,7 @@ pub async fn show(global: &GlobalArgs, args: ShowArgs) -> anyhow::Result<Exit> {
         };
         field("waiting", &text);
     }
-    out("state:");
+    out_text("state:");
     out(serde_json::to_string_pretty(&view["state"])?);
     Ok(Exit::Success)
 }

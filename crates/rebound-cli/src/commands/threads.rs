@@ -8,8 +8,8 @@ use serde_json::json;
 use super::{flags, settings};
 use crate::cli::GlobalArgs;
 use crate::exit::Exit;
-use crate::render::out;
 use crate::render::progress::cut;
+use crate::render::{out, out_text};
 use crate::store::StateDir;
 use crate::threads::{now_ms, ThreadMeta, ThreadStore};
 use crate::timefmt::ago;
@@ -53,7 +53,7 @@ pub async fn threads(global: &GlobalArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Success);
     }
     if rows.is_empty() {
-        out(format!(
+        out_text(format!(
             "no threads in {} yet; start one with `rebound run \"<goal>\"`",
             state.root().display()
         ));
@@ -72,12 +72,12 @@ pub async fn threads(global: &GlobalArgs) -> anyhow::Result<Exit> {
         .max()
         .unwrap_or(6)
         .max(6);
-    out(format!(
+    out_text(format!(
         "{:id_width$}  {:status_width$}  {:8}  {:>5}  {:9}  GOAL",
         "THREAD", "STATUS", "WORKFLOW", "STEPS", "UPDATED"
     ));
     for row in rows {
-        out(format!(
+        out_text(format!(
             "{:id_width$}  {:status_width$}  {:8}  {:>5}  {:9}  {}",
             row.thread_id,
             cut(&row.status, status_width),

@@ -21,6 +21,8 @@
 mod file;
 mod layers;
 mod show;
+pub mod trust;
+pub mod untrusted;
 
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -33,6 +35,8 @@ use rebound_tools::shell::ShellConfig;
 pub use file::FileConfig;
 pub use layers::{Origin, Sources};
 pub use show::{providers as show_providers, render as show, table as show_table};
+pub use trust::TrustStore;
+pub use untrusted::Ignored;
 
 use crate::workflow::WorkflowKind;
 
@@ -138,6 +142,36 @@ pub struct Settings {
     pub merged: FileConfig,
     /// Where each setting came from.
     pub sources: Sources,
+    /// Whether the workspace's `rebound.toml` counted in full.
+    pub trust: WorkspaceTrust,
+}
+
+/// Whether the workspace's `rebound.toml` is trusted (see [`untrusted`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkspaceTrust {
+    /// There is no workspace file.
+    NoFile,
+    /// The user trusts this file (`rebound trust`): all of it counts.
+    Trusted,
+    /// The file is not trusted: only what tightens counts.
+    Untrusted {
+        /// The file's SHA-256, to trust it as it is.
+        sha256: String,
+        /// What it asked for and did not get.
+        ignored: Vec<Ignored>,
+        /// Why the trust store could not be read, if it could not.
+        store_warning: Option<String>,
+    },
+}
+
+impl WorkspaceTrust {
+    /// The settings an untrusted file asked for and did not get.
+    pub fn ignored(&self) -> &[Ignored] {
+        match self {
+            WorkspaceTrust::Untrusted { ignored, .. } => ignored,
+            _ => &[],
+        }
+    }
 }
 
 /// The environment, read through a function (tests pass their own).
@@ -155,18 +189,52 @@ pub fn load(flags: &Flags, env: Env<'_>) -> Result<Settings, ConfigError> {
     let mut files = Vec::new();
     let workspace_file = workspace.join(WORKSPACE_FILE);
     let exists = workspace_file.is_file();
+    let user_file = match &user_config_path(env) {
+        Some((path, _)) if path.is_file() => Some((file::read(path)?, path.clone())),
+        Some((path, true)) => return Err(ConfigError::MissingUserConfig(path.clone())),
+        _ => None,
+    };
+    let mut trust = WorkspaceTrust::NoFile;
     if exists {
-        files.push((file::read(&workspace_file)?, Origin::WorkspaceFile));
+        let parsed = file::read(&workspace_file)?;
+        let bytes = std::fs::read(&workspace_file).map_err(|source| ConfigError::Read {
+            path: workspace_file.clone(),
+            source,
+        })?;
+        let sha256 = trust::sha256_hex(&bytes);
+        let store = TrustStore::load(env);
+        if store.trusts(&workspace, &sha256) {
+            trust = WorkspaceTrust::Trusted;
+            files.push((parsed, Origin::WorkspaceFile));
+        } else {
+            let user_only: Vec<(file::ParsedFile, Origin)> = user_file
+                .iter()
+                .map(|(parsed, _)| (parsed.clone(), Origin::UserFile))
+                .collect();
+            let baseline = layers::merge(&user_only, &mut Sources::default())?;
+            let (table, ignored) = untrusted::tighten_only(&parsed.table, &baseline);
+            files.push((
+                file::ParsedFile {
+                    path: parsed.path.clone(),
+                    table,
+                },
+                Origin::WorkspaceFile,
+            ));
+            trust = WorkspaceTrust::Untrusted {
+                sha256,
+                ignored,
+                store_warning: store.warning,
+            };
+        }
     }
     sources.files.push((workspace_file, exists));
-    match &user_config_path(env) {
-        Some((path, _)) if path.is_file() => {
-            files.push((file::read(path)?, Origin::UserFile));
+    match (&user_file, user_config_path(env)) {
+        (Some((parsed, path)), _) => {
+            files.push((parsed.clone(), Origin::UserFile));
             sources.files.push((path.clone(), true));
         }
-        Some((path, true)) => return Err(ConfigError::MissingUserConfig(path.clone())),
-        Some((path, false)) => sources.files.push((path.clone(), false)),
-        None => {}
+        (None, Some((path, _))) => sources.files.push((path, false)),
+        (None, None) => {}
     }
     let mut merged = layers::merge(&files, &mut sources)?;
     let mut state_dir = merged
@@ -215,6 +283,7 @@ pub fn load(flags: &Flags, env: Env<'_>) -> Result<Settings, ConfigError> {
         checks,
         merged,
         sources,
+        trust,
     })
 }
 

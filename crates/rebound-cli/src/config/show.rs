@@ -114,6 +114,24 @@ pub fn render(settings: &Settings, env: Env<'_>) -> anyhow::Result<String> {
             let _ = writeln!(out, "#   {key:width$}  {}", origins.join(" + "));
         }
     }
+    match &settings.trust {
+        super::WorkspaceTrust::Trusted => {
+            let _ = writeln!(
+                out,
+                "#\n# the workspace rebound.toml is trusted (`rebound trust`)"
+            );
+        }
+        super::WorkspaceTrust::Untrusted { ignored, .. } if !ignored.is_empty() => {
+            let _ = writeln!(
+                out,
+                "#\n# IGNORED: the workspace rebound.toml is not trusted, so these do not count\n# (`rebound trust` to use them):"
+            );
+            for setting in ignored {
+                let _ = writeln!(out, "#   {setting}");
+            }
+        }
+        _ => {}
+    }
     let _ = writeln!(out);
     out.push_str(&toml::to_string(&table(settings)?)?);
     let _ = writeln!(

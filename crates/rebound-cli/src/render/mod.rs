@@ -7,7 +7,10 @@
 pub mod json;
 pub mod plain;
 pub mod progress;
+mod sanitize;
 pub mod terminal;
+
+pub use sanitize::{one_line, sanitize, shown};
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -112,6 +115,13 @@ pub fn out(line: impl std::fmt::Display) {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{line}");
     let _ = stdout.flush();
+}
+
+/// Writes a line of text for people to stdout with every control
+/// character in it shown escaped ([`sanitize`]): for lines that carry
+/// goals, commands or reasons and no styling of rebound's own.
+pub fn out_text(line: impl AsRef<str>) {
+    out(sanitize(line.as_ref()));
 }
 
 /// Shows an answer in words.

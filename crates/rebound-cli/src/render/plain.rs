@@ -5,7 +5,7 @@ use rebound_graph::Event;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 use super::progress::{checks_line, cut, first_line, human_duration, step_label, Progress};
-use super::{answer_text, out, Ending, Renderer, RunEnd, RunInfo};
+use super::{answer_text, one_line, out, Ending, Renderer, RunEnd, RunInfo};
 
 /// One line per event.
 #[derive(Debug, Default)]
@@ -17,24 +17,24 @@ impl Renderer for PlainRenderer {
     fn start(&mut self, info: &RunInfo) {
         self.plan_len = info.plan_len;
         let verb = if info.resumed { "resuming" } else { "starting" };
-        out(format!(
+        out_safe(format!(
             "rebound: {verb} thread {} ({}, model {}) in {}",
             info.thread_id,
             info.workflow,
             info.model,
             info.workspace.display()
         ));
-        out(format!("goal: {}", one_line(&info.goal)));
+        out_safe(format!("goal: {}", one_line(&info.goal)));
     }
 
     fn event(&mut self, event: &Event) {
         if let Some(line) = self.line(event) {
-            out(line);
+            out_safe(line);
         }
     }
 
     fn answered(&mut self, request: &ApprovalRequest, answer: &ApprovalAnswer) {
-        out(format!(
+        out_safe(format!(
             "approval: `{}` {}",
             one_line(&request.command),
             answer_text(answer)
@@ -43,14 +43,16 @@ impl Renderer for PlainRenderer {
 
     fn end(&mut self, end: &RunEnd) {
         for line in summary_lines(end) {
-            out(line);
+            out_safe(line);
         }
     }
 }
 
-/// Newlines folded, for one-line output.
-fn one_line(text: &str) -> String {
-    text.trim().replace('\n', " ⏎ ")
+/// Writes `line` to stdout with any control character left in it shown
+/// escaped: plain output has no styling of its own, so nothing in it may
+/// act on a terminal.
+fn out_safe(line: impl AsRef<str>) {
+    out(super::sanitize(line.as_ref()));
 }
 
 impl PlainRenderer {

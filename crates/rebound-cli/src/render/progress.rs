@@ -11,6 +11,8 @@ use rebound_graph::Event;
 use rebound_tools::approval::ApprovalRequest;
 use serde_json::Value;
 
+use super::sanitize::{sanitized, shown};
+
 /// One event, as the renderers see it.
 #[derive(Debug, Clone)]
 pub enum Progress {
@@ -183,20 +185,21 @@ fn text(value: &Value, key: &str) -> Option<String> {
 }
 
 impl Progress {
-    /// Reads `event`.
+    /// Reads `event`. Every text in it is [`sanitized`] on the way: what
+    /// a display shows cannot act on the terminal.
     pub fn from_event(event: &Event) -> Progress {
         match event {
             Event::RunStarted { .. } => Progress::RunStarted,
             Event::NodeStarted { node, .. } => Progress::NodeStarted {
-                node: node.to_string(),
+                node: shown(node.as_ref()),
             },
             Event::NodeFinished { .. } => Progress::NodeFinished,
             Event::RouteChosen {
                 from, to, reason, ..
             } => Progress::Route {
-                from: from.to_string(),
-                to: to.iter().map(ToString::to_string).collect(),
-                reason: reason.as_ref().map(ToString::to_string),
+                from: shown(from.as_ref()),
+                to: to.iter().map(|node| shown(node.as_ref())).collect(),
+                reason: reason.as_ref().map(|r| shown(r.as_ref())),
             },
             Event::Retry {
                 node,
@@ -205,18 +208,18 @@ impl Progress {
                 error,
                 ..
             } => Progress::Retry {
-                node: node.to_string(),
+                node: shown(node.as_ref()),
                 attempt: *attempt,
                 delay: *delay,
-                error: error.clone(),
+                error: shown(error),
             },
             Event::Error { node, message, .. } => Progress::Error {
-                node: node.as_ref().map(ToString::to_string),
-                message: message.clone(),
+                node: node.as_ref().map(|n| shown(n.as_ref())),
+                message: shown(message),
             },
-            Event::Custom { payload, .. } => custom(payload),
+            Event::Custom { payload, .. } => custom(&sanitized(payload)),
             Event::Interrupted { payload, .. } => Progress::Interrupted {
-                request: ApprovalRequest::from_payload(payload),
+                request: ApprovalRequest::from_payload(&sanitized(payload)),
             },
             Event::RunFinished { .. } => Progress::RunFinished,
         }
@@ -340,10 +343,12 @@ pub fn first_line(text: &str, max: usize) -> String {
     cut(line, max)
 }
 
-/// `text` cut to `max` characters, with an ellipsis when cut.
+/// `text` [`sanitize`](super::sanitize)d and cut to `max` characters,
+/// with an ellipsis when cut.
 pub fn cut(text: &str, max: usize) -> String {
+    let text = super::sanitize(text);
     if text.chars().count() <= max {
-        return text.to_string();
+        return text.into_owned();
     }
     let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
     out.push('…');

@@ -345,12 +345,16 @@ impl Renderer for TerminalRenderer {
             style("·").dim(),
             style(&info.model).dim()
         ));
-        self.line(format!("{} {}", style("goal:").dim(), info.goal.trim()));
+        self.line(format!(
+            "{} {}",
+            style("goal:").dim(),
+            crate::render::shown(info.goal.trim())
+        ));
         self.line(format!("{} {}", style("thread:").dim(), info.thread_id));
         self.line(format!(
             "{} {}",
             style("workspace:").dim(),
-            info.workspace.display()
+            crate::render::shown(&info.workspace.display().to_string())
         ));
         self.line("");
     }

@@ -61,14 +61,18 @@ pub fn lines(end: &RunEnd, width: usize) -> Vec<String> {
                 lines.push(format!(
                     "   {} $ {}",
                     style("command").dim(),
-                    request.command
+                    crate::render::shown(&request.command)
                 ));
                 lines.push(format!(
                     "   {} {}",
                     style("in     ").dim(),
                     request.cwd.display()
                 ));
-                lines.push(format!("   {} {}", style("reason ").dim(), request.reason));
+                lines.push(format!(
+                    "   {} {}",
+                    style("reason ").dim(),
+                    crate::render::shown(&request.reason)
+                ));
             }
             lines.push(format!(" continue with: {} --approve", end.resume));
             lines.push(format!(
