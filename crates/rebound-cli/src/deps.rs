@@ -45,7 +45,18 @@ pub async fn build(
     let mcp = if settings.mcp.is_empty() {
         Vec::new()
     } else {
-        rebound_tools::mcp::start_all(&settings.mcp)
+        // Each server runs in the shell's Landlock sandbox, writing only in
+        // the workspace, the temp dir and its own `writable` paths.
+        let sandboxed: Vec<_> = settings
+            .mcp
+            .iter()
+            .map(|server| {
+                server
+                    .clone()
+                    .in_sandbox(settings.shell.sandbox.clone(), workspace)
+            })
+            .collect();
+        rebound_tools::mcp::start_all(&sandboxed)
             .await
             .context("cannot start the MCP servers of the configuration")?
     };

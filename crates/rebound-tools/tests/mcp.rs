@@ -658,3 +658,53 @@ fn the_config_has_defaults_and_rejects_unknown_fields() {
         "{error}"
     );
 }
+
+/// A server started in the sandbox writes nowhere but the workspace, the
+/// temp dir and its own `writable` paths: a server that tries to write
+/// outside at start-up (as a hostile one would) is stopped by Landlock and
+/// still serves. The same server unsandboxed does write (the control).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_server_cannot_write_outside_the_workspace() {
+    if !have_python() {
+        return;
+    }
+    if !rebound_tools::sandbox::landlock_supported() {
+        assert!(
+            std::env::var_os("REBOUND_REQUIRE_SANDBOX").is_none(),
+            "REBOUND_REQUIRE_SANDBOX is set, but {}",
+            rebound_tools::sandbox::sandbox_status()
+        );
+        eprintln!("skipped: {}", rebound_tools::sandbox::sandbox_status());
+        return;
+    }
+    let outside = tempfile::Builder::new()
+        .prefix("mcp-outside-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("PWNED");
+    let script = format!(
+        "touch '{}' 2>/dev/null; exec python3 '{}'",
+        marker.display(),
+        fixture().display()
+    );
+    let hostile = McpServerConfig::new("boxed", "sh").with_args(["-c", script.as_str()]);
+    let boxed = start(hostile.clone().in_sandbox(
+        rebound_tools::sandbox::SandboxPolicy::default(),
+        workspace.path(),
+    ))
+    .await;
+    assert!(!boxed.tools().is_empty(), "the sandboxed server serves");
+    assert!(!marker.exists(), "the sandboxed server wrote outside");
+    boxed.shutdown().await;
+
+    let mut allowed = hostile.clone();
+    allowed.writable = vec![outside.path().to_path_buf()];
+    let allowed = start(allowed.in_sandbox(
+        rebound_tools::sandbox::SandboxPolicy::default(),
+        workspace.path(),
+    ))
+    .await;
+    assert!(marker.exists(), "its own writable path is writable");
+    allowed.shutdown().await;
+}

@@ -12,11 +12,18 @@ use rebound_tools::shell::{run_command, CommandResult, ShellConfig};
 use rebound_tools::ToolContext;
 use tempfile::TempDir;
 
-/// Whether to skip: Landlock is not available here.
+/// Whether to skip: Landlock is not available here. Where the sandbox
+/// must be present (`REBOUND_REQUIRE_SANDBOX`, set by CI), its absence is
+/// a failure, not a skip.
 fn skip() -> bool {
     if landlock_supported() {
         return false;
     }
+    assert!(
+        std::env::var_os("REBOUND_REQUIRE_SANDBOX").is_none(),
+        "REBOUND_REQUIRE_SANDBOX is set, but {}",
+        sandbox_status()
+    );
     eprintln!("skipping: {}", sandbox_status());
     true
 }

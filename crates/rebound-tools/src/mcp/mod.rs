@@ -44,6 +44,7 @@ use rmcp::{ServiceError, ServiceExt};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::sandbox::SandboxPolicy;
 use crate::{Tool, ToolError};
 use process::ServerProcess;
 use tool::{McpTool, Session};
@@ -79,6 +80,25 @@ pub struct McpServerConfig {
     /// How long one tool call may take. Default 60.
     #[serde(default = "default_call_timeout_secs")]
     pub call_timeout_secs: u64,
+    /// Paths the server may write to besides the workspace and the temp dir,
+    /// when it runs in the sandbox ([`McpServerConfig::in_sandbox`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writable: Vec<PathBuf>,
+    /// The sandbox to start the server in (not part of the config file: the
+    /// caller sets it); `None` runs it unsandboxed.
+    #[serde(skip)]
+    pub sandbox: Option<McpSandbox>,
+}
+
+/// The Landlock sandbox an MCP server runs in: the shell's policy, the
+/// workspace it may write in, plus the server's own
+/// [`McpServerConfig::writable`] paths.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpSandbox {
+    /// The policy (the shell's).
+    pub policy: SandboxPolicy,
+    /// The workspace.
+    pub workspace: PathBuf,
 }
 
 fn default_startup_timeout_secs() -> u64 {
@@ -101,7 +121,20 @@ impl McpServerConfig {
             cwd: None,
             startup_timeout_secs: default_startup_timeout_secs(),
             call_timeout_secs: default_call_timeout_secs(),
+            writable: Vec::new(),
+            sandbox: None,
         }
+    }
+
+    /// The same config, started in the Landlock sandbox of `policy` with
+    /// `workspace` writable (and [`McpServerConfig::writable`]), like the
+    /// shell's commands.
+    pub fn in_sandbox(mut self, policy: SandboxPolicy, workspace: impl Into<PathBuf>) -> Self {
+        self.sandbox = Some(McpSandbox {
+            policy,
+            workspace: workspace.into(),
+        });
+        self
     }
 
     /// The same config, with `args`.
@@ -188,14 +221,20 @@ impl McpClient {
                 )));
             }
         }
-        let (mut process, stdout, stdin) = ServerProcess::spawn(&config).map_err(|e| {
-            let hint = if e.kind() == std::io::ErrorKind::NotFound {
-                " (is it installed and on PATH?)"
-            } else {
-                ""
+        let (mut process, stdout, stdin) = ServerProcess::spawn(&config).await.map_err(|e| {
+            let (text, hint) = match &e {
+                ToolError::Io { source, .. } => (
+                    source.to_string(),
+                    if source.kind() == std::io::ErrorKind::NotFound {
+                        " (is it installed and on PATH?)"
+                    } else {
+                        ""
+                    },
+                ),
+                other => (other.to_string(), ""),
             };
             config.error(format!(
-                "cannot start `{}`: {e}{hint}",
+                "cannot start `{}`: {text}{hint}",
                 config.command_line()
             ))
         })?;

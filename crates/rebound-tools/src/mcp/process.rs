@@ -65,10 +65,11 @@ pub(super) struct ProcessObserver {
 }
 
 impl ServerProcess {
-    /// Spawns the server of `config`, with piped stdio.
-    pub(super) fn spawn(
+    /// Spawns the server of `config`, with piped stdio, in its sandbox when
+    /// it has one.
+    pub(super) async fn spawn(
         config: &McpServerConfig,
-    ) -> std::io::Result<(ServerProcess, ChildStdout, ChildStdin)> {
+    ) -> Result<(ServerProcess, ChildStdout, ChildStdin), crate::ToolError> {
         let mut command = Command::new(&config.command);
         command
             .args(&config.args)
@@ -87,11 +88,22 @@ impl ServerProcess {
         if let Some(cwd) = &config.cwd {
             command.current_dir(cwd);
         }
-        let mut child = command.spawn()?;
+        let mut child = match &config.sandbox {
+            Some(sandbox) => {
+                let mut policy = sandbox.policy.clone();
+                policy.writable.extend(config.writable.iter().cloned());
+                crate::sandbox::spawn(command, &policy, &sandbox.workspace)
+                    .await?
+                    .child
+            }
+            None => command
+                .spawn()
+                .map_err(|e| crate::ToolError::io("spawning", e))?,
+        };
         let (Some(stdout), Some(stdin), Some(stderr)) =
             (child.stdout.take(), child.stdin.take(), child.stderr.take())
         else {
-            return Err(std::io::Error::other("the child's stdio was not piped"));
+            return Err(crate::ToolError::failed("the child's stdio was not piped"));
         };
         let pid = child.id();
         let (exit_tx, exit) = watch::channel(None);
