@@ -164,6 +164,14 @@ async fn run_model_step(
             response.tool_calls.clone(),
         ));
         for call in &response.tool_calls {
+            if let Some(problem) = call.arguments_error() {
+                // Not run: the model hears what was wrong and may call again.
+                request = request.message(Message::tool_result(
+                    call.id.clone(),
+                    format!("error: {problem}"),
+                ));
+                continue;
+            }
             let outcome = run_tool_call(
                 ctx,
                 &deps.tools,

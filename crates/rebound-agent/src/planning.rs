@@ -16,6 +16,11 @@ use crate::{AgentDeps, PlanStep, StepFailure};
 /// Most steps a plan may have; a longer one is cut.
 pub const MAX_PLAN_STEPS: usize = 8;
 
+/// Longest step description kept, in characters: a longer one is cut (with
+/// a marker) before it is shown or sent to the next model call; the
+/// model's whole answer stays in the run's journal.
+pub const MAX_DESCRIPTION_CHARS: usize = 500;
+
 /// What the planner is told beyond the goal.
 #[derive(Debug, Default)]
 pub struct PlanContext<'a> {
@@ -149,8 +154,8 @@ pub(crate) async fn make_plan(
 }
 
 /// Drops empty steps, turns blank commands into none, names a step by its
-/// command when its description is blank, and cuts the plan to
-/// [`MAX_PLAN_STEPS`].
+/// command when its description is blank, cuts descriptions to
+/// [`MAX_DESCRIPTION_CHARS`] and the plan to [`MAX_PLAN_STEPS`].
 fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
     for step in &mut steps {
         if step.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
@@ -159,6 +164,7 @@ fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
         if step.description.trim().is_empty() {
             step.description = step.command.clone().unwrap_or_default();
         }
+        step.description = crate::llm::shorten(&step.description, MAX_DESCRIPTION_CHARS);
     }
     steps.retain(|step| !step.description.trim().is_empty());
     steps.truncate(MAX_PLAN_STEPS);
@@ -220,6 +226,12 @@ mod tests {
             plan,
             "not in repair mode"
         );
+        let long = clean(vec![PlanStep {
+            description: "d".repeat(1_000_000),
+            command: None,
+        }]);
+        assert!(long[0].description.chars().count() < MAX_DESCRIPTION_CHARS + 60);
+        assert!(long[0].description.contains("characters cut"));
         let only = vec![step("python3 -m unittest")];
         assert_eq!(
             skip_repeated_failure(only.clone(), Some(&failure)),

@@ -416,3 +416,53 @@ async fn an_unusable_plan_stops_with_an_error() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A tool call whose arguments were not JSON is not run and does not end
+/// the run: the model is told what was wrong, as a failed tool output, and
+/// calls again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_call_arguments_that_are_not_json_go_back_to_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Mark it", None)]),
+        Step::tool_call(
+            "shell",
+            rebound_llm::invalid_arguments("expected value at line 1", "{command: touch x}"),
+        ),
+        Step::tool_call("shell", serde_json::json!({"command": "touch marker.txt"})).expect(
+            "the failed tool output names the problem",
+            |request| {
+                let last = request.messages.last().map(|m| m.content.clone());
+                match last {
+                    Some(text) if text.contains("not valid JSON") => Ok(()),
+                    other => Err(format!("last message: {other:?}")),
+                }
+            },
+        ),
+        Step::json(serde_json::json!({"success": true, "output": "marked"})),
+        review("finish", "done", &[]),
+    ]));
+    let deps = deps(
+        model.clone(),
+        dir.path(),
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(10),
+    );
+    let graph = pev::build(deps)
+        .unwrap()
+        .with_checkpointer(saver(dir.path()));
+    let outcome = graph
+        .run(
+            PevState::new("mark it", 10),
+            RunConfig::new().with_thread_id("args"),
+        )
+        .await
+        .unwrap();
+    let RunOutcome::Completed(state) = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert!(dir.path().join("marker.txt").exists());
+}

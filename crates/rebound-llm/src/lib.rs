@@ -47,7 +47,7 @@ pub use anthropic::AnthropicModel;
 pub use catalog::{known_model, model_dir, model_dir_with, KnownModel, KNOWN_MODELS};
 pub use error::LlmError;
 pub use http::HttpOptions;
-pub use message::{Message, Role, ToolCall, ToolDefinition};
+pub use message::{invalid_arguments, Message, Role, ToolCall, ToolDefinition, INVALID_ARGUMENTS};
 pub use model::{ChatModel, DeltaStream};
 pub use node_call::{chat_journaled, emit_llm_call, node_error};
 pub use openai::OpenAiModel;

@@ -26,6 +26,39 @@ pub struct ToolCall {
     pub arguments: serde_json::Value,
 }
 
+/// The key under which a call's arguments carry why they could not be read
+/// (the provider sent text that is not JSON): such a call is answered with
+/// a failed tool output naming the problem, never run.
+pub const INVALID_ARGUMENTS: &str = "__rebound_invalid_arguments";
+
+/// Characters of bad arguments quoted back to the model.
+const QUOTED_ARGUMENT_CHARS: usize = 200;
+
+/// The arguments of a call whose `text` did not parse (`error`): an object
+/// with only [`INVALID_ARGUMENTS`], saying what was wrong and quoting the
+/// start of the text.
+pub fn invalid_arguments(error: &str, text: &str) -> serde_json::Value {
+    let quoted: String = text.chars().take(QUOTED_ARGUMENT_CHARS).collect();
+    let more = if text.chars().count() > QUOTED_ARGUMENT_CHARS {
+        "…"
+    } else {
+        ""
+    };
+    serde_json::json!({
+        INVALID_ARGUMENTS: format!(
+            "the arguments are not valid JSON ({error}); they began: {quoted:?}{more}. Call the tool again with a JSON object."
+        )
+    })
+}
+
+impl ToolCall {
+    /// Why the call's arguments could not be read, if they could not
+    /// ([`invalid_arguments`]).
+    pub fn arguments_error(&self) -> Option<&str> {
+        self.arguments.get(INVALID_ARGUMENTS)?.as_str()
+    }
+}
+
 /// One message of a conversation. (The system text is separate: see
 /// `ChatRequest::system`.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

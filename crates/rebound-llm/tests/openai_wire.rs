@@ -160,25 +160,6 @@ async fn tool_results_go_out_and_tool_calls_come_back() {
     );
 }
 
-#[tokio::test]
-async fn tool_arguments_that_are_not_json_are_malformed() {
-    let server = TestServer::start(vec![answer(
-        json!({"role": "assistant", "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "shell", "arguments": "{\"cmd\": "}}
-        ]}),
-        "tool_calls",
-    )])
-    .await;
-    let error = model(&server)
-        .chat(&ChatRequest::new().message(Message::user("x")))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&error, LlmError::MalformedResponse { message, .. } if message.contains("shell")),
-        "{error}"
-    );
-}
-
 fn chunk(delta: serde_json::Value, finish_reason: Option<&str>) -> (Option<&'static str>, String) {
     let data = json!({
         "id": "c",
@@ -497,4 +478,31 @@ async fn structured_output_uses_json_schema_mode() {
         json!([{"role": "user", "content": "Plan"}]),
         "no schema in the prompt"
     );
+}
+
+/// Arguments that are not JSON are the model's mistake: the answer is
+/// still read, and the call carries why its arguments could not be read
+/// (bounded), for the caller to send back as a failed tool output.
+#[tokio::test]
+async fn tool_call_arguments_that_are_not_json_are_kept_as_a_marked_call() {
+    let garbage = format!("{{cmd: pytest {}", "x".repeat(5000));
+    let server = TestServer::start(vec![answer(
+        json!({
+            "role": "assistant",
+            "content": null,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "shell", "arguments": garbage}}
+            ]
+        }),
+        "tool_calls",
+    )])
+    .await;
+    let request = ChatRequest::new().message(Message::user("Fix the tests"));
+    let response = model(&server).chat(&request).await.unwrap();
+    let call = &response.tool_calls[0];
+    assert_eq!(call.name, "shell");
+    let problem = call.arguments_error().unwrap();
+    assert!(problem.contains("not valid JSON"), "{problem}");
+    assert!(problem.contains("{cmd: pytest"), "{problem}");
+    assert!(problem.len() < 600, "bounded: {}", problem.len());
 }

@@ -21,7 +21,9 @@ use std::time::Duration;
 
 use rebound_graph::{CompileError, CompiledGraph, NodeOptions, RetryPolicy, StateGraph, START};
 
-pub use nodes::{advance, executor, plan_context, planner, reviewer, reviewer_message};
+pub use nodes::{
+    advance, executor, plan_context, planner, reviewer, reviewer_message, MAX_REASON_CHARS,
+};
 pub use routing::{route_after_advance, route_after_executor, route_after_planner};
 pub use state::{PevState, PevStateUpdate};
 

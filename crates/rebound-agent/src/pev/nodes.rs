@@ -17,6 +17,13 @@ use crate::{
     StopReason, Verdict,
 };
 
+/// Longest reviewer reason (and fix suggestion) kept, in characters: a
+/// longer one is cut, with a marker, before it is shown or sent on.
+pub const MAX_REASON_CHARS: usize = 1_000;
+
+/// Most fix suggestions kept from one review.
+const MAX_FIX_SUGGESTIONS: usize = 5;
+
 /// Milliseconds since `started`.
 pub(crate) fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
@@ -369,6 +376,16 @@ fn conclude(
     used: u64,
     started: Instant,
 ) -> PevStateUpdate {
+    let review = Review {
+        reason: shorten(&review.reason, MAX_REASON_CHARS),
+        fix_suggestions: review
+            .fix_suggestions
+            .iter()
+            .take(MAX_FIX_SUGGESTIONS)
+            .map(|fix| shorten(fix, MAX_REASON_CHARS))
+            .collect(),
+        ..review
+    };
     AgentEvent::Review(review.clone()).emit(ctx);
     let mut feedback = format!("{}: {}", review.verdict, review.reason);
     if !review.fix_suggestions.is_empty() {

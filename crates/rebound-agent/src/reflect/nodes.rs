@@ -350,7 +350,7 @@ async fn ask_reflector(
         .max_tokens(deps.config.max_answer_tokens)
         .message(Message::user(message));
     let answer = ask::<Reflection>(ctx, "reflector", deps.model.as_ref(), request).await?;
-    let reflection = answer.value.unwrap_or_else(|error| Reflection {
+    let mut reflection = answer.value.unwrap_or_else(|error| Reflection {
         decision: if output.success {
             Decision::Proceed
         } else {
@@ -360,6 +360,7 @@ async fn ask_reflector(
             "the reflector's answer was unusable ({error}); going by the step's result"
         ),
     });
+    reflection.reason = shorten(&reflection.reason, crate::pev::MAX_REASON_CHARS);
     Ok((reflection, answer.tokens))
 }
 

@@ -138,9 +138,11 @@ fn tool_call(index: usize, call: &Value) -> Result<ToolCall, String> {
         .map_or_else(|| format!("call_{index}"), str::to_string);
     let arguments = match function.get("arguments") {
         None | Some(Value::Null) => json!({}),
-        Some(Value::String(text)) => parse_arguments(text).map_err(|e| {
-            format!("tool_calls[{index}] ({name}) has arguments that are not JSON: {e}")
-        })?,
+        // Arguments that are not JSON are the model's mistake, not the
+        // server's: the call is kept, marked, and answered with a failed
+        // tool output that says what is wrong (see `invalid_arguments`).
+        Some(Value::String(text)) => parse_arguments(text)
+            .unwrap_or_else(|e| crate::message::invalid_arguments(&e.to_string(), text)),
         // Some compatible servers send the object itself.
         Some(object) => object.clone(),
     };
