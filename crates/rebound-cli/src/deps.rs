@@ -71,7 +71,9 @@ pub async fn build(
     let deps = AgentDeps {
         model,
         tools,
-        approval: ApprovalPolicy::new(settings.approval).with_rules(settings.rules.clone()),
+        approval: ApprovalPolicy::new(settings.approval)
+            .with_rules(settings.rules.clone())
+            .with_workspace(workspace),
         workspace: context,
         config: settings.agent.clone(),
     };

@@ -197,7 +197,9 @@ fn near_misses_of_the_guards_are_not_forbidden() {
             ("rm -rf build", Ask),
             ("rm -rf ./target", Ask),
             ("rm -f /tmp/x", Ask),
-            ("rm -rf /tmp/scratch", Ask),
+            // Recursive deletion of an absolute path is forbidden unless it
+            // is inside the workspace the policy knows (see below).
+            ("rm -rf /tmp/scratch", Forbid),
             ("echo 'rm -rf /'", Allow),
             ("grep -r 'rm -rf /' docs", Allow),
             ("chmod -R 755 src", Ask),
@@ -205,6 +207,8 @@ fn near_misses_of_the_guards_are_not_forbidden() {
             ("git commit -m 'reboot the parser'", Ask),
         ],
     );
+    let in_tmp = ApprovalPolicy::new(ApprovalMode::OnRisk).with_workspace("/tmp");
+    check_table(&in_tmp, &[("rm -rf /tmp/scratch", Ask)]);
 }
 
 #[test]
@@ -237,7 +241,7 @@ fn on_risk_allows_the_allow_list_and_asks_for_the_rest() {
             ("RUST_LOG=debug cargo test 2>&1 | tail -20", Allow),
             ("cargo check 2>/dev/null", Allow),
             ("bash -c 'ls && pwd'", Allow),
-            ("sh -c \"git status\"", Allow),
+            ("sh -c \"ls -la\"", Allow),
             ("echo 'a $(b) `c`'", Allow),
             ("find . -name x -exec cat {} \\;", Allow),
             ("git -C sub status", Allow),
@@ -257,6 +261,9 @@ fn on_risk_allows_the_allow_list_and_asks_for_the_rest() {
             ("sort -o out.txt in.txt", Ask),
             ("cargo clippy --fix", Ask),
             ("git -c core.pager=evil log", Ask),
+            // A git read command inside a shell cannot be hardened (see
+            // `hardened_command`), so it is asked about there.
+            ("sh -c \"git status\"", Ask),
             ("PATH=/tmp/evil:$PATH ls", Ask),
             ("LD_PRELOAD=evil.so cat x", Ask),
             ("bash script.sh", Ask),

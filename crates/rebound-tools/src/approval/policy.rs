@@ -1,12 +1,15 @@
 //! The approval policy: a mode and command rules, judging command lines.
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 
-use super::builtin;
+use super::git::{read_git, GitCommand};
+use super::judgement::Judgement;
 use super::rules::{command_name, is_harmless_sink, CommandRule, CompiledRule};
-use super::split::{split, split_lenient, SimpleCommand};
-use super::ApprovalMode;
-use crate::approval::RuleAction;
+use super::syntax::{self, shorten, SimpleCommand};
+use super::variables::{assigned_name, is_risky_variable};
+use super::{builtin, deletion, options, secrets, ApprovalMode, RuleAction};
 
 /// What the policy says about a command line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,71 +50,45 @@ impl Verdict {
 
 /// When to ask before a command runs, and which commands never run.
 ///
-/// A command line is split into its simple commands (on `&&`, `||`, `;`,
-/// `|`, `&`, newlines and subshells; the commands inside `$(...)` and
-/// backticks included), and each is judged; the strictest judgement wins.
-/// For each simple command, leading `VAR=value` assignments are skipped,
-/// `bash -c "..."`, `sh -c`, `eval`, `sudo`, `env`, `nohup`, `timeout`,
-/// `xargs`, `find -exec` and the like are judged on the command they run,
-/// and the built-in guards (see [`default_rules`](super::default_rules))
-/// and every matching rule are applied: forbid beats ask beats allow, so a
-/// config rule can make a command stricter but never lift a forbid.
+/// A command line is read with a real bash parser (tree-sitter-bash) into
+/// its simple commands: those of lists, pipelines, subshells, `{ ...; }`,
+/// `if`, `while`, `for` and `case`, and those inside substitutions and
+/// here-documents fed to a shell. Each is judged, and the strictest
+/// judgement wins. For each simple command, leading `VAR=value`
+/// assignments are checked (setting `PATH`, `LD_PRELOAD`, `GIT_*`... is
+/// risky), `bash -c "..."`, `sh -c`, `eval`, `sudo`, `env`, `nohup`,
+/// `timeout`, `xargs`, `find -exec` and the like are judged on the command
+/// they run, options that make a command write files or run programs
+/// (`sort -o`, `sed -i`, `rg --pre`...) make it risky, and the built-in
+/// guards (see [`default_rules`](super::default_rules)) and every matching
+/// rule are applied: forbid beats ask beats allow, so a config rule can
+/// make a command stricter but never lift a forbid.
+///
+/// The reading fails closed: what the parser does not recognise, or only
+/// knows when the line runs (a command substitution, `$VAR` as the command,
+/// arithmetic, a function definition...), makes the line risky, and a line
+/// that does not parse is asked about (and still searched for forbidden
+/// commands).
 ///
 /// Then the mode decides: [`ApprovalMode::Auto`] runs everything not
 /// forbidden; [`ApprovalMode::OnRisk`] runs a line only when every part is
-/// allowed by a rule and there is no command substitution and nothing
-/// that does not parse; [`ApprovalMode::Always`] asks for everything not
-/// forbidden. A line that does not parse (an unbalanced quote) is asked
-/// about, and still searched for forbidden commands.
+/// allowed by a rule and nothing is risky; [`ApprovalMode::Always`] asks
+/// for everything not forbidden.
+///
+/// Allowed git read commands (`git status`, `git diff`...) are allowed on
+/// the understanding that they run through
+/// [`hardened_command`](super::hardened_command).
 #[derive(Debug, Clone)]
 pub struct ApprovalPolicy {
     mode: ApprovalMode,
     defaults: Vec<CompiledRule>,
     config: Vec<CompiledRule>,
+    workspace: Option<PathBuf>,
 }
 
 impl Default for ApprovalPolicy {
     fn default() -> Self {
         ApprovalPolicy::new(ApprovalMode::default())
-    }
-}
-
-/// A judgement of part of a line, as the `on-risk` mode sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Judgement {
-    pub(super) action: RuleAction,
-    pub(super) reason: String,
-}
-
-impl Judgement {
-    pub(super) fn allow(reason: impl Into<String>) -> Self {
-        Judgement {
-            action: RuleAction::Allow,
-            reason: reason.into(),
-        }
-    }
-
-    pub(super) fn ask(reason: impl Into<String>) -> Self {
-        Judgement {
-            action: RuleAction::Ask,
-            reason: reason.into(),
-        }
-    }
-
-    pub(super) fn forbid(reason: impl Into<String>) -> Self {
-        Judgement {
-            action: RuleAction::Forbid,
-            reason: reason.into(),
-        }
-    }
-
-    /// The stricter of the two; the first when they are as strict.
-    pub(super) fn max(self, other: Judgement) -> Judgement {
-        if other.action > self.action {
-            other
-        } else {
-            self
-        }
     }
 }
 
@@ -123,28 +100,16 @@ const INTERPRETERS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node", "php",
 ];
 
-/// Environment variables that change which program runs or what it loads.
-const RISKY_VARIABLES: &[&str] = &[
-    "PATH",
-    "BASH_ENV",
-    "ENV",
-    "IFS",
-    "PROMPT_COMMAND",
-    "SHELLOPTS",
-    "BASHOPTS",
-    "PS4",
-    "PAGER",
-    "GIT_PAGER",
-    "GIT_SSH",
-    "GIT_SSH_COMMAND",
-    "GIT_EXTERNAL_DIFF",
-    "GIT_EDITOR",
-    "EDITOR",
-    "VISUAL",
-    "NODE_OPTIONS",
-    "RUSTC_WRAPPER",
-    "PYTHONSTARTUP",
-];
+/// A command's input and output, as far as the line says.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Io<'a> {
+    /// Targets of its redirections that write.
+    pub(super) writes: &'a [String],
+    /// Its here-documents and here-strings.
+    pub(super) stdin: &'a [String],
+    /// What an `echo` or `cat <<EOF` before it in a pipeline writes into it.
+    pub(super) piped: &'a [String],
+}
 
 impl ApprovalPolicy {
     /// A policy in `mode` with the default rules: the built-in guards, the
@@ -154,6 +119,7 @@ impl ApprovalPolicy {
             mode,
             defaults: builtin::default_compiled(),
             config: Vec::new(),
+            workspace: None,
         }
     }
 
@@ -179,9 +145,24 @@ impl ApprovalPolicy {
         self
     }
 
+    /// The same policy knowing the workspace root (an absolute path): a
+    /// recursive `rm` of an absolute path inside it is judged like any
+    /// command instead of being forbidden, and `git -C` into it is plain.
+    /// Without one, every absolute path is taken to be outside the
+    /// workspace.
+    pub fn with_workspace(mut self, root: impl Into<PathBuf>) -> Self {
+        self.workspace = Some(root.into());
+        self
+    }
+
     /// The mode.
     pub fn mode(&self) -> ApprovalMode {
         self.mode
+    }
+
+    /// The workspace root, when one was given.
+    pub fn workspace(&self) -> Option<&Path> {
+        self.workspace.as_deref()
     }
 
     /// The prefix rules in force: the defaults, then the config's.
@@ -207,7 +188,7 @@ impl ApprovalPolicy {
         }
     }
 
-    /// Judges a whole command line.
+    /// Judges a whole command line, `depth` shells down.
     pub(super) fn judge_line(&self, line: &str, depth: usize) -> Judgement {
         if builtin::is_fork_bomb(line) {
             return Judgement::forbid("a fork bomb: it starts processes until the machine stops");
@@ -215,33 +196,53 @@ impl ApprovalPolicy {
         if depth > MAX_NESTING {
             return Judgement::ask("shells nested too deeply to judge");
         }
-        let script = match split(line) {
+        let script = match syntax::parse(line) {
             Ok(script) => script,
+            // Fail closed: a line that cannot be read at all never runs.
             Err(error) => {
-                let asked = Judgement::ask(format!(
-                    "the command line does not parse ({error}), so it cannot be judged"
-                ));
-                // Still refuse what is plainly forbidden in the raw text.
-                return split_lenient(line)
-                    .commands
-                    .iter()
-                    .map(|c| self.judge_command(c, depth))
-                    .filter(|j| j.action == RuleAction::Forbid)
-                    .fold(asked, Judgement::max);
+                return Judgement::forbid(format!("the command line cannot be checked: {error}"))
             }
         };
+        if let Some(reason) = secrets::reads_process_secrets(&script) {
+            return Judgement::forbid(reason);
+        }
+        if let Some(error) = &script.broken {
+            return self.judge_broken(line, &script.commands, error, depth);
+        }
         // First, so that its reason wins over "`curl` is not on the allow list".
         let mut judgement = download_into_interpreter(&script.commands);
         for command in &script.commands {
             judgement = judgement.max(self.judge_command(command, depth));
         }
-        if script.substitution {
-            judgement = judgement.max(Judgement::ask(
-                "a command substitution (`$(...)`, backticks, `<(...)`) computes part of the \
-                 command only when it runs",
-            ));
+        if let Some(risk) = script.risks.first() {
+            judgement = judgement.max(Judgement::ask(risk.clone()));
         }
         judgement
+    }
+
+    /// A line that does not parse is asked about, but what is plainly
+    /// forbidden in it is still refused: in the commands the parser could
+    /// read, and in the line read with quotes and parentheses dropped.
+    fn judge_broken(
+        &self,
+        line: &str,
+        commands: &[SimpleCommand],
+        error: &str,
+        depth: usize,
+    ) -> Judgement {
+        let asked = Judgement::ask(format!(
+            "the command line does not parse ({error}), so it cannot be judged"
+        ));
+        let lenient = syntax::parse_lenient(line).unwrap_or_default();
+        if let Some(reason) = secrets::reads_process_secrets(&lenient) {
+            return Judgement::forbid(reason);
+        }
+        commands
+            .iter()
+            .chain(&lenient.commands)
+            .map(|c| self.judge_command(c, depth))
+            .filter(Judgement::is_forbidden)
+            .fold(asked, Judgement::max)
     }
 
     /// Judges one simple command.
@@ -253,22 +254,21 @@ impl ApprovalPolicy {
         {
             return Judgement::forbid(reason);
         }
-        let start = command
-            .words
-            .iter()
-            .position(|w| !is_assignment(w))
-            .unwrap_or(command.words.len());
-        let (assignments, words) = command.words.split_at(start);
-        let mut judgement = if words.is_empty() {
+        let io = Io {
+            writes: &command.writes,
+            stdin: &command.stdin_scripts,
+            piped: &command.piped,
+        };
+        let mut judgement = if command.words.is_empty() {
             match command.writes.iter().find(|w| !is_harmless_sink(w)) {
                 Some(target) => Judgement::ask(format!("a redirection writes to `{target}`")),
                 None => Judgement::allow("only variable assignments"),
             }
         } else {
-            self.judge_words(words, &command.writes, &command.stdin_scripts, depth)
+            self.judge_words(&command.words, io, depth)
         };
-        for assignment in assignments {
-            let name = assignment.split('=').next().unwrap_or_default();
+        for assignment in &command.assignments {
+            let name = assigned_name(assignment);
             if is_risky_variable(name) {
                 judgement = judgement.max(Judgement::ask(format!(
                     "setting `{name}` changes which programs run"
@@ -278,39 +278,68 @@ impl ApprovalPolicy {
         judgement
     }
 
-    /// Judges a command given by its words (assignments skipped).
-    pub(super) fn judge_words(
-        &self,
-        words: &[String],
-        writes: &[String],
-        stdin: &[String],
-        depth: usize,
-    ) -> Judgement {
+    /// Judges a command given by its words (assignments skipped), `depth`
+    /// wrappers or shells down.
+    pub(super) fn judge_words(&self, words: &[String], io: Io<'_>, depth: usize) -> Judgement {
         let Some(first) = words.first() else {
             return Judgement::allow("no command");
         };
-        if first.contains('$') || first.contains('`') {
-            return Judgement::ask(format!("the command `{first}` is only known when it runs"));
+        if first.contains(['$', '`']) {
+            // Whatever it is, a forbidden command among its words, or a
+            // `-c` script (`$SHELL -c 'rm -rf /'`), is still refused.
+            let script = words
+                .windows(2)
+                .find(|pair| pair[0] == "-c")
+                .map(|pair| self.judge_line(&pair[1], depth + 1))
+                .filter(Judgement::is_forbidden);
+            return Judgement::ask(format!("the command `{first}` is only known when it runs"))
+                .max(self.forbidden_anywhere(words, depth))
+                .max_with(script);
         }
-        let (words, plain_git) = normalise(words);
+        let (words, git) = normalise(words, self.workspace());
         if let Some(reason) = builtin::forbidden(&words) {
             return Judgement::forbid(reason);
         }
-        let direct = self.match_rules(&words, writes, plain_git);
-        let inner = self.judge_inner(&words, writes, stdin, depth);
-        match (direct, inner) {
+        let removal = (words[0] == "rm")
+            .then(|| deletion::judge_rm(&words[1..], self.workspace()))
+            .flatten();
+        if let Some(forbidden) = removal.as_ref().filter(|j| j.is_forbidden()) {
+            return forbidden.clone();
+        }
+        // The specific risks first, so that their reasons win over "`x` is
+        // not on the allow list".
+        let mut judgement = Judgement::allow("").max_with(removal);
+        if let Some(risky) = options::risky_option(&words) {
+            if !self.config_allows_by_name(&words, io.writes, &risky.word) {
+                judgement = judgement.max(Judgement::ask(risky.reason));
+            }
+        }
+        if git
+            .as_ref()
+            .is_some_and(|g| depth > 0 && !g.hardened && g.reads(&words[1..]))
+        {
+            let shown = shorten(&words.join(" "), 40);
+            judgement = judgement.max(Judgement::ask(format!(
+                "`{shown}` runs inside another command, where it cannot be hardened against \
+                 programs the repository configures; run it as a command of its own"
+            )));
+        }
+        let git_risk = git.and_then(|g| g.risk);
+        let direct = self.match_rules(&words, io.writes, git_risk.is_none());
+        let inner = self.judge_inner(&words, io, depth);
+        let rules = match (direct, inner) {
             (Some(direct), Some(inner)) => direct.max(inner),
             (Some(direct), None) => direct,
             (None, Some(inner)) => inner,
-            (None, None) if !plain_git => Judgement::ask(
-                "`git -c` and `git --exec-path` can run any program, so the allow list does \
-                 not apply",
-            ),
-            (None, None) => Judgement::ask(self.why_not_allowed(&words, writes)),
-        }
+            (None, None) => {
+                Judgement::ask(git_risk.unwrap_or_else(|| self.why_not_allowed(&words, io.writes)))
+            }
+        };
+        judgement.max(rules)
     }
 
-    /// The strictest rule matching `words`, if any does.
+    /// The strictest rule matching `words`, if any does; the built-in allow
+    /// rules only when `allow_list`.
     fn match_rules(
         &self,
         words: &[String],
@@ -331,6 +360,14 @@ impl ApprovalPolicy {
                 },
             })
             .reduce(Judgement::max)
+    }
+
+    /// Whether a config allow rule matching `words` names `word` in its
+    /// pattern: the user allowed that risky option (`allow "sed -i"`).
+    fn config_allows_by_name(&self, words: &[String], writes: &[String], word: &str) -> bool {
+        self.config.iter().any(|r| {
+            r.rule.action == RuleAction::Allow && r.matches(words, writes) && r.names(word)
+        })
     }
 
     /// Why a command no rule matched is asked about.
@@ -372,81 +409,36 @@ fn download_into_interpreter(commands: &[SimpleCommand]) -> Judgement {
 /// The program a simple command runs, looking through `sudo`, `doas`
 /// and `env`.
 fn program(command: &SimpleCommand) -> Option<&str> {
-    let mut words = command
-        .words
-        .iter()
-        .map(String::as_str)
-        .filter(|w| !is_assignment(w));
+    let mut words = command.words.iter().map(String::as_str);
     let first = command_name(words.next()?);
     if matches!(first, "sudo" | "doas" | "env") {
-        return words.find(|w| !w.starts_with('-')).map(command_name);
+        return words
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+            .map(command_name);
     }
     Some(first)
 }
 
 /// Normalises a command's words for matching: an absolute program path
 /// by its file name, and git's global options skipped (`git -C dir push`
-/// as `git push`). Also says whether the built-in allow list may apply:
-/// not to a git run with `-c` or `--exec-path`, which can run anything.
-fn normalise(words: &[String]) -> (Vec<String>, bool) {
-    let mut out: Vec<String> = Vec::with_capacity(words.len());
-    let mut plain = true;
-    let mut iter = words.iter();
-    let Some(first) = iter.next() else {
-        return (out, plain);
+/// as `git push`), with what they say about the git command.
+fn normalise(words: &[String], workspace: Option<&Path>) -> (Vec<String>, Option<GitCommand>) {
+    let Some((first, rest)) = words.split_first() else {
+        return (Vec::new(), None);
     };
     let name = command_name(first).to_string();
-    let is_git = name == "git";
-    out.push(name);
-    if is_git {
-        let rest: Vec<&String> = iter.collect();
-        let mut i = 0;
-        while let Some(arg) = rest.get(i) {
-            match arg.as_str() {
-                "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
-                "-c" | "--config-env" => {
-                    plain = false;
-                    i += 2;
-                }
-                a if a.starts_with("--exec-path") || a.starts_with("--config-env") => {
-                    plain = false;
-                    i += 1;
-                }
-                a if a.starts_with('-') => i += 1,
-                _ => break,
-            }
-        }
-        out.extend(rest.into_iter().skip(i).cloned());
-    } else {
-        out.extend(iter.cloned());
+    if name != "git" {
+        let mut out = Vec::with_capacity(words.len());
+        out.push(name);
+        out.extend(rest.iter().cloned());
+        return (out, None);
     }
-    (out, plain)
-}
-
-/// `NAME=value` (or `NAME+=value`).
-pub(super) fn is_assignment(word: &str) -> bool {
-    let Some((name, _)) = word.split_once('=') else {
-        return false;
+    let git = read_git(rest, workspace);
+    let mut out = vec![name];
+    out.extend(rest[git.subcommand.unwrap_or(rest.len())..].iter().cloned());
+    let git = GitCommand {
+        subcommand: git.subcommand.map(|_| 0),
+        ..git
     };
-    let name = name.strip_suffix('+').unwrap_or(name);
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-pub(super) fn is_risky_variable(name: &str) -> bool {
-    let name = name.strip_suffix('+').unwrap_or(name);
-    RISKY_VARIABLES.contains(&name) || name.starts_with("LD_") || name.starts_with("DYLD_")
-}
-
-/// At most `max` characters of `text`, with `...` when cut.
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let cut: String = text.chars().take(max).collect();
-        format!("{cut}...")
-    }
+    (out, Some(git))
 }

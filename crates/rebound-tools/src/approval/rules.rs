@@ -90,9 +90,6 @@ impl CommandRule {
 pub(crate) struct CompiledRule {
     pub(crate) rule: CommandRule,
     words: Vec<String>,
-    /// Arguments after the pattern that stop the rule from matching (only
-    /// for built-in allow rules: `find` without `-delete`).
-    unless: &'static [&'static str],
     /// Whether a redirection that writes stops the rule from matching
     /// (built-in allow rules are for read-only use).
     read_only: bool,
@@ -114,20 +111,23 @@ impl CompiledRule {
         CompiledRule {
             rule,
             words,
-            unless: &[],
             read_only: false,
         }
     }
 
-    /// A built-in allow rule that does not match when a later word is one
-    /// of `unless` (or starts with `unless=`, or, for a one-letter option
-    /// like `-o`, starts with it), nor when the command writes to a file.
-    pub(crate) fn read_only(pattern: &str, unless: &'static [&'static str]) -> Self {
+    /// A built-in allow rule, which does not match a command that writes
+    /// to a file through a redirection. (Options that write or run
+    /// programs are the options module's business.)
+    pub(crate) fn read_only(pattern: &str) -> Self {
         CompiledRule {
-            unless,
             read_only: true,
             ..CompiledRule::new(CommandRule::allow(pattern).because("built-in allow list"))
         }
+    }
+
+    /// Whether the rule's pattern has the word `word` (`sed -i` has `-i`).
+    pub(crate) fn names(&self, word: &str) -> bool {
+        self.words.iter().any(|w| w == word)
     }
 
     /// Whether this rule matches the normalised `words` of a command that
@@ -144,30 +144,13 @@ impl CompiledRule {
         {
             return false;
         }
-        if self.read_only && writes.iter().any(|w| !is_harmless_sink(w)) {
-            return false;
-        }
-        !words[self.words.len()..]
-            .iter()
-            .any(|word| self.unless.iter().any(|u| rejects(u, word)))
+        !(self.read_only && writes.iter().any(|w| !is_harmless_sink(w)))
     }
 
     /// Whether the rule would match but for a redirection that writes.
     pub(crate) fn blocked_by_write(&self, words: &[String], writes: &[String]) -> bool {
         self.read_only && writes.iter().any(|w| !is_harmless_sink(w)) && self.matches(words, &[])
     }
-}
-
-/// Whether the option `unless` rejects `word`.
-fn rejects(unless: &str, word: &str) -> bool {
-    if word == unless {
-        return true;
-    }
-    if let Some(rest) = word.strip_prefix(unless) {
-        let one_letter = unless.len() == 2 && unless.starts_with('-') && !unless.starts_with("--");
-        return rest.starts_with('=') || one_letter;
-    }
-    false
 }
 
 /// Where output may go without writing anything that matters.
@@ -239,12 +222,9 @@ mod tests {
     }
 
     #[test]
-    fn read_only_rules_refuse_options_and_writes() {
-        let rule = CompiledRule::read_only("sort", &["-o", "--output"]);
+    fn read_only_rules_refuse_writes() {
+        let rule = CompiledRule::read_only("sort");
         assert!(rule.matches(&words("sort -n a"), &[]));
-        assert!(!rule.matches(&words("sort -o b a"), &[]));
-        assert!(!rule.matches(&words("sort -ob a"), &[]));
-        assert!(!rule.matches(&words("sort --output=b a"), &[]));
         assert!(!rule.matches(&words("sort a"), &["b".to_string()]));
         assert!(rule.blocked_by_write(&words("sort a"), &["b".to_string()]));
         assert!(rule.matches(&words("sort a"), &["/dev/null".to_string()]));

@@ -1,14 +1,34 @@
 //! Commands that run other commands: `bash -c`, `eval`, `sudo`, `env`,
 //! `nohup`, `timeout`, `xargs`, `find -exec`... are judged on the command
-//! they run (as well as on their own rules).
+//! they run (as well as on their own rules). Where a wrapper's options
+//! cannot be told from its command for sure, every later word that could
+//! start the command is also checked for forbidden commands.
 
-use super::policy::{is_assignment, is_risky_variable, Judgement, MAX_NESTING};
-use super::rules::is_harmless_sink;
+use super::judgement::Judgement;
+use super::options::has_risky_options;
+use super::policy::{Io, MAX_NESTING};
+use super::rules::{command_name, is_harmless_sink};
+use super::variables::{assigned_name, is_assignment, is_risky_variable};
 use super::ApprovalPolicy;
-use crate::approval::RuleAction;
 
 /// Programs that run a script given as an argument, a file or their input.
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
+
+/// How a wrapper reads its own options before the command it runs.
+struct Options {
+    /// Short options that take a value (the rest of the word, or the next).
+    values: &'static str,
+    /// Short options whose value is optional (only the rest of the word).
+    optional: &'static str,
+    /// Long options that take the next word when written without `=`.
+    long_values: &'static [&'static str],
+}
+
+const NO_OPTIONS: Options = Options {
+    values: "",
+    optional: "",
+    long_values: &[],
+};
 
 impl ApprovalPolicy {
     /// Judges the command a wrapper runs (`sudo X`, `bash -c X`, `find
@@ -16,85 +36,146 @@ impl ApprovalPolicy {
     pub(super) fn judge_inner(
         &self,
         words: &[String],
-        writes: &[String],
-        stdin: &[String],
+        io: Io<'_>,
         depth: usize,
     ) -> Option<Judgement> {
         let name = words.first()?.as_str();
         let args = &words[1..];
-        let rest = |with_value: &[&str]| skip_options(args, with_value);
+        let wrapped = |options: &Options, io: Io<'_>| self.judge_wrapped(args, options, io, depth);
         match name {
-            _ if SHELLS.contains(&name) => Some(self.judge_shell(name, args, writes, stdin, depth)),
-            "eval" => Some(self.judge_line(&args.join(" "), depth + 1)),
-            "watch" => Some(self.judge_line(&rest(&["-n", "--interval"]).join(" "), depth + 1)),
-            "sudo" => self.judge_wrapped(
-                rest(&[
-                    "-u",
-                    "-g",
-                    "-C",
-                    "-D",
-                    "-h",
-                    "-p",
-                    "-r",
-                    "-t",
-                    "-U",
-                    "-T",
-                    "--user",
-                    "--group",
-                    "--chdir",
-                    "--prompt",
-                    "--role",
-                    "--type",
-                    "--host",
-                    "--other-user",
-                    "--close-from",
-                    "--command-timeout",
-                ]),
-                writes,
-                stdin,
-                depth,
+            _ if SHELLS.contains(&name) => Some(self.judge_shell(name, args, io, depth)),
+            "eval" => Some(
+                self.judge_line(&args.join(" "), depth + 1)
+                    .max(Judgement::ask("`eval` runs a string as a command line")),
             ),
-            "doas" => self.judge_wrapped(rest(&["-u", "-C"]), writes, stdin, depth),
-            "env" => self.judge_env(args, writes, stdin, depth),
-            "nohup" | "setsid" | "builtin" | "time" => {
-                self.judge_wrapped(rest(&[]), writes, stdin, depth)
+            "watch" => {
+                let after = skip_options(
+                    args,
+                    &Options {
+                        values: "dgnq",
+                        optional: "",
+                        long_values: &["--interval", "--differences"],
+                    },
+                );
+                Some(self.judge_line(&after.join(" "), depth + 1))
             }
+            "sudo" => wrapped(
+                &Options {
+                    values: "CDghpRrtTUu",
+                    optional: "",
+                    long_values: &[
+                        "--user",
+                        "--group",
+                        "--chdir",
+                        "--prompt",
+                        "--role",
+                        "--type",
+                        "--host",
+                        "--other-user",
+                        "--close-from",
+                        "--command-timeout",
+                        "--chroot",
+                    ],
+                },
+                io,
+            ),
+            "doas" => wrapped(
+                &Options {
+                    values: "uC",
+                    ..NO_OPTIONS
+                },
+                io,
+            ),
+            "env" => self.judge_env(args, io, depth),
             "command" if args.iter().any(|a| a == "-v" || a == "-V") => {
                 Some(Judgement::allow("`command -v` only looks a command up"))
             }
-            "command" => self.judge_wrapped(rest(&[]), writes, stdin, depth),
-            "exec" => self.judge_wrapped(rest(&["-a"]), writes, stdin, depth),
-            "nice" => self.judge_wrapped(rest(&["-n", "--adjustment"]), writes, stdin, depth),
-            "ionice" => self.judge_wrapped(
-                rest(&["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]),
-                writes,
-                stdin,
-                depth,
-            ),
-            "stdbuf" => self.judge_wrapped(rest(&["-i", "-o", "-e"]), writes, stdin, depth),
-            "timeout" => {
-                let after = rest(&["-s", "--signal", "-k", "--kill-after"]);
-                self.judge_wrapped(after.get(1..).unwrap_or_default(), writes, stdin, depth)
+            "nohup" | "setsid" | "builtin" | "time" | "command" | "coproc" => {
+                wrapped(&NO_OPTIONS, io)
             }
-            "xargs" => self.judge_wrapped(
-                rest(&["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file"]),
-                writes,
-                &[],
-                depth,
+            "exec" => wrapped(
+                &Options {
+                    values: "a",
+                    ..NO_OPTIONS
+                },
+                io,
             ),
+            "nice" => wrapped(
+                &Options {
+                    values: "n",
+                    optional: "",
+                    long_values: &["--adjustment"],
+                },
+                io,
+            ),
+            "ionice" => wrapped(
+                &Options {
+                    values: "cnpPu",
+                    optional: "",
+                    long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+                },
+                io,
+            ),
+            "stdbuf" => wrapped(
+                &Options {
+                    values: "ioe",
+                    optional: "",
+                    long_values: &["--input", "--output", "--error"],
+                },
+                io,
+            ),
+            "timeout" => {
+                let options = Options {
+                    values: "sk",
+                    optional: "",
+                    long_values: &["--signal", "--kill-after"],
+                };
+                // The first word after the options is the duration.
+                let after = skip_options(args, &options);
+                let command = after.get(1..).unwrap_or_default();
+                Some(
+                    self.judge_at(command, io, depth)?
+                        .max(self.forbidden_anywhere(args, depth)),
+                )
+            }
+            "xargs" => self.judge_xargs(args, io, depth),
             "find" => self.judge_find_exec(args, depth),
+            "source" | "." => Some(self.judge_source(name, args, io, depth)),
+            "trap" => {
+                let action = args.iter().find(|a| !a.starts_with('-'))?;
+                Some(
+                    self.judge_line(action, depth + 1)
+                        .max(Judgement::ask("`trap` runs a command when a signal comes")),
+                )
+            }
+            "alias" => args
+                .iter()
+                .filter_map(|a| a.split_once('=').map(|(_, value)| value))
+                .map(|value| self.judge_line(value, depth + 1))
+                .filter(Judgement::is_forbidden)
+                .reduce(Judgement::max),
             _ => None,
         }
     }
 
-    /// A wrapped command, judged like any other (its absence: no judgement).
+    /// The command a wrapper runs after its `options`, judged like any
+    /// other, and every other word that could start it searched for
+    /// forbidden commands; `None` when it runs none.
     fn judge_wrapped(
         &self,
-        words: &[String],
-        writes: &[String],
-        stdin: &[String],
+        args: &[String],
+        options: &Options,
+        io: Io<'_>,
         depth: usize,
     ) -> Option<Judgement> {
+        let command = skip_options(args, options);
+        let judgement = self.judge_at(command, io, depth)?;
+        Some(judgement.max(self.forbidden_anywhere(args, depth)))
+    }
+
+    /// `words` judged as a command one level down (leading assignments
+    /// checked); `None` when there is no command.
+    fn judge_at(&self, words: &[String], io: Io<'_>, depth: usize) -> Option<Judgement> {
         if words.is_empty() {
             return None;
         }
@@ -102,26 +183,77 @@ impl ApprovalPolicy {
             return Some(Judgement::ask("commands nested too deeply to judge"));
         }
         let start = words.iter().position(|w| !is_assignment(w))?;
-        Some(self.judge_words(&words[start..], writes, stdin, depth + 1))
+        let assignments = words[..start]
+            .iter()
+            .map(|a| assigned_name(a))
+            .find(|name| is_risky_variable(name))
+            .map(|name| Judgement::ask(format!("setting `{name}` changes which programs run")));
+        Some(
+            self.judge_words(&words[start..], io, depth + 1)
+                .max_with(assignments),
+        )
+    }
+
+    /// The strictest forbid among the commands that would run if any word
+    /// of `args` after the first that is not an option started the command:
+    /// a wrapper's options read wrongly must not hide `rm -rf /`.
+    pub(super) fn forbidden_anywhere(&self, args: &[String], depth: usize) -> Judgement {
+        (1..args.len())
+            .filter(|&i| !args[i].starts_with('-') && !is_assignment(&args[i]))
+            .take(64)
+            .map(|i| self.judge_words(&args[i..], Io::default(), depth + 1))
+            .filter(Judgement::is_forbidden)
+            .fold(Judgement::allow(""), Judgement::max)
+    }
+
+    /// `xargs [options] COMMAND...`: the command is judged; its arguments
+    /// come from the input, so a program with risky options is asked about.
+    fn judge_xargs(&self, args: &[String], io: Io<'_>, depth: usize) -> Option<Judgement> {
+        let options = Options {
+            values: "adEILnPs",
+            optional: "eil",
+            long_values: &[
+                "--arg-file",
+                "--delimiter",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+        };
+        let command = skip_options(args, &options);
+        let io = Io {
+            stdin: &[],
+            piped: &[],
+            ..io
+        };
+        let judgement = self.judge_at(command, io, depth)?;
+        let program = command
+            .iter()
+            .find(|w| !is_assignment(w))
+            .map(|w| command_name(w))
+            .unwrap_or_default();
+        let judgement = judgement.max(self.forbidden_anywhere(args, depth));
+        Some(if has_risky_options(program) {
+            judgement.max(Judgement::ask(format!(
+                "`xargs` passes `{program}` arguments from its input, and some `{program}` \
+                 options write files or run programs"
+            )))
+        } else {
+            judgement
+        })
     }
 
     /// `bash -c SCRIPT`, `bash FILE`, or `bash` reading its input.
-    fn judge_shell(
-        &self,
-        name: &str,
-        args: &[String],
-        writes: &[String],
-        stdin: &[String],
-        depth: usize,
-    ) -> Judgement {
+    fn judge_shell(&self, name: &str, args: &[String], io: Io<'_>, depth: usize) -> Judgement {
         let mut args = args;
         if name == "busybox" {
             // `busybox sh -c ...`: the applet is the program.
             match args.split_first() {
                 Some((applet, rest)) if SHELLS.contains(&applet.as_str()) => args = rest,
-                Some((_, _)) => {
+                Some(_) => {
                     return self
-                        .judge_wrapped(args, writes, stdin, depth)
+                        .judge_wrapped(args, &NO_OPTIONS, io, depth)
                         .unwrap_or_else(|| Judgement::ask("`busybox` runs an applet"))
                 }
                 None => return Judgement::ask("`busybox` with no applet"),
@@ -130,7 +262,8 @@ impl ApprovalPolicy {
         let c_flag = args.iter().position(|a| {
             a.starts_with('-') && !a.starts_with("--") && a.len() > 1 && a.contains('c')
         });
-        let writes_file = writes
+        let writes_file = io
+            .writes
             .iter()
             .find(|w| !is_harmless_sink(w))
             .map(|t| Judgement::ask(format!("a redirection writes to `{t}`")));
@@ -146,31 +279,45 @@ impl ApprovalPolicy {
             Judgement::ask(format!(
                 "`{name}` runs the script `{file}`, which cannot be judged"
             ))
-        } else if !stdin.is_empty() {
-            stdin
+        } else if !io.stdin.is_empty() {
+            io.stdin
                 .iter()
                 .map(|script| self.judge_line(script, depth + 1))
                 .reduce(Judgement::max)
                 .unwrap_or_else(|| Judgement::allow(""))
         } else {
-            Judgement::ask(format!(
-                "`{name}` runs commands from its input, which cannot be judged"
-            ))
+            // What an `echo` or `cat <<EOF` pipes in is only searched for
+            // forbidden commands: it is not known whole.
+            io.piped
+                .iter()
+                .map(|script| self.judge_line(script, depth + 1))
+                .filter(Judgement::is_forbidden)
+                .fold(
+                    Judgement::ask(format!(
+                        "`{name}` runs commands from its input, which cannot be judged"
+                    )),
+                    Judgement::max,
+                )
         };
-        match writes_file {
-            Some(writes) => judgement.max(writes),
-            None => judgement,
+        judgement.max_with(writes_file)
+    }
+
+    /// `source FILE` (`. FILE`): a script that cannot be judged, unless
+    /// it is the standard input (`source /dev/stdin <<< '...'`).
+    fn judge_source(&self, name: &str, args: &[String], io: Io<'_>, depth: usize) -> Judgement {
+        match args.first().map(String::as_str) {
+            Some("/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0") => {
+                self.judge_shell("bash", &[], io, depth)
+            }
+            Some(file) => Judgement::ask(format!(
+                "`{name}` runs the script `{file}`, which cannot be judged"
+            )),
+            None => Judgement::ask(format!("`{name}` without a script")),
         }
     }
 
     /// `env [-i] [-u NAME] [VAR=value]... COMMAND`, and `env -S "LINE"`.
-    fn judge_env(
-        &self,
-        args: &[String],
-        writes: &[String],
-        stdin: &[String],
-        depth: usize,
-    ) -> Option<Judgement> {
+    fn judge_env(&self, args: &[String], io: Io<'_>, depth: usize) -> Option<Judgement> {
         let mut i = 0;
         let mut assignments = Judgement::allow("");
         while let Some(arg) = args.get(i) {
@@ -185,7 +332,7 @@ impl ApprovalPolicy {
             } else if arg.starts_with('-') {
                 i += 1;
             } else if is_assignment(arg) {
-                let name = arg.split('=').next().unwrap_or_default();
+                let name = assigned_name(arg);
                 if is_risky_variable(name) {
                     assignments = assignments.max(Judgement::ask(format!(
                         "setting `{name}` changes which programs run"
@@ -196,27 +343,48 @@ impl ApprovalPolicy {
                 break;
             }
         }
-        let command = self.judge_wrapped(args.get(i..).unwrap_or_default(), writes, stdin, depth);
+        let command = self
+            .judge_at(args.get(i..).unwrap_or_default(), io, depth)
+            .map(|j| j.max(self.forbidden_anywhere(args, depth)));
         match command {
             Some(command) => Some(assignments.max(command)),
-            None if assignments.action == RuleAction::Allow => None,
+            None if assignments.action == super::RuleAction::Allow => None,
             None => Some(assignments),
         }
     }
 
     /// The commands of `find ... -exec CMD ;` (and `-execdir`, `-ok`,
-    /// `-okdir`), if there are any.
+    /// `-okdir`), if there are any. With `-exec` and `-ok`, `{}` is a path
+    /// under one of the starting points, which are tried in its place for
+    /// forbidden commands (`find / -exec rm -rf {} +` deletes `/`).
     fn judge_find_exec(&self, args: &[String], depth: usize) -> Option<Judgement> {
+        let starts: Vec<&String> = args
+            .iter()
+            .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
+            .collect();
         let mut judgement: Option<Judgement> = None;
         let mut i = 0;
         while i < args.len() {
-            if matches!(args[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            let action = args[i].as_str();
+            if matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
                 let start = i + 1;
                 let mut end = start;
                 while end < args.len() && args[end] != ";" && args[end] != "+" {
                     end += 1;
                 }
-                if let Some(inner) = self.judge_wrapped(&args[start..end], &[], &[], depth) {
+                let command = &args[start..end];
+                let mut inner = self.judge_at(command, Io::default(), depth);
+                if matches!(action, "-exec" | "-ok") {
+                    for path in &starts {
+                        let placed: Vec<String> =
+                            command.iter().map(|w| w.replace("{}", path)).collect();
+                        let forbidden = self
+                            .judge_at(&placed, Io::default(), depth)
+                            .filter(Judgement::is_forbidden);
+                        inner = inner.map(|j| j.max_with(forbidden));
+                    }
+                }
+                if let Some(inner) = inner {
                     judgement = Some(match judgement {
                         Some(j) => j.max(inner),
                         None => inner,
@@ -230,9 +398,9 @@ impl ApprovalPolicy {
     }
 }
 
-/// Options (and the values of those in `with_value`) skipped, up to the
-/// first other word; a `--` ends the options.
-fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
+/// `args` after a wrapper's own options (and a `--`): where the command
+/// it runs starts. Options stop at the first word that is not one.
+fn skip_options<'a>(args: &'a [String], options: &Options) -> &'a [String] {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if arg == "--" {
@@ -242,11 +410,49 @@ fn skip_options<'a>(args: &'a [String], with_value: &[&str]) -> &'a [String] {
         if !arg.starts_with('-') || arg.len() == 1 {
             break;
         }
-        i += if with_value.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
+        i += 1;
+        if arg.starts_with("--") {
+            if !arg.contains('=') && options.long_values.contains(&arg.as_str()) {
+                i += 1;
+            }
+            continue;
+        }
+        for (at, c) in arg.char_indices().skip(1) {
+            if options.optional.contains(c) {
+                break;
+            }
+            if options.values.contains(c) {
+                if at + c.len_utf8() == arg.len() {
+                    i += 1;
+                }
+                break;
+            }
+        }
     }
     args.get(i..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after(line: &str, options: &Options) -> String {
+        let args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+        skip_options(&args, options).join(" ")
+    }
+
+    #[test]
+    fn options_are_skipped() {
+        let xargs = Options {
+            values: "adEILnPs",
+            optional: "eil",
+            long_values: &["--max-args"],
+        };
+        assert_eq!(after("-0 -n 1 rm -rf x", &xargs), "rm -rf x");
+        assert_eq!(after("-tn 1 rm x", &xargs), "rm x");
+        assert_eq!(after("-n1 -I{} rm {}", &xargs), "rm {}");
+        assert_eq!(after("--max-args 2 rm", &xargs), "rm");
+        assert_eq!(after("-i rm", &xargs), "rm");
+        assert_eq!(after("-- -x", &NO_OPTIONS), "-x");
+    }
 }
