@@ -152,7 +152,13 @@ async fn run_model_step(
     let mut blocked: Option<StepOutcome> = None;
     let mut claim: Option<ExecReport> = None;
     for _turn in 0..deps.config.max_tool_turns.max(1) {
-        let response = chat_journaled(ctx, "executor:model", deps.model.as_ref(), &request).await?;
+        let response = chat_journaled(
+            ctx,
+            "executor:model",
+            deps.model.as_ref(),
+            &crate::llm::redacted(request.clone()),
+        )
+        .await?;
         tokens += response.usage.input_tokens + response.usage.output_tokens;
         if response.tool_calls.is_empty() {
             claim = rebound_llm::parse::<ExecReport>(&response.text).ok();

@@ -32,6 +32,7 @@ pub(crate) async fn ask<T>(
 where
     T: Serialize + DeserializeOwned + JsonSchema,
 {
+    let request = redacted(request);
     ctx.try_journal(key, async {
         let started = Instant::now();
         let result = chat_structured::<T>(model, request).await;
@@ -58,6 +59,26 @@ where
         })
     })
     .await
+}
+
+/// `request` with the secrets of rebound's own environment masked in every
+/// text it carries (system text, messages, tool results): whatever path a
+/// secret took into a prompt (a file listing, a command's output), it does
+/// not reach the model.
+pub(crate) fn redacted(mut request: ChatRequest) -> ChatRequest {
+    let redactor = rebound_tools::shell::Redactor::from_process();
+    if redactor.is_empty() {
+        return request;
+    }
+    if let Some(system) = &request.system {
+        request.system = Some(redactor.redact(system).into_owned());
+    }
+    for message in &mut request.messages {
+        if let std::borrow::Cow::Owned(masked) = redactor.redact(&message.content) {
+            message.content = masked;
+        }
+    }
+    request
 }
 
 /// Keeps the head and the tail of `text` within `max` characters, with a

@@ -29,6 +29,11 @@ use clap::Parser;
 use crate::exit::Exit;
 
 fn main() -> ExitCode {
+    // Not dumpable: another process of the same user (a command the agent
+    // runs, above all) cannot read rebound's memory or its environment
+    // (`/proc/<pid>/environ`, where the provider keys are) without
+    // CAP_SYS_PTRACE. Best effort: a kernel that refuses changes nothing.
+    let _ = nix::sys::prctl::set_dumpable(false);
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -92,3 +92,40 @@ fn the_terminal_prompt_denies_with_a_message() {
     }
     assert!(!env.ws().join("denied.txt").exists());
 }
+
+/// On a terminal, an untrusted workspace file that asks for more than it
+/// may have is shown, setting by setting, and the user is asked; a yes
+/// trusts it (the next run does not ask) and its settings count.
+#[test]
+fn the_terminal_asks_to_trust_a_loosening_workspace_file() {
+    let env = TestEnv::new();
+    env.workspace_config("approval = \"auto\"\n");
+    let model = FakeModel::start(vec![
+        plan(&[("Mark it", Some("touch marked.txt"))]),
+        review("finish", "marked"),
+        plan(&[("Look", Some("ls"))]),
+        review("finish", "looked"),
+    ]);
+    let run = command(&env, &model, &["run", "mark it", "--model", "openai:test"]);
+    let mut session = spawn_command(run, Some(60_000)).unwrap();
+    session
+        .exp_string("asks for settings an untrusted workspace cannot have")
+        .unwrap();
+    session
+        .exp_string("approval = \"auto\": looser than on-risk")
+        .unwrap();
+    session.exp_string("Trust this file?").unwrap();
+    session.send_line("y").unwrap();
+    session.exp_string(" finished (unverified)\r\n").unwrap();
+    session.exp_eof().unwrap();
+    assert!(env.ws().join("marked.txt").exists());
+
+    let again = command(&env, &model, &["run", "look", "--model", "openai:test"]);
+    let mut session = spawn_command(again, Some(60_000)).unwrap();
+    let before = session.exp_string(" finished (unverified)\r\n").unwrap();
+    assert!(
+        !before.contains("Trust this file?"),
+        "asked again: {before}"
+    );
+    session.exp_eof().unwrap();
+}

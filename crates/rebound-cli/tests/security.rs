@@ -227,3 +227,58 @@ fn escape_sequences_never_reach_the_terminal() {
         "--json keeps the text exact (JSON-escaped)"
     );
 }
+
+/// Secrets are known by their value too: a credential-looking value under
+/// any name, and the password of a URL, are neither passed to commands
+/// nor shown to the model when they reach a command's output another way
+/// (here, a file that holds them).
+#[test]
+fn secrets_are_scrubbed_and_masked_by_value() {
+    let env = TestEnv::new();
+    let pat = "ghp_Zx81kQ0vLm3nB7cR5tY9wA2sD4fG6hJ8";
+    let password = "hunter2-Very-Secret";
+    std::fs::write(
+        env.ws().join("leak.txt"),
+        format!("pat={pat}\nurl=postgres://app:{password}@db/x\n"),
+    )
+    .unwrap();
+    let model = FakeModel::start(vec![
+        plan(&[
+            ("Read the file", Some("cat leak.txt")),
+            (
+                "Show the env",
+                Some("echo \"[$GH_PAT][$DATABASE_URL][$MY_API_KEYS]\""),
+            ),
+        ]),
+        review("continue", "read"),
+        review("finish", "shown"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args(
+            "show secrets",
+            &["--json", "--approval", "auto"],
+        ))
+        .env("GH_PAT", pat)
+        .env("DATABASE_URL", format!("postgres://app:{password}@db/x"))
+        .env("MY_API_KEYS", "k1-8f3Kd92LmQ0-zP4xW7")
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    let requests = serde_json::to_string(&model.requests()).unwrap();
+    for secret in [pat, password, "k1-8f3Kd92LmQ0-zP4xW7"] {
+        assert!(
+            !requests.contains(secret),
+            "{secret} reached the model: {requests}"
+        );
+        assert!(!text.contains(secret), "{secret} in the output: {text}");
+    }
+    assert!(requests.contains("pat=[secret]"), "{requests}");
+    assert!(
+        requests.contains("[][][]"),
+        "the env was scrubbed: {requests}"
+    );
+    let state = std::fs::read(env.ws().join(".rebound/state.db")).unwrap();
+    let state = String::from_utf8_lossy(&state);
+    assert!(!state.contains(pat), "the secret is in a checkpoint");
+}

@@ -187,6 +187,9 @@ fn read(root: &Path, args: &ReadFileArgs, max_bytes: usize) -> Result<ToolOutput
         }
         content.push_str(&notes.join("\n"));
     }
+    let content = crate::shell::Redactor::from_process()
+        .redact(&content)
+        .into_owned();
     Ok(ToolOutput::ok(content).with_details(details(start, last)))
 }
 

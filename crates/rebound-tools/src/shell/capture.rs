@@ -1,13 +1,14 @@
 //! Capturing a command's output with bounded memory: a head and a tail for
 //! the model, everything (up to a cap) in a log file, lines to the sink.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use tokio::io::AsyncWriteExt;
 
 use super::text::{printable, trim_partial_end, trim_partial_start};
-use super::ShellConfig;
+use super::{Redactor, ShellConfig};
 use crate::{OutputSink, ToolContext};
 
 /// The longest line passed to the output sink; longer ones are cut.
@@ -124,7 +125,9 @@ impl Capture {
         }
     }
 
-    /// Takes `chunk` of `stream`.
+    /// Takes `chunk` of `stream`, with the secrets of rebound's own
+    /// environment masked ([`Redactor`]) before it is kept, logged or
+    /// streamed.
     pub(crate) async fn push(&mut self, stream: Stream, chunk: &[u8]) {
         let len = chunk.len() as u64;
         self.total += len;
@@ -132,6 +135,8 @@ impl Capture {
             Stream::Stdout => self.stdout_bytes += len,
             Stream::Stderr => self.stderr_bytes += len,
         }
+        let redacted = redact_bytes(Redactor::from_process(), chunk);
+        let chunk: &[u8] = &redacted;
         if self.head.len() < self.limits.head {
             let take = chunk.len().min(self.limits.head - self.head.len());
             self.head.extend_from_slice(&chunk[..take]);
@@ -264,6 +269,8 @@ impl Capture {
         } else {
             printable(&self.memory)
         };
+        // Again on the whole: a secret split across two chunks.
+        let output = Redactor::from_process().redact(&output).into_owned();
         Captured {
             output,
             truncated,
@@ -274,6 +281,19 @@ impl Capture {
             log_capped,
             log_error,
         }
+    }
+}
+
+/// `bytes` with `redactor`'s secrets masked (as UTF-8, lossily where a
+/// chunk splits a character; unchanged when there is no secret in it).
+fn redact_bytes<'a>(redactor: &Redactor, bytes: &'a [u8]) -> Cow<'a, [u8]> {
+    if redactor.is_empty() {
+        return Cow::Borrowed(bytes);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    match redactor.redact(&text) {
+        Cow::Owned(masked) => Cow::Owned(masked.into_bytes()),
+        Cow::Borrowed(_) => Cow::Borrowed(bytes),
     }
 }
 

@@ -8,6 +8,9 @@ const KNOWN_SECRETS: &[&str] = &["AWS_ACCESS_KEY_ID", "NPM_CONFIG__AUTH"];
 /// Name endings (after an `_`, or the whole name) that mark a secret.
 const SECRET_SUFFIXES: &[&str] = &[
     "KEY",
+    "KEYS",
+    "PAT",
+    "PASS",
     "TOKEN",
     "SECRET",
     "SECRETS",
@@ -65,11 +68,25 @@ pub(crate) fn secret_names<'a>(
 }
 
 /// Removes the secrets of the current process's environment from what
-/// `command` passes on, and sets [`NON_INTERACTIVE`].
+/// `command` passes on — by name ([`is_secret_env`]) and by value (a value
+/// that [`super::secrets::looks_like_secret`], a URL with a password),
+/// except the names in `allow` — and sets [`NON_INTERACTIVE`].
 pub(crate) fn apply(command: &mut tokio::process::Command, allow: &[String]) {
     let vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
     for name in secret_names(vars.iter().map(|(name, _)| name.as_os_str()), allow) {
         command.env_remove(name);
+    }
+    for (name, value) in &vars {
+        let allowed = name
+            .to_str()
+            .is_some_and(|name| allow.iter().any(|a| a.eq_ignore_ascii_case(name)));
+        let secret_value = value.to_str().is_some_and(|value| {
+            super::secrets::looks_like_secret(value)
+                || super::secrets::url_password(value).is_some()
+        });
+        if secret_value && !allowed {
+            command.env_remove(name);
+        }
     }
     for (name, value) in NON_INTERACTIVE {
         command.env(name, value);

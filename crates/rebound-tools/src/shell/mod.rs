@@ -29,6 +29,7 @@ mod config;
 mod env;
 mod process;
 mod result;
+pub mod secrets;
 mod text;
 
 use std::os::unix::process::ExitStatusExt;
@@ -42,6 +43,7 @@ use serde::Deserialize;
 pub use config::ShellConfig;
 pub use env::is_secret_env;
 pub use result::CommandResult;
+pub use secrets::Redactor;
 
 use crate::{sandbox, ToolContext, ToolError, ToolOutput, TypedTool};
 
@@ -65,9 +67,13 @@ pub async fn run_command(
     let timeout = timeout
         .unwrap_or(config.default_timeout)
         .min(config.max_timeout);
+    // git read commands run without the programs a repository's own
+    // config can name (fsmonitor, hooks, pagers, external diffs): the
+    // result shows the command as written.
+    let hardened = crate::approval::hardened_command(command);
     let mut bash = tokio::process::Command::new("bash");
     bash.arg("-c")
-        .arg(command)
+        .arg(hardened.as_deref().unwrap_or(command))
         .current_dir(ctx.workspace())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
