@@ -279,6 +279,7 @@ async fn run(options: Options, model: Arc<dyn ChatModel>) -> Result<(), Box<dyn 
         approval: ApprovalPolicy::new(ApprovalMode::Auto),
         workspace: ToolContext::new(std::env::temp_dir())?,
         config,
+        mcp: None,
     });
     let mut out = std::io::stdout().lock();
     writeln!(

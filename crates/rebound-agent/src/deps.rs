@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use rebound_llm::ChatModel;
 use rebound_tools::approval::ApprovalPolicy;
+use rebound_tools::mcp::LazyServers;
 use rebound_tools::{ToolContext, ToolRegistry};
 
 use crate::AgentConfig;
@@ -23,6 +24,9 @@ pub struct AgentDeps {
     pub workspace: ToolContext,
     /// Budgets and limits.
     pub config: AgentConfig,
+    /// MCP servers whose tools join [`AgentDeps::tools`] for steps the
+    /// model works through with tools; started on the first such step.
+    pub mcp: Option<Arc<LazyServers>>,
 }
 
 impl std::fmt::Debug for AgentDeps {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{chat_journaled, ChatRequest, Message};
 use rebound_tools::approval::{run_tool_call, ApprovalAnswer, ToolCallOutcome};
-use rebound_tools::{OutputSink, ToolContext};
+use rebound_tools::{OutputSink, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 
 use crate::events::{AgentEvent, StepPhase};
@@ -127,6 +127,22 @@ fn from_tool_outcome(outcome: &ToolCallOutcome, deps: &AgentDeps, tokens: u64) -
     }
 }
 
+/// The tools of a step without a command: the built-in ones, and the MCP
+/// servers' (started now if this is the first step that needs them). A
+/// server that cannot start fails the node with its error.
+async fn step_tools(deps: &AgentDeps) -> Result<ToolRegistry, NodeError> {
+    let mut registry = deps.tools.clone();
+    if let Some(servers) = deps.mcp.as_ref().filter(|servers| !servers.is_empty()) {
+        let tools = servers.tools().await.map_err(|error| {
+            NodeError::msg(format!("the MCP servers could not start: {error}")).permanent()
+        })?;
+        for tool in tools {
+            registry.register_arc(tool);
+        }
+    }
+    Ok(registry)
+}
+
 /// A step without a command: the model works with the tools, at most
 /// `max_tool_turns` model turns, then reports `{success, output}`.
 async fn run_model_step(
@@ -144,7 +160,8 @@ async fn run_model_step(
             prompts::EXECUTOR_USER,
             &[("goal", goal), ("step", &step.description)],
         )));
-    for definition in deps.tools.definitions() {
+    let registry = step_tools(deps).await?;
+    for definition in registry.definitions() {
         request = request.tool(definition);
     }
     let mut tokens = 0u64;
@@ -180,7 +197,7 @@ async fn run_model_step(
             }
             let outcome = run_tool_call(
                 ctx,
-                &deps.tools,
+                &registry,
                 &deps.approval,
                 approved_all,
                 &call.name,

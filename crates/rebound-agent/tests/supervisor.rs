@@ -35,6 +35,7 @@ fn deps(model: Arc<dyn ChatModel>, config: AgentConfig) -> Arc<AgentDeps> {
         approval: ApprovalPolicy::new(ApprovalMode::Auto),
         workspace: ToolContext::new(std::env::temp_dir()).unwrap(),
         config,
+        mcp: None,
     })
 }
 

@@ -8,7 +8,7 @@ use anyhow::Context;
 use rebound_agent::{AgentConfig, AgentDeps};
 use rebound_llm::{ChatModel, ScriptedModel};
 use rebound_tools::approval::ApprovalPolicy;
-use rebound_tools::mcp::McpClient;
+use rebound_tools::mcp::LazyServers;
 use rebound_tools::shell::ShellTool;
 use rebound_tools::{ToolContext, ToolRegistry};
 
@@ -19,16 +19,14 @@ use crate::store::StateDir;
 pub struct Tools {
     /// What the workflow's nodes use.
     pub deps: Arc<AgentDeps>,
-    /// The MCP servers started for the run.
-    pub mcp: Vec<McpClient>,
+    /// The MCP servers of the run, started when a step first needs them.
+    pub mcp: Arc<LazyServers>,
 }
 
 impl Tools {
-    /// Stops the MCP servers.
+    /// Stops the MCP servers that were started.
     pub async fn shutdown(self) {
-        for client in self.mcp {
-            client.shutdown().await;
-        }
+        self.mcp.shutdown().await;
     }
 }
 
@@ -42,29 +40,19 @@ pub async fn build(
     let mut tools = ToolRegistry::new();
     tools.register(ShellTool::new(settings.shell.clone()));
     rebound_tools::fs::register_file_tools(&mut tools);
-    let mcp = if settings.mcp.is_empty() {
-        Vec::new()
-    } else {
-        // Each server runs in the shell's Landlock sandbox, writing only in
-        // the workspace, the temp dir and its own `writable` paths.
-        let sandboxed: Vec<_> = settings
-            .mcp
-            .iter()
-            .map(|server| {
-                server
-                    .clone()
-                    .in_sandbox(settings.shell.sandbox.clone(), workspace)
-            })
-            .collect();
-        rebound_tools::mcp::start_all(&sandboxed)
-            .await
-            .context("cannot start the MCP servers of the configuration")?
-    };
-    for client in &mcp {
-        for tool in client.tools() {
-            tools.register_arc(tool);
-        }
-    }
+    // Each server runs in the shell's Landlock sandbox, writing only in the
+    // workspace, the temp dir and its own `writable` paths; none starts
+    // until a step needs the tools.
+    let sandboxed: Vec<_> = settings
+        .mcp
+        .iter()
+        .map(|server| {
+            server
+                .clone()
+                .in_sandbox(settings.shell.sandbox.clone(), workspace)
+        })
+        .collect();
+    let mcp = Arc::new(LazyServers::new(sandboxed));
     let context = ToolContext::new(workspace)
         .with_context(|| format!("workspace {}", workspace.display()))?
         .with_artifacts(state.artifacts());
@@ -76,6 +64,7 @@ pub async fn build(
             .with_workspace(workspace),
         workspace: context,
         config: settings.agent.clone(),
+        mcp: Some(mcp.clone()),
     };
     Ok(Tools {
         deps: Arc::new(deps),
@@ -96,5 +85,6 @@ pub fn inert(workspace: &Path) -> anyhow::Result<Arc<AgentDeps>> {
         approval: ApprovalPolicy::default(),
         workspace: context,
         config: AgentConfig::default(),
+        mcp: None,
     }))
 }

@@ -282,3 +282,46 @@ fn secrets_are_scrubbed_and_masked_by_value() {
     let state = String::from_utf8_lossy(&state);
     assert!(!state.contains(pat), "the secret is in a checkpoint");
 }
+
+/// MCP servers (here from the user's own config) start only when a step
+/// needs tools: a run of command steps starts none; a step the model works
+/// through with tools starts them, and offers their tools.
+#[test]
+fn mcp_servers_start_only_when_a_step_needs_their_tools() {
+    let env = TestEnv::new();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../rebound-tools/tests/fixtures/mcp_server.py");
+    let marker = env.home.path().join("mcp-started");
+    env.write_user_config(&format!(
+        "[[mcp]]\nname = \"helper\"\ncommand = \"sh\"\nargs = [\"-c\", \"touch '{}'; exec python3 '{}'\"]\nwritable = [\"{}\"]\n",
+        marker.display(),
+        fixture.display(),
+        env.home.path().display()
+    ));
+    let model = FakeModel::start(vec![
+        plan(&[("List", Some("ls"))]),
+        review("finish", "listed"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args("list", &["--approval", "auto"]))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    assert!(!marker.exists(), "a server started for a run of commands");
+
+    let model = FakeModel::start(vec![
+        plan(&[("Think it over", None)]),
+        common::answer(r#"{"success": true, "output": "thought"}"#),
+        review("finish", "done"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args("think", &["--approval", "auto"]))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    assert!(marker.exists(), "the server did not start for a tool step");
+    let offered = serde_json::to_string(&model.requests()[1]).unwrap();
+    assert!(offered.contains("helper__echo"), "{offered}");
+}

@@ -50,6 +50,7 @@ pub fn deps_with_shell(
         approval: ApprovalPolicy::new(mode).with_rules(rules),
         workspace: ToolContext::new(workspace).unwrap(),
         config,
+        mcp: None,
     })
 }
 

@@ -30,8 +30,11 @@
 //! # }
 //! ```
 
+mod lazy;
 mod process;
 mod tool;
+
+pub use lazy::LazyServers;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
