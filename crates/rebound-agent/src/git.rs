@@ -16,9 +16,13 @@ pub struct GitError {
 }
 
 /// Runs `git args` in `dir` with rebound's identity for commits; returns
-/// stdout, trimmed.
+/// stdout, trimmed. The repository is the agent's workspace, so its own
+/// config is not trusted: no hooks, no fsmonitor, no signing program, and
+/// the environment the shell's commands get (secrets scrubbed), in case a
+/// repository-configured filter still runs.
 pub(crate) async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
-    let output = Command::new("git")
+    let mut command = Command::new("git");
+    command
         .args([
             "-c",
             "user.name=rebound",
@@ -30,17 +34,19 @@ pub(crate) async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
             "commit.gpgsign=false",
             "-c",
             "core.hooksPath=/dev/null",
+            "-c",
+            "core.fsmonitor=false",
+            "--no-pager",
         ])
         .args(args)
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output()
-        .await
-        .map_err(|e| GitError {
-            args: args.join(" "),
-            message: format!("cannot run git: {e}"),
-        })?;
+        .kill_on_drop(true);
+    rebound_tools::shell::scrub_env(&mut command, &[]);
+    let output = command.output().await.map_err(|e| GitError {
+        args: args.join(" "),
+        message: format!("cannot run git: {e}"),
+    })?;
     if output.status.success() {
         Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
     } else {

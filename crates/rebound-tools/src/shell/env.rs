@@ -71,7 +71,7 @@ pub(crate) fn secret_names<'a>(
 /// `command` passes on — by name ([`is_secret_env`]) and by value (a value
 /// that [`super::secrets::looks_like_secret`], a URL with a password),
 /// except the names in `allow` — and sets [`NON_INTERACTIVE`].
-pub(crate) fn apply(command: &mut tokio::process::Command, allow: &[String]) {
+pub fn apply(command: &mut tokio::process::Command, allow: &[String]) {
     let vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
     for name in secret_names(vars.iter().map(|(name, _)| name.as_os_str()), allow) {
         command.env_remove(name);

@@ -41,7 +41,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use config::ShellConfig;
-pub use env::is_secret_env;
+pub use env::{apply as scrub_env, is_secret_env};
 pub use result::CommandResult;
 pub use secrets::Redactor;
 
