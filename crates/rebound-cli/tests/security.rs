@@ -226,6 +226,13 @@ fn escape_sequences_never_reach_the_terminal() {
             .any(|l| l.to_string().contains("Look\\u001b[2J")),
         "--json keeps the text exact (JSON-escaped)"
     );
+    let thread = summary(&lines)["thread_id"].as_str().unwrap().to_string();
+    for command in ["show", "history"] {
+        let shown = env.rebound(None).args([command, &thread]).output().unwrap();
+        let text = String::from_utf8_lossy(&shown.stdout);
+        assert_eq!(shown.status.code(), Some(0), "{command}: {text}");
+        assert!(!text.contains('\u{1b}'), "a raw ESC in `{command}`: {text}");
+    }
 }
 
 /// Secrets are known by their value too: a credential-looking value under
