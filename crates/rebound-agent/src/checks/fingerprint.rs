@@ -14,15 +14,11 @@ const MAX_FILES: usize = 50_000;
 /// must not count as a change) or that are not the project's.
 const SKIPPED_DIRS: &[&str] = &["target", "__pycache__", "node_modules", ".pytest_cache"];
 
-/// A hash of every file's path, size and modification time under
-/// `workspace`, skipping hidden entries (`.git`, `.rebound`), what
-/// `.gitignore` ignores, and build and cache directories. Equal
-/// fingerprints mean no file changed (as far as sizes and times tell).
-/// `DefaultHasher` with its fixed keys: stable within a build, and a
-/// different build at worst sees one spurious change.
-pub fn fingerprint(workspace: &Path) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    let walker = ignore::WalkBuilder::new(workspace)
+/// A walk over the project's own files under `workspace`: hidden entries
+/// (`.git`, `.rebound`), what `.gitignore` ignores, and build and cache
+/// directories are skipped.
+pub(crate) fn project_files(workspace: &Path) -> ignore::Walk {
+    ignore::WalkBuilder::new(workspace)
         .hidden(true)
         .git_ignore(true)
         .git_global(false)
@@ -32,7 +28,18 @@ pub fn fingerprint(workspace: &Path) -> u64 {
             !(entry.file_type().is_some_and(|t| t.is_dir())
                 && SKIPPED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
         })
-        .build();
+        .build()
+}
+
+/// A hash of every file's path, size and modification time under
+/// `workspace`, skipping hidden entries (`.git`, `.rebound`), what
+/// `.gitignore` ignores, and build and cache directories. Equal
+/// fingerprints mean no file changed (as far as sizes and times tell).
+/// `DefaultHasher` with its fixed keys: stable within a build, and a
+/// different build at worst sees one spurious change.
+pub fn fingerprint(workspace: &Path) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    let walker = project_files(workspace);
     let mut entries: Vec<(String, u64, u128)> = Vec::new();
     for entry in walker.flatten().take(MAX_FILES) {
         if !entry.file_type().is_some_and(|t| t.is_file()) {

@@ -16,27 +16,13 @@ const MAX_FILES: usize = 2_000;
 /// head and its size).
 const MAX_BYTES: usize = 1 << 20;
 
-/// Directories that never hold the project's own tests.
-const SKIPPED_DIRS: &[&str] = &["target", "__pycache__", "node_modules", ".pytest_cache"];
-
 /// Each guarded file's path (relative to `workspace`) and a hash of its
 /// contents: the files that look like tests, and the scripts the checks
 /// run ([`script`]). Data files a check reads are not guarded: they are
 /// often what the goal asks to change.
 pub fn guarded_files(workspace: &Path, checks: &[Check]) -> BTreeMap<String, u64> {
     let mut files = BTreeMap::new();
-    let walker = ignore::WalkBuilder::new(workspace)
-        .hidden(true)
-        .git_ignore(true)
-        .git_global(false)
-        .git_exclude(false)
-        .require_git(false)
-        .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|t| t.is_dir())
-                && SKIPPED_DIRS.contains(&entry.file_name().to_string_lossy().as_ref()))
-        })
-        .build();
-    for entry in walker.flatten() {
+    for entry in super::fingerprint::project_files(workspace).flatten() {
         if files.len() >= MAX_FILES {
             break;
         }

@@ -107,18 +107,12 @@ pub async fn planner(
                 .stop(Some(StopReason::Error { message })));
         }
     };
-    if context.write_check {
-        let considered = proposal::consider(
-            ctx,
-            deps,
-            &state.evidence,
-            planned.check.as_deref(),
-            state.approved_all,
-        )
-        .await?;
-        update = update
-            .evidence(considered.evidence)
-            .approved_all(considered.approved_all);
+    let (asked, proposed) = (context.write_check, planned.check.as_deref());
+    let evidence = &state.evidence;
+    if let Some(c) =
+        proposal::after_plan(ctx, deps, asked, evidence, proposed, state.approved_all).await?
+    {
+        update = update.evidence(c.evidence).approved_all(c.approved_all);
     }
     let work_ms = state.work_ms + elapsed_ms(started);
     let update = update.tokens(tokens).work_ms(work_ms);
