@@ -25,6 +25,7 @@ pub mod events;
 mod executor;
 mod git;
 mod llm;
+pub mod localize;
 pub mod pev;
 mod plan;
 pub mod planning;

@@ -1,0 +1,141 @@
+//! gcc's and clang's errors, `main.c:7:20: error: ‘y’ undeclared`, with the
+//! function of a preceding `main.c: In function ‘main’:`; and the linker's
+//! `undefined reference to `f'`.
+
+use super::{Claims, Context, Found};
+use crate::localize::failure::{Failure, FailureKind, Location};
+use crate::localize::text::{one_line, split_position};
+
+/// Reads the errors.
+pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) -> Vec<Found> {
+    let mut found = Vec::new();
+    // gcc's `main.c: In function ‘main’:`, the linker's `in function
+    // `main'`, and where gcc warned of an implicit declaration.
+    let mut function: Option<(String, String)> = None;
+    let mut caller: Option<String> = None;
+    let mut implicit: Vec<(String, Location)> = Vec::new();
+    let mut linked = false;
+    for (i, line) in lines.iter().enumerate() {
+        if claims.is_claimed(i) || line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        if let Some(entered) = in_function(line) {
+            function = Some(entered);
+            continue;
+        }
+        if let Some(name) = linker_function(line) {
+            caller = Some(name);
+            continue;
+        }
+        if let Some((_, symbol)) = line.split_once("undefined reference to ") {
+            claims.claim(i..i + 1);
+            linked = true;
+            found.push(Found::at(
+                i,
+                undefined(symbol.trim(), caller.as_deref(), &implicit),
+            ));
+            continue;
+        }
+        if line.starts_with("collect2: error: ") || line.starts_with("clang: error: linker") {
+            claims.claim(i..i + 1);
+            let mut failure = Found::at(
+                i,
+                Failure::new(FailureKind::CCompileError, one_line([line.as_str()])),
+            );
+            failure.consequence = linked;
+            found.push(failure);
+            continue;
+        }
+        let Some((path, number, column, rest)) = split_position(line) else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let function_name = function
+            .as_ref()
+            .filter(|(file, _)| file == path)
+            .map(|(_, name)| name.as_str());
+        if let Some(name) = rest.strip_prefix("warning: implicit declaration of function ") {
+            let name = unquote(name.split(" [").next().unwrap_or(name));
+            let location = context.location(path, number, column, function_name);
+            implicit.push((name.to_string(), location));
+            continue;
+        }
+        if !(rest.starts_with("error: ") || rest.starts_with("fatal error: ")) {
+            continue;
+        }
+        let mut failure = Failure::new(FailureKind::CCompileError, one_line([rest]));
+        failure.location = Some(context.location(path, number, column, function_name));
+        claims.claim(i..i + 1);
+        found.push(Found::at(i, failure));
+    }
+    found
+}
+
+/// The linker's `undefined reference to `f'`, located where gcc warned
+/// that `f` was implicitly declared (the call), when it did.
+fn undefined(symbol: &str, caller: Option<&str>, implicit: &[(String, Location)]) -> Failure {
+    let mut message = format!("undefined reference to {symbol}");
+    if let Some(caller) = caller {
+        message.push_str(&format!(" (in function {caller})"));
+    }
+    let mut failure = Failure::new(FailureKind::CCompileError, one_line([message.as_str()]));
+    failure.location = implicit
+        .iter()
+        .find(|(name, _)| name == unquote(symbol))
+        .map(|(_, location)| location.clone());
+    failure
+}
+
+/// Reads the linker's `/usr/bin/ld: main.o: in function `main':` into
+/// `` `main' ``.
+fn linker_function(line: &str) -> Option<String> {
+    let (_, rest) = line.split_once(": in function ")?;
+    Some(rest.trim_end().strip_suffix(':')?.to_string())
+}
+
+/// `name` without the quotes compilers put around it (`‘f’`, `` `f' ``).
+fn unquote(name: &str) -> &str {
+    name.trim()
+        .trim_matches(|c| matches!(c, '‘' | '’' | '\'' | '`' | '"'))
+}
+
+/// Reads `main.c: In function ‘main’:` (gcc) into the file and function.
+fn in_function(line: &str) -> Option<(String, String)> {
+    let (file, rest) = line.split_once(": In function ")?;
+    let name = rest
+        .trim_end()
+        .strip_suffix(':')?
+        .trim_matches(|c| matches!(c, '‘' | '’' | '\'' | '`'));
+    Some((file.to_string(), name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::localize::parse::parse as parse_output;
+
+    #[test]
+    fn functions_are_read() {
+        assert_eq!(
+            in_function("main.c: In function ‘main’:"),
+            Some(("main.c".into(), "main".into()))
+        );
+        assert_eq!(in_function("main.c:7:20: error: x"), None);
+    }
+
+    #[test]
+    fn a_clang_error_and_a_missing_header() {
+        let output = "main.c:7:20: error: use of undeclared identifier 'y'\n    printf(\"%d\\n\", y);\n                   ^\nlib.c:1:10: fatal error: 'nope.h' file not found\n#include \"nope.h\"\n         ^~~~~~~~\n2 errors generated.\n";
+        let failures = parse_output("clang -c main.c lib.c", output, Path::new("/nonexistent"));
+        let messages: Vec<&str> = failures.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "error: use of undeclared identifier 'y'",
+                "fatal error: 'nope.h' file not found"
+            ]
+        );
+    }
+}
