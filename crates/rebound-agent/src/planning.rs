@@ -35,6 +35,9 @@ pub struct PlanContext<'a> {
     /// The run has no check: the planner is asked to propose one with its
     /// plan.
     pub write_check: bool,
+    /// The failing checks localized ([`localized_failures`]): shown instead
+    /// of their raw output when set.
+    pub localized: Option<String>,
 }
 
 /// What the planner answered.
@@ -57,9 +60,18 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
             Some(command) => format!("{}\nFailed command: {command}", failure.step.description),
             None => failure.step.description.clone(),
         };
+        // An overruled finish: its first line says who claimed what, the
+        // localized failures replace the checks' raw output.
+        let error = match (&context.localized, failure.step.description == VERIFY_STEP) {
+            (Some(localized), true) => {
+                let claim = failure.error.lines().next().unwrap_or_default();
+                format!("{claim}\n{localized}")
+            }
+            _ => failure.error.clone(),
+        };
         extra.push_str(&render(
             prompts::REPAIR,
-            &[("step", &step), ("error", &failure.error)],
+            &[("step", &step), ("error", &error)],
         ));
     } else if let Some(feedback) = context.feedback {
         extra.push_str(&render(prompts::FEEDBACK, &[("feedback", feedback)]));
@@ -68,7 +80,7 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
         .failure
         .is_some_and(|failure| failure.step.description == VERIFY_STEP);
     if !repairs_checks {
-        extra.push_str(&checks_text(context.checks));
+        extra.push_str(&checks_text(context.checks, context.localized.as_deref()));
     }
     if !context.done.is_empty() {
         let done: Vec<String> = context.done.iter().map(|d| format!("- {d}")).collect();
@@ -83,17 +95,55 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
     )
 }
 
-/// What the planner is told of the checks: the failing ones with their
-/// output, or that they all pass; nothing when there are none.
-fn checks_text(results: &[CheckResult]) -> String {
+/// What the planner is told of the checks: the failing ones, localized
+/// when that found something (else with their output), or that they all
+/// pass; nothing when there are none.
+fn checks_text(results: &[CheckResult], localized: Option<&str>) -> String {
     if results.is_empty() {
         return String::new();
     }
     if results.iter().any(|r| !r.passed) {
-        return render(prompts::CHECKS, &[("checks", &failures_text(results))]);
+        let text = match localized {
+            Some(localized) => localized.to_string(),
+            None => failures_text(results),
+        };
+        return render(prompts::CHECKS, &[("checks", &text)]);
     }
     let commands: Vec<String> = results.iter().map(|r| format!("`{}`", r.command)).collect();
     render(prompts::CHECKS_PASS, &[("checks", &commands.join(", "))])
+}
+
+/// Characters of localized failures a planner prompt gets at most.
+const LOCALIZED_CHARS: usize = 1_500;
+
+/// The failing checks of `results` as the planner should see them: each
+/// check's headline, its failures parsed from the output and the code they
+/// point at, in numbered windows ([`crate::localize`]). `None` when no
+/// check fails, or when no failure could be read from any output (the raw
+/// output is then shown as it is).
+pub fn localized_failures(workspace: &std::path::Path, results: &[CheckResult]) -> Option<String> {
+    let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
+    if failing.is_empty() {
+        return None;
+    }
+    let budget = LOCALIZED_CHARS / failing.len();
+    let mut parts = Vec::new();
+    let mut understood = false;
+    for result in failing {
+        let failures = crate::localize::parse(&result.command, &result.output, workspace);
+        understood |= failures
+            .iter()
+            .any(|f| f.kind != crate::localize::FailureKind::Unknown);
+        let suspects = crate::localize::locate(workspace, &failures);
+        let text = crate::localize::render(&failures, &suspects, budget);
+        let body = if text.trim().is_empty() {
+            result.output.trim_end().to_string()
+        } else {
+            text.trim_end().to_string()
+        };
+        parts.push(format!("{}:\n{body}", result.headline()));
+    }
+    understood.then(|| parts.join("\n\n"))
 }
 
 /// Asks the model for a plan (journaled under `planner`), with a proposed
@@ -104,7 +154,20 @@ pub(crate) async fn make_plan(
     goal: &str,
     context: &PlanContext<'_>,
 ) -> Result<Planned, NodeError> {
-    let files = listing(deps.workspace.workspace(), 40);
+    let workspace = deps.workspace.workspace();
+    let files = listing(workspace, 40);
+    let localized = context
+        .localized
+        .clone()
+        .or_else(|| localized_failures(workspace, context.checks));
+    let context = &PlanContext {
+        failure: context.failure,
+        feedback: context.feedback,
+        done: context.done.clone(),
+        checks: context.checks,
+        write_check: context.write_check,
+        localized,
+    };
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)

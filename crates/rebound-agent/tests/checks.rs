@@ -80,12 +80,14 @@ async fn a_false_finish_is_overruled_and_the_fix_finishes_without_the_model() {
     let model = Arc::new(ScriptedModel::new([
         plan(&[("Read the README", Some("ls"))])
             .expect_user_contains("The checks (commands that must succeed")
-            .expect_user_contains("AssertionError"),
+            .expect_user_contains("FAIL test_calc.T.test_sub: AssertionError: -2 != 2")
+            .expect_user_contains("suspect: calc.py:1-2, def sub"),
         review("finish", "the tests are already passing", &[]),
         plan(&[("Fix sub", Some(FIX))])
             .expect_user_contains("Failed step: Verify the goal")
             .expect_user_contains("but a check fails")
-            .expect_user_contains("AssertionError: -2 != 2"),
+            .expect_user_contains("AssertionError: -2 != 2")
+            .expect_user_contains(" 2 |     return b - a"),
     ]));
     let graph = pev_graph(&model, &work, dir.path());
     let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;

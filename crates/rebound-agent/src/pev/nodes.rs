@@ -52,6 +52,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         done,
         checks: &state.evidence.results,
         write_check: state.evidence.wants_proposal(),
+        localized: None,
     }
 }
 

@@ -94,6 +94,7 @@ pub async fn planner(
             .as_ref()
             .map_or(&state.evidence.results[..], |run| &run.results[..]),
         write_check: state.evidence.wants_proposal(),
+        localized: None,
     };
     let planned = make_plan(ctx, deps, &state.goal, &context).await?;
     let tokens = state.tokens + planned.tokens;
