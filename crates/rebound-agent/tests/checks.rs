@@ -80,7 +80,9 @@ async fn a_false_finish_is_overruled_and_the_fix_finishes_without_the_model() {
     let model = Arc::new(ScriptedModel::new([
         plan(&[("Read the README", Some("ls"))])
             .expect_user_contains("The checks (commands that must succeed")
-            .expect_user_contains("FAIL test_calc.T.test_sub: AssertionError: -2 != 2")
+            .expect_user_contains(
+                "FAIL test_calc.T.test_sub: AssertionError: -2 != 2\nat test_calc.py:7 (in test_sub)\nsuspect: calc.py:1-2, def sub\n 1 | def sub(a, b):\n 2 |     return b - a",
+            )
             .expect_user_contains("suspect: calc.py:1-2, def sub"),
         review("finish", "the tests are already passing", &[]),
         plan(&[("Fix sub", Some(FIX))])
