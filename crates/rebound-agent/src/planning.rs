@@ -5,7 +5,8 @@
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
-use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult};
+use crate::checks::proposal::{self, Considered};
+use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult, Evidence};
 use crate::events::AgentEvent;
 use crate::llm::ask;
 use crate::plan::{PlanAnswer, PlanWithCheck};
@@ -45,9 +46,10 @@ pub struct PlanContext<'a> {
 pub(crate) struct Planned {
     /// The steps, or why the answer was unusable or empty.
     pub(crate) steps: Result<Vec<PlanStep>, String>,
-    /// The check the planner proposed, when it was asked for one and gave
-    /// one.
-    pub(crate) check: Option<String>,
+    /// What became of the check the planner was asked to propose (adopted
+    /// or refused: [`crate::checks::proposal::consider`]); `None` when it
+    /// was not asked or the plan was unusable.
+    pub(crate) considered: Option<Considered>,
     /// Tokens used.
     pub(crate) tokens: u64,
 }
@@ -153,6 +155,8 @@ pub(crate) async fn make_plan(
     deps: &AgentDeps,
     goal: &str,
     context: &PlanContext<'_>,
+    evidence: &Evidence,
+    approved_all: bool,
 ) -> Result<Planned, NodeError> {
     let workspace = deps.workspace.workspace();
     let files = listing(workspace, 40);
@@ -191,7 +195,7 @@ pub(crate) async fn make_plan(
         Err(error) => {
             return Ok(Planned {
                 steps: Err(format!("the planner could not plan: {error}")),
-                check,
+                considered: None,
                 tokens,
             })
         }
@@ -199,7 +203,7 @@ pub(crate) async fn make_plan(
     if steps.is_empty() {
         return Ok(Planned {
             steps: Err("the planner answered with an empty plan".to_string()),
-            check,
+            considered: None,
             tokens,
         });
     }
@@ -209,9 +213,14 @@ pub(crate) async fn make_plan(
         repair: context.failure.is_some(),
     }
     .emit(ctx);
+    let considered = if context.write_check {
+        Some(proposal::consider(ctx, deps, evidence, check.as_deref(), approved_all).await?)
+    } else {
+        None
+    };
     Ok(Planned {
         steps: Ok(steps),
-        check,
+        considered,
         tokens,
     })
 }

@@ -122,24 +122,6 @@ pub async fn consider(
     })
 }
 
-/// After a plan: considers the check the planner proposed when it was
-/// `asked` for one ([`consider`]); `None` when it was not asked.
-pub async fn after_plan(
-    ctx: &NodeContext,
-    deps: &AgentDeps,
-    asked: bool,
-    evidence: &Evidence,
-    proposed: Option<&str>,
-    approved_all: bool,
-) -> Result<Option<Considered>, NodeError> {
-    if !asked {
-        return Ok(None);
-    }
-    consider(ctx, deps, evidence, proposed, approved_all)
-        .await
-        .map(Some)
-}
-
 /// Why `command` cannot be a fair check without running it: more than one
 /// line or too long, or it runs a script (or program path) that does not
 /// exist in `workspace` yet — the agent would write the check that judges

@@ -6,7 +6,7 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{PevState, PevStateUpdate};
-use crate::checks::{proposal, verify};
+use crate::checks::verify;
 use crate::checks::{CheckResult, CheckRun};
 use crate::events::AgentEvent;
 use crate::llm::{ask, shorten};
@@ -85,7 +85,15 @@ pub async fn planner(
         }
         context.checks = &run.results;
     }
-    let planned = make_plan(ctx, deps, &state.goal, &context).await?;
+    let planned = make_plan(
+        ctx,
+        deps,
+        &state.goal,
+        &context,
+        &state.evidence,
+        state.approved_all,
+    )
+    .await?;
     let tokens = state.tokens + planned.tokens;
     let steps = match planned.steps {
         Ok(steps) => steps,
@@ -97,11 +105,7 @@ pub async fn planner(
                 .stop(Some(StopReason::Error { message })));
         }
     };
-    let (asked, proposed) = (context.write_check, planned.check.as_deref());
-    let evidence = &state.evidence;
-    if let Some(c) =
-        proposal::after_plan(ctx, deps, asked, evidence, proposed, state.approved_all).await?
-    {
+    if let Some(c) = planned.considered {
         update = update.evidence(c.evidence).approved_all(c.approved_all);
     }
     let work_ms = state.work_ms + elapsed_ms(started);

@@ -6,8 +6,8 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
 use super::state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
+use crate::checks::verify;
 use crate::checks::CheckRun;
-use crate::checks::{proposal, verify};
 use crate::events::AgentEvent;
 use crate::git;
 use crate::llm::{ask, shorten};
@@ -96,7 +96,15 @@ pub async fn planner(
         write_check: state.evidence.wants_proposal(),
         localized: None,
     };
-    let planned = make_plan(ctx, deps, &state.goal, &context).await?;
+    let planned = make_plan(
+        ctx,
+        deps,
+        &state.goal,
+        &context,
+        &state.evidence,
+        state.approved_all,
+    )
+    .await?;
     let tokens = state.tokens + planned.tokens;
     let steps = match planned.steps {
         Ok(steps) => steps,
@@ -108,11 +116,7 @@ pub async fn planner(
                 .stop(Some(StopReason::Error { message })));
         }
     };
-    let (asked, proposed) = (context.write_check, planned.check.as_deref());
-    let evidence = &state.evidence;
-    if let Some(c) =
-        proposal::after_plan(ctx, deps, asked, evidence, proposed, state.approved_all).await?
-    {
+    if let Some(c) = planned.considered {
         update = update.evidence(c.evidence).approved_all(c.approved_all);
     }
     let work_ms = state.work_ms + elapsed_ms(started);
