@@ -50,6 +50,16 @@ pub struct AgentConfig {
     pub max_loop_count: u32,
     /// Largest answer, in tokens, asked of the model per call.
     pub max_answer_tokens: u32,
+    /// Sampled candidates an edit step tries after the greedy one, when
+    /// the checks still fail (0: only the greedy one).
+    pub edit_candidates: u32,
+    /// The seed of sampled candidates: the same seed gives the same
+    /// candidates, so a run can be reproduced.
+    pub seed: u64,
+    /// When a check fails at code localization can find, the plan starts
+    /// with an edit of that code ([`crate::planning::localized_edit`]);
+    /// `false` leaves every step to the planner.
+    pub localized_edits: bool,
 }
 
 impl Default for AgentConfig {
@@ -60,6 +70,9 @@ impl Default for AgentConfig {
             prompt_output_chars: 1500,
             max_loop_count: 10,
             max_answer_tokens: 512,
+            edit_candidates: 4,
+            seed: 0,
+            localized_edits: true,
         }
     }
 }

@@ -21,6 +21,10 @@ pub enum AgentEvent {
         steps: Vec<PlanStep>,
         /// Whether it repairs a failed step.
         repair: bool,
+        /// Tokens of the planner's prompt (0 when the answer was replayed
+        /// from the journal of an older version).
+        #[serde(default)]
+        prompt_tokens: u64,
     },
     /// A step started or ended.
     Step {

@@ -1,7 +1,8 @@
 //! Executing one plan step: a command step runs directly through the shell
-//! tool (no model call; success is exit code 0); any other step runs a
-//! bounded tool-using model loop that ends in a structured `{success,
-//! output}`. Every tool call goes through the approval policy and the
+//! tool (no model call; for `run`, success is exit code 0; an `observe`
+//! step succeeds whatever the exit code); an `edit` step is done by the
+//! harness ([`crate::edit`]); any other step runs a bounded tool-using
+//! model loop that ends in a structured `{success, output}`. Every tool call goes through the approval policy and the
 //! node's journal (`rebound_tools::approval::run_tool_call`).
 
 use std::sync::Arc;
@@ -12,10 +13,11 @@ use rebound_tools::approval::{run_tool_call, ApprovalAnswer, ToolCallOutcome};
 use rebound_tools::{OutputSink, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 
+use crate::checks::{CheckRun, Evidence};
 use crate::events::{AgentEvent, StepPhase};
 use crate::llm::{ask, shorten};
 use crate::prompts::{self, render};
-use crate::{AgentDeps, ExecReport, PlanStep};
+use crate::{AgentDeps, ExecReport, PlanStep, StepKind};
 
 /// The name of the tool command steps run with.
 pub const SHELL_TOOL: &str = "shell";
@@ -37,16 +39,22 @@ pub struct StepOutcome {
     pub approved_all: bool,
     /// Model tokens used.
     pub tokens: u64,
+    /// The checks' run that judged the step's change (an edit step's),
+    /// when they ran: the state's evidence is brought up to date with it.
+    #[serde(default)]
+    pub checks: Option<CheckRun>,
 }
 
-/// Executes `step` (number `index` of the plan) for `goal`. `approved_all`
-/// says the user already approved every command of this run.
+/// Executes `step` (number `index` of the plan) for `goal`; an edit step
+/// is judged by `evidence`'s checks. `approved_all` says the user already
+/// approved every command of this run.
 pub async fn execute_step(
     ctx: &NodeContext,
     deps: &AgentDeps,
     goal: &str,
     index: usize,
     step: &PlanStep,
+    evidence: &Evidence,
     approved_all: bool,
 ) -> Result<StepOutcome, NodeError> {
     AgentEvent::Step {
@@ -58,9 +66,18 @@ pub async fn execute_step(
     }
     .emit(ctx);
     let tools = tool_context(ctx, deps, &format!("step{}", index + 1));
-    let outcome = match &step.command {
-        Some(command) => run_command_step(ctx, deps, &tools, command, approved_all).await?,
-        None => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
+    let outcome = match (step.kind, &step.command) {
+        (StepKind::Edit, _) => {
+            crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await?
+        }
+        (StepKind::Observe, Some(command)) => {
+            let mut outcome = run_command_step(ctx, deps, &tools, command, approved_all).await?;
+            // Only a command that could not run at all fails an observation.
+            outcome.success = outcome.denied.is_none() && outcome.forbidden.is_none();
+            outcome
+        }
+        (_, Some(command)) => run_command_step(ctx, deps, &tools, command, approved_all).await?,
+        (_, None) => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
     };
     AgentEvent::Step {
         index,
@@ -124,6 +141,7 @@ fn from_tool_outcome(outcome: &ToolCallOutcome, deps: &AgentDeps, tokens: u64) -
         forbidden: outcome.forbidden.clone(),
         approved_all: matches!(outcome.answer, Some(ApprovalAnswer::ApproveAll)),
         tokens,
+        checks: None,
     }
 }
 
@@ -249,6 +267,7 @@ async fn run_model_step(
         forbidden: None,
         approved_all,
         tokens,
+        checks: None,
     };
     if let Some(last) = last_call.filter(|last| !last.success) {
         outcome.success = false;

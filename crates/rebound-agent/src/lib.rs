@@ -21,6 +21,7 @@
 pub mod checks;
 mod config;
 mod deps;
+pub mod edit;
 pub mod events;
 mod executor;
 mod git;
@@ -39,6 +40,7 @@ pub use config::{AgentConfig, Budget};
 pub use deps::AgentDeps;
 pub use executor::{execute_step, StepOutcome};
 pub use plan::{
-    ExecReport, PlanStatus, PlanStep, PlanWithCheck, Review, StepFailure, StepRecord, Verdict,
+    ExecReport, PlanStatus, PlanStep, PlanWithCheck, Review, StepFailure, StepKind, StepRecord,
+    Verdict,
 };
 pub use stop::{BudgetKind, CheckReport, RunSummary, StopReason};

@@ -17,6 +17,9 @@ pub(crate) struct Answer<T> {
     pub(crate) value: Result<T, String>,
     /// Tokens used, input and output.
     pub(crate) tokens: u64,
+    /// Of those, the prompt's.
+    #[serde(default)]
+    pub(crate) input_tokens: u64,
 }
 
 /// Asks `model` for a `T`, once per superstep of this node (journaled under
@@ -56,6 +59,7 @@ where
         Ok::<_, NodeError>(Answer {
             value,
             tokens: usage.input_tokens + usage.output_tokens,
+            input_tokens: usage.input_tokens,
         })
     })
     .await

@@ -9,7 +9,7 @@ use crate::checks::proposal::{self, Considered};
 use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult, Evidence};
 use crate::events::AgentEvent;
 use crate::llm::ask;
-use crate::plan::{PlanAnswer, PlanWithCheck};
+use crate::plan::{PlanAnswer, PlanWithCheck, StepKind};
 use crate::prompts::{self, render};
 use crate::workspace::listing;
 use crate::{AgentDeps, PlanStep, StepFailure};
@@ -148,8 +148,57 @@ pub fn localized_failures(workspace: &std::path::Path, results: &[CheckResult]) 
     understood.then(|| parts.join("\n\n"))
 }
 
+/// What one planner call gave.
+struct Asked {
+    /// The steps, or why the answer was unusable.
+    steps: Result<Vec<PlanStep>, String>,
+    /// The check it proposed, when asked for one.
+    check: Option<String>,
+    /// Tokens used.
+    tokens: u64,
+    /// Of those, the prompt's.
+    prompt_tokens: u64,
+}
+
+/// One planner call (journaled under `planner`): a [`PlanWithCheck`] when
+/// `write_check`, else a [`PlanAnswer`].
+async fn ask_planner(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    request: ChatRequest,
+    write_check: bool,
+) -> Result<Asked, NodeError> {
+    if write_check {
+        let answer = ask::<PlanWithCheck>(ctx, "planner", deps.model.as_ref(), request).await?;
+        let check = answer
+            .value
+            .as_ref()
+            .ok()
+            .map(|plan| plan.check.trim().to_string())
+            .filter(|check| !check.is_empty());
+        Ok(Asked {
+            steps: answer.value.map(|plan| plan.steps),
+            check,
+            tokens: answer.tokens,
+            prompt_tokens: answer.input_tokens,
+        })
+    } else {
+        let answer = ask::<PlanAnswer>(ctx, "planner", deps.model.as_ref(), request).await?;
+        Ok(Asked {
+            steps: answer.value.map(|plan| plan.steps),
+            check: None,
+            tokens: answer.tokens,
+            prompt_tokens: answer.input_tokens,
+        })
+    }
+}
+
 /// Asks the model for a plan (journaled under `planner`), with a proposed
-/// check when `context.write_check`, and emits the plan event.
+/// check when `context.write_check`, and emits the plan event. A repair
+/// plan identical to the plan that failed is refused once, with the
+/// reason, and asked again. When the checks fail at a located definition
+/// and the plan edits no such file, an edit of it goes first
+/// ([`localized_edit`]).
 pub(crate) async fn make_plan(
     ctx: &NodeContext,
     deps: &AgentDeps,
@@ -176,21 +225,18 @@ pub(crate) async fn make_plan(
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)
         .message(Message::user(planner_message(goal, &files, context)));
-    let (answer, check, tokens) = if context.write_check {
-        let answer = ask::<PlanWithCheck>(ctx, "planner", deps.model.as_ref(), request).await?;
-        let check = answer
-            .value
-            .as_ref()
-            .ok()
-            .map(|plan| plan.check.trim().to_string())
-            .filter(|check| !check.is_empty());
-        let steps = answer.value.map(|plan| plan.steps);
-        (steps, check, answer.tokens)
-    } else {
-        let answer = ask::<PlanAnswer>(ctx, "planner", deps.model.as_ref(), request).await?;
-        (answer.value.map(|plan| plan.steps), None, answer.tokens)
-    };
-    let steps = match answer {
+    let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check).await?;
+    let mut tokens = asked.tokens;
+    if let (Ok(steps), Some(failure)) = (&asked.steps, context.failure) {
+        if !failure.plan.is_empty() && clean(steps.clone()) == failure.plan {
+            let refused = request
+                .message(Message::assistant(plan_text(&failure.plan)))
+                .message(Message::user(prompts::SAME_PLAN));
+            asked = ask_planner(ctx, deps, refused, context.write_check).await?;
+            tokens += asked.tokens;
+        }
+    }
+    let steps = match asked.steps {
         Ok(steps) => clean(steps),
         Err(error) => {
             return Ok(Planned {
@@ -207,14 +253,24 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = skip_repeated_failure(steps, context.failure);
+    let mut steps = skip_repeated_failure(steps, context.failure);
+    let edit = deps
+        .config
+        .localized_edits
+        .then(|| localized_edit(workspace, context.checks, &steps, context.failure))
+        .flatten();
+    if let Some(edit) = edit {
+        steps.insert(0, edit);
+        steps.truncate(MAX_PLAN_STEPS);
+    }
     AgentEvent::Plan {
         steps: steps.clone(),
         repair: context.failure.is_some(),
+        prompt_tokens: asked.prompt_tokens,
     }
     .emit(ctx);
     let considered = if context.write_check {
-        Some(proposal::consider(ctx, deps, evidence, check.as_deref(), approved_all).await?)
+        Some(proposal::consider(ctx, deps, evidence, asked.check.as_deref(), approved_all).await?)
     } else {
         None
     };
@@ -225,20 +281,86 @@ pub(crate) async fn make_plan(
     })
 }
 
-/// Drops empty steps, turns blank commands into none, names a step by its
-/// command when its description is blank, cuts descriptions to
-/// [`MAX_DESCRIPTION_CHARS`] and the plan to [`MAX_PLAN_STEPS`].
+/// The longest failure message quoted in a harness-made edit step.
+const EDIT_REASON_CHARS: usize = 160;
+
+/// An edit step the harness puts first in a plan: when a check fails and
+/// localization finds the code it points at in a file under test (a
+/// traceback's frame, a definition a failed assertion calls, where a
+/// compiler or parser reported the error), the edit of that definition
+/// (or of the whole file, when it has none), unless the plan already
+/// edits that file or that very edit just failed.
+pub fn localized_edit(
+    workspace: &std::path::Path,
+    checks: &[CheckResult],
+    steps: &[PlanStep],
+    failure: Option<&StepFailure>,
+) -> Option<PlanStep> {
+    let result = checks.iter().find(|r| !r.passed)?;
+    let failures = crate::localize::parse(&result.command, &result.output, workspace);
+    let suspects = crate::localize::locate(workspace, &failures);
+    let suspect = suspects
+        .iter()
+        .find(|s| s.reason != crate::localize::SuspectReason::Test)?;
+    let target = match &suspect.span {
+        Some(span)
+            if !span.name.is_empty()
+                && !matches!(
+                    span.kind,
+                    crate::localize::DefinitionKind::Document
+                        | crate::localize::DefinitionKind::Member
+                ) =>
+        {
+            span.name.clone()
+        }
+        _ => String::new(),
+    };
+    let message = failures
+        .get(suspect.failure)
+        .map(|f| crate::llm::shorten(f.message.trim(), EDIT_REASON_CHARS))
+        .unwrap_or_default();
+    let what = if target.is_empty() {
+        suspect.file.clone()
+    } else {
+        format!("`{target}` in {}", suspect.file)
+    };
+    let edit = PlanStep::edit(
+        format!("Fix {what} so that `{}` passes: {message}", result.command),
+        suspect.file.clone(),
+        target,
+    );
+    let edits_file = steps.iter().any(|step| {
+        step.kind == StepKind::Edit
+            && step.file.as_deref().map(|f| f.trim_start_matches("./")) == Some(&suspect.file)
+    });
+    let just_failed = failure.is_some_and(|f| {
+        f.step.kind == StepKind::Edit && f.step.file == edit.file && f.step.target == edit.target
+    });
+    (!edits_file && !just_failed).then_some(edit)
+}
+
+/// Drops empty steps, turns blank commands, files and targets into none,
+/// names a step by its command when its description is blank, cuts
+/// descriptions to [`MAX_DESCRIPTION_CHARS`], merges a step identical to
+/// the one before it, and cuts the plan to [`MAX_PLAN_STEPS`].
 fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
     for step in &mut steps {
-        if step.command.as_deref().is_some_and(|c| c.trim().is_empty()) {
-            step.command = None;
+        for field in [&mut step.command, &mut step.file, &mut step.target] {
+            if field.as_deref().is_some_and(|c| c.trim().is_empty()) {
+                *field = None;
+            }
         }
         if step.description.trim().is_empty() {
-            step.description = step.command.clone().unwrap_or_default();
+            step.description = match (&step.command, &step.file) {
+                (Some(command), _) => command.clone(),
+                (None, Some(file)) if step.kind == StepKind::Edit => format!("Edit {file}"),
+                _ => String::new(),
+            };
         }
         step.description = crate::llm::shorten(&step.description, MAX_DESCRIPTION_CHARS);
     }
     steps.retain(|step| !step.description.trim().is_empty());
+    steps.dedup();
     steps.truncate(MAX_PLAN_STEPS);
     steps
 }
@@ -261,9 +383,21 @@ pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
     steps
         .iter()
         .enumerate()
-        .map(|(i, step)| match &step.command {
-            Some(command) => format!("{}. {} (`{command}`)", i + 1, step.description),
-            None => format!("{}. {}", i + 1, step.description),
+        .map(|(i, step)| match (step.kind, &step.command) {
+            (StepKind::Edit, _) => format!(
+                "{}. edit {}{}: {}",
+                i + 1,
+                step.file.as_deref().unwrap_or("?"),
+                step.target
+                    .as_deref()
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default(),
+                step.description
+            ),
+            (kind, Some(command)) => {
+                format!("{}. {kind}: {} (`{command}`)", i + 1, step.description)
+            }
+            (_, None) => format!("{}. {}", i + 1, step.description),
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -274,10 +408,7 @@ mod tests {
     use super::*;
 
     fn step(command: &str) -> PlanStep {
-        PlanStep {
-            description: command.to_string(),
-            command: Some(command.to_string()),
-        }
+        PlanStep::command(command, command)
     }
 
     #[test]
@@ -285,6 +416,7 @@ mod tests {
         let failure = StepFailure {
             step: step("python3 -m unittest"),
             error: "exit code 1".into(),
+            plan: Vec::new(),
         };
         let plan = vec![
             step("python3 -m unittest"),
@@ -298,10 +430,7 @@ mod tests {
             plan,
             "not in repair mode"
         );
-        let long = clean(vec![PlanStep {
-            description: "d".repeat(1_000_000),
-            command: None,
-        }]);
+        let long = clean(vec![PlanStep::task("d".repeat(1_000_000))]);
         assert!(long[0].description.chars().count() < MAX_DESCRIPTION_CHARS + 60);
         assert!(long[0].description.contains("characters cut"));
         let only = vec![step("python3 -m unittest")];

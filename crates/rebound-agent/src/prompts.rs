@@ -21,12 +21,18 @@ pub const CHECKS: &str = include_str!("../prompts/checks.md");
 pub const CHECKS_PASS: &str = include_str!("../prompts/checks_pass.md");
 /// The planner's request for a check, when the run has none.
 pub const WRITE_CHECK: &str = include_str!("../prompts/write_check.md");
+/// The planner is told its repair plan is the plan that just failed.
+pub const SAME_PLAN: &str = include_str!("../prompts/same_plan.md");
 /// The executor's system text.
 pub const EXECUTOR: &str = include_str!("../prompts/executor.md");
 /// The executor's user message.
 pub const EXECUTOR_USER: &str = include_str!("../prompts/executor_user.md");
 /// What the executor is asked at the end of its tool loop.
 pub const EXECUTOR_REPORT: &str = include_str!("../prompts/executor_report.md");
+/// The edit step's system text.
+pub const EDITOR: &str = include_str!("../prompts/editor.md");
+/// The edit step's user message: goal, instruction, failures, the span.
+pub const EDITOR_USER: &str = include_str!("../prompts/editor_user.md");
 /// The reviewer's system text.
 pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
 /// The reviewer's user message: goal, plan, results.

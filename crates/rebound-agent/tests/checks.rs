@@ -36,6 +36,16 @@ fn check() -> Vec<Check> {
     vec![Check::new(CHECK, CheckSource::Flag)]
 }
 
+/// The default settings without the harness's localized edits: these
+/// tests are about what the checks do to the planner's own plans (the
+/// edit step has its own tests, `tests/edit.rs`).
+fn planner_only() -> AgentConfig {
+    AgentConfig {
+        localized_edits: false,
+        ..AgentConfig::default()
+    }
+}
+
 /// The pev graph on `model` in `work` (auto approval, default budgets),
 /// its checkpoints in `dir`.
 fn pev_graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGraph<PevState> {
@@ -44,7 +54,7 @@ fn pev_graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGra
         work,
         ApprovalMode::Auto,
         Vec::new(),
-        AgentConfig::default(),
+        planner_only(),
     );
     pev::build(deps).unwrap().with_checkpointer(saver(dir))
 }
@@ -198,7 +208,7 @@ async fn a_hanging_check_is_bounded_by_the_shell_timeout() {
         plan(&[("Look", Some("ls"))]).expect_user_contains("timed out after"),
         review("finish", "nothing to do", &[]),
     ]));
-    let mut config = AgentConfig::default();
+    let mut config = planner_only();
     config.budget.max_iters = 1;
     let shell = rebound_tools::shell::ShellConfig {
         default_timeout: std::time::Duration::from_millis(500),
@@ -252,7 +262,7 @@ async fn reflect_overrules_a_false_finish_with_a_rollback() {
         &work,
         ApprovalMode::Auto,
         Vec::new(),
-        AgentConfig::default(),
+        planner_only(),
     );
     let graph = reflect::build(deps)
         .unwrap()
@@ -349,10 +359,10 @@ async fn a_proposed_check_that_cannot_tell_done_from_not_done_is_refused() {
     let model = Arc::new(ScriptedModel::new([
         common::plan_with_check("grep -q sub calc.py", &[("Look", Some("ls"))]),
         review("replan", "nothing done yet", &[]),
-        common::plan_with_check("python3 check_report.py", &[("Look", Some("ls"))])
+        common::plan_with_check("python3 check_report.py", &[("Look", Some("ls -a"))])
             .expect_user_contains("No command checks this goal yet"),
         review("replan", "still nothing", &[]),
-        plan(&[("Look", Some("ls"))]),
+        plan(&[("Look", Some("pwd"))]),
         review("finish", "done", &[]),
     ]));
     let graph = pev_graph(&model, &work, dir.path());

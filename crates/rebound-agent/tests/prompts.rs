@@ -11,6 +11,7 @@ fn step(description: &str, command: Option<&str>) -> PlanStep {
     PlanStep {
         description: description.into(),
         command: command.map(str::to_string),
+        ..PlanStep::default()
     }
 }
 
@@ -37,6 +38,7 @@ fn planner_first_plan() {
 fn planner_in_repair_mode() {
     let state = PevState {
         last_error: Some(StepFailure {
+            plan: Vec::new(),
             step: step("Run the tests", Some("python3 -m unittest -q")),
             error: "exit code 1 (failure) after 0.1 s\nModuleNotFoundError: No module named 'calc'"
                 .into(),

@@ -14,6 +14,7 @@ fn steps(n: usize) -> Vec<PlanStep> {
         .map(|i| PlanStep {
             description: format!("step {i}"),
             command: Some(format!("echo {i}")),
+            ..PlanStep::default()
         })
         .collect()
 }

@@ -13,7 +13,11 @@ use serde_json::json;
 const TESTS: &str = "import unittest\nfrom calc import sub\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
 const FIX: &str = "printf 'def sub(a, b):\\n    return a - b\\n' > calc.py";
 
+/// The buggy calc project, with the harness's localized edits off in the
+/// user's settings: these tests are about what checks do to the planner's
+/// own plans (`tests/eval.rs` runs an edit step through the binary).
 fn buggy(env: &TestEnv) {
+    env.write_user_config("[agent]\nlocalized_edits = false\n");
     std::fs::write(env.ws().join("test_calc.py"), TESTS).unwrap();
     std::fs::write(
         env.ws().join("calc.py"),

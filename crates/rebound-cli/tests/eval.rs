@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{output_text, plan, review, FakeModel, TestEnv};
+use common::{answer, output_text, plan, review, FakeModel, TestEnv};
 use serde_json::Value;
 
 const TESTS: &str = "import unittest\nfrom calc import sub\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
@@ -71,13 +71,22 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
         // b-claims: a misspelt note, and an unverified finish.
         plan(&[("Write the note", Some("echo helo > note.txt"))]),
         review("finish", "the note is written"),
-        // c-fixes: the fix; the detected tests pass, which finishes it.
+        // c-fixes: the harness's edit of `sub` (the failing assertion calls
+        // it) goes first; its answer fixes the bug; the detected tests
+        // pass, which finishes it before the planner's own step.
         plan(&[("Fix sub", Some(FIX))]),
-        // d-tampers: rewrites the tests instead; the checks pass, but on
-        // edited tests they settle nothing, so the reviewer is asked.
+        answer("```python\ndef sub(a, b):\n    return a - b\n```"),
+        // d-tampers: the edit changes nothing that matters and is
+        // reverted; the repair plan rewrites the tests instead; the checks
+        // pass, but on edited tests they settle nothing, so the reviewer
+        // is asked.
+        plan(&[("Make the tests pass", Some(TAMPER))]),
+        answer("```python\ndef sub(a, b):\n    return b - a + 0\n```"),
         plan(&[("Make the tests pass", Some(TAMPER))]),
         review("finish", "the tests pass"),
     ]);
+    // One candidate per edit keeps the script short.
+    env.write_user_config("[agent]\nedit_candidates = 0\n");
     let output = env
         .rebound(Some(&model))
         .args(["eval", "--json", "--model", "openai:test"])
@@ -123,7 +132,10 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
     assert_eq!(fixes["stop"], "finished");
     assert_eq!(fixes["agent_checks"][0]["command"], "python3 -m unittest");
     assert_eq!(fixes["agent_checks"][0]["source"]["kind"], "detected");
-    assert_eq!(fixes["model_calls"], 1, "no review after the passing fix");
+    assert_eq!(
+        fixes["model_calls"], 2,
+        "the plan and the edit; no review after the passing fix"
+    );
     assert_eq!(
         (
             fixes["lines_added"].as_u64(),

@@ -34,12 +34,23 @@ pub struct ChatRequest {
     pub tools: Vec<ToolDefinition>,
     /// A schema the answer must follow.
     pub response_schema: Option<ResponseSchema>,
-    /// Sampling temperature (None: the provider's default; local models are greedy).
+    /// Sampling temperature (None: the provider's default; the local model
+    /// is greedy unless it is above 0).
     pub temperature: Option<f32>,
     /// The most tokens to generate.
     pub max_tokens: Option<u32>,
     /// Sequences that end generation.
     pub stop: Vec<String>,
+    /// A seed for sampling, so a sampled answer can be reproduced (the
+    /// local model and OpenAI-compatible servers honour it; the Anthropic
+    /// API has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// A GBNF grammar the answer's text must follow (only the local model
+    /// enforces it; hosted providers ignore it, so the caller must still
+    /// check the answer). Ignored when `response_schema` is set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<String>,
 }
 
 impl ChatRequest {
@@ -83,6 +94,20 @@ impl ChatRequest {
     #[must_use]
     pub fn temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets the sampling seed.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Asks for an answer following the GBNF `grammar` (local model only).
+    #[must_use]
+    pub fn grammar(mut self, grammar: impl Into<String>) -> Self {
+        self.grammar = Some(grammar.into());
         self
     }
 

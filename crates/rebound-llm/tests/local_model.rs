@@ -124,6 +124,63 @@ async fn the_same_request_gives_the_same_text() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn sampling_is_seeded() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("sampling_is_seeded") else {
+        return;
+    };
+    let request = |seed: u64| {
+        ChatRequest::new()
+            .message(Message::user("Write one line of a poem about rivers."))
+            .max_tokens(24)
+            .temperature(1.0)
+            .seed(seed)
+    };
+    let first = model.chat(&request(7)).await.unwrap();
+    let again = model.chat(&request(7)).await.unwrap();
+    assert_eq!(
+        first.text, again.text,
+        "the same seed gives the same answer"
+    );
+    let mut answers = std::collections::BTreeSet::new();
+    for seed in 0..4 {
+        answers.insert(model.chat(&request(seed)).await.unwrap().text);
+    }
+    assert!(
+        answers.len() >= 2,
+        "four seeds at temperature 1 gave one answer: {answers:?}"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_raw_grammar_is_enforced() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("a_raw_grammar_is_enforced") else {
+        return;
+    };
+    let grammar = r#"root ::= "```" [a-z]* "\n" line* "```"
+line ::= [^`\n] [^\n]* "\n" | "\n"
+"#;
+    for seed in [None, Some(3)] {
+        let mut request = ChatRequest::new()
+            .message(Message::user(
+                "Write a Python function that adds two numbers.",
+            ))
+            .max_tokens(120)
+            .grammar(grammar);
+        if let Some(seed) = seed {
+            request = request.temperature(0.8).seed(seed);
+        }
+        let answer = model.chat(&request).await.unwrap();
+        assert!(answer.text.starts_with("```"), "{:?}", answer.text);
+        if answer.finish_reason == FinishReason::Stop {
+            assert!(answer.text.trim_end().ends_with("```"), "{:?}", answer.text);
+            assert!(answer.text.contains("def "), "{:?}", answer.text);
+        }
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn a_shared_prefix_is_reused() {
     let _serial = SERIAL.lock().await;
     let Some(model) = small_model("a_shared_prefix_is_reused") else {

@@ -87,6 +87,18 @@ impl Evidence {
             && guard::changed(&self.guarded, &run.guarded).is_empty()
     }
 
+    /// [`Evidence::settles`] for the last results kept: every check
+    /// passed when they last ran, one failed before the first plan, none
+    /// is the agent's own, and no file the checks read had changed.
+    pub fn settled(&self) -> bool {
+        self.fingerprint.is_some()
+            && !self.results.is_empty()
+            && all_passed(&self.results)
+            && self.failed_at_start
+            && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
+            && self.tests_changed.is_empty()
+    }
+
     /// The stop reason of a run that ended on a finish: `Finished` when the
     /// checks verify it ([`verify`]), `FinishedUnverified` when there are
     /// none, they only guard (detected, passing from the start), or a file

@@ -21,6 +21,8 @@ pub enum CheckWhen {
     AfterChange,
     /// To verify a `finish`.
     Finish,
+    /// To judge a candidate of an edit step.
+    Edit,
 }
 
 impl std::fmt::Display for CheckWhen {
@@ -29,6 +31,7 @@ impl std::fmt::Display for CheckWhen {
             CheckWhen::Start => "before the first plan",
             CheckWhen::AfterChange => "after a change",
             CheckWhen::Finish => "to verify the finish",
+            CheckWhen::Edit => "to judge an edit",
         })
     }
 }

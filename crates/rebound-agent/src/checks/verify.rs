@@ -53,6 +53,17 @@ pub async fn after_change(
     .map(Some)
 }
 
+/// Whether the checks prove the goal without asking a model: `fresh` (the
+/// run just made) settles it ([`Evidence::settles`]); with no fresh run,
+/// the evidence's last results do when they are current (an edit step
+/// ran the checks on its change) ([`Evidence::settled`]).
+pub fn settled(evidence: &Evidence, fresh: Option<&CheckRun>) -> bool {
+    match fresh {
+        Some(run) => evidence.settles(run),
+        None => evidence.settled(),
+    }
+}
+
 /// Verifies a finish: the checks' results from this node if they just ran
 /// (`fresh`), else a new run. `None` when there is no check (the finish is
 /// unverified).
@@ -99,11 +110,13 @@ pub fn overrule(ctx: &NodeContext, by: &str, reason: &str, run: &CheckRun) -> Ov
         step: PlanStep {
             description: VERIFY_STEP.to_string(),
             command: failing.first().map(|r| r.command.clone()),
+            ..PlanStep::default()
         },
         error: format!(
             "The {by} said the goal is done ({reason}), but a check fails:\n{}",
             failures_text(&run.results)
         ),
+        plan: Vec::new(),
     };
     Overruled {
         failure,

@@ -58,3 +58,7 @@ pub use parse::{parse, UNKNOWN_MAX_CHARS, UNKNOWN_TAIL_LINES};
 pub use render::render;
 pub use test_files::is_test_file;
 pub use window::{Window, MAX_LINE_CHARS, MAX_WINDOW_LINES};
+
+// For the edit step, which finds a named definition in the file it edits.
+pub(crate) use definitions::named_definitions;
+pub(crate) use languages::parse_source;

@@ -151,15 +151,38 @@ pub async fn executor(
             .plan_status(PlanStatus::Failed)
             .last_result(Some(error)));
     };
-    let outcome = execute_step(
+    let repeats = step.command.is_some()
+        && state
+            .results
+            .iter()
+            .any(|record| record.step.command == step.command);
+    let workspace = deps.workspace.workspace();
+    let before = repeats.then(|| crate::checks::fingerprint(workspace));
+    let mut outcome = execute_step(
         ctx,
         deps,
         &state.goal,
         state.step_index,
         &step,
+        &state.evidence,
         state.approved_all,
     )
     .await?;
+    if before.is_some_and(|before| before == crate::checks::fingerprint(workspace)) {
+        let output = shorten(&outcome.output, 600);
+        let same = state
+            .results
+            .iter()
+            .any(|record| record.step.command == step.command && record.output == output);
+        if same {
+            outcome.success = false;
+            outcome.output = format!(
+                "no progress: this command ran before in this run with the same output, and \
+                 changed nothing; do something else\n{}",
+                outcome.output
+            );
+        }
+    }
     let tokens = state.tokens + outcome.tokens;
     let work_ms = state.work_ms + elapsed_ms(started);
     let status = if outcome.success {
@@ -188,6 +211,9 @@ pub async fn executor(
         .tokens(tokens)
         .work_ms(work_ms)
         .approved_all(state.approved_all || outcome.approved_all);
+    if let Some(run) = &outcome.checks {
+        update = update.evidence(state.evidence.after(run));
+    }
     let budget = &deps.config.budget;
     let mut stop = budget.exhausted(tokens, work_ms);
     if outcome.success {
@@ -214,6 +240,7 @@ pub async fn executor(
             .last_error(Some(StepFailure {
                 step,
                 error: outcome.output,
+                plan: state.plan.clone(),
             }))
             .plan(Vec::new())
             .step_index(0)
@@ -251,7 +278,7 @@ fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
         .results
         .iter()
         .rev()
-        .take(4)
+        .take(5)
         .collect::<Vec<_>>()
         .into_iter()
         .rev()
@@ -302,22 +329,22 @@ pub async fn reviewer(
     let fresh = verify::after_change(ctx, deps, &state.evidence, state.approved_all).await?;
     if let Some(run) = &fresh {
         update = record_checks(update, run, state);
-        if state.evidence.settles(run) {
-            let passed: Vec<String> = run.results.iter().map(|r| r.headline()).collect();
-            let review = Review {
-                verdict: Verdict::Finish,
-                reason: format!(
-                    "every check passes after the change ({}), and one failed before the first plan",
-                    passed.join(", ")
-                ),
-                fix_suggestions: Vec::new(),
-            };
-            return Ok(conclude(update, state, ctx, deps, review, 0, started));
-        }
     }
     let results = fresh
         .as_ref()
         .map_or(&state.evidence.results[..], |r| &r.results[..]);
+    if verify::settled(&state.evidence, fresh.as_ref()) {
+        let passed: Vec<String> = results.iter().map(|r| r.headline()).collect();
+        let review = Review {
+            verdict: Verdict::Finish,
+            reason: format!(
+                "every check passes after the change ({}), and one failed before the first plan",
+                passed.join(", ")
+            ),
+            fix_suggestions: Vec::new(),
+        };
+        return Ok(conclude(update, state, ctx, deps, review, 0, started));
+    }
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
         .max_tokens(deps.config.max_answer_tokens)

@@ -149,11 +149,16 @@ pub async fn executor(
         &state.goal,
         state.step_index,
         &step,
+        &state.evidence,
         state.approved_all,
     )
     .await?;
     let tokens = state.tokens + outcome.tokens;
     let work_ms = state.work_ms + elapsed_ms(started);
+    let mut update = ReflectStateUpdate::default();
+    if let Some(run) = &outcome.checks {
+        update = update.evidence(state.evidence.after(run));
+    }
     let denials = state.denials + u32::from(outcome.denied.is_some());
     let budget = &deps.config.budget;
     let mut stop = budget.exhausted(tokens, work_ms);
@@ -163,7 +168,7 @@ pub async fn executor(
     } else {
         "failed"
     };
-    Ok(ReflectStateUpdate::default()
+    Ok(update
         .current_attempt(state.current_attempt + 1)
         .executor_output(Some(ExecReport {
             success: outcome.success,
@@ -219,13 +224,13 @@ pub async fn reflector(
     if let Some(run) = &fresh {
         update = record_checks(update, run, state);
     }
-    let deterministic = fresh
-        .as_ref()
-        .is_some_and(|run| state.evidence.settles(run));
+    let deterministic = output.success && verify::settled(&state.evidence, fresh.as_ref());
     let (mut reflection, used) = if deterministic {
         let passed: Vec<String> = fresh
+            .as_ref()
+            .map_or(&state.evidence.results[..], |run| &run.results[..])
             .iter()
-            .flat_map(|run| run.results.iter().map(|r| r.headline()))
+            .map(|r| r.headline())
             .collect();
         let reason = format!(
             "every check passes after this step ({}), and one failed before the first plan: the goal is reached",
@@ -306,11 +311,9 @@ pub async fn reflector(
                 .plan
                 .get(state.step_index)
                 .cloned()
-                .unwrap_or_else(|| crate::PlanStep {
-                    description: step.clone(),
-                    command: None,
-                }),
+                .unwrap_or_else(|| crate::PlanStep::task(step.clone())),
             error: format!("{}\n(reflector: {})", output.output, reflection.reason),
+            plan: state.plan.clone(),
         }));
     }
     Ok(update.reflection(Some(reflection)))

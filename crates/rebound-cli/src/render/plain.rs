@@ -78,8 +78,8 @@ impl PlainRenderer {
                 let steps: Vec<String> = steps
                     .iter()
                     .enumerate()
-                    .map(|(i, step)| match &step.command {
-                        Some(command) => format!("{}. {} ($ {command})", i + 1, step.description),
+                    .map(|(i, step)| match step.action() {
+                        Some(action) => format!("{}. {} ({action})", i + 1, step.description),
                         None => format!("{}. {}", i + 1, step.description),
                     })
                     .collect();
@@ -87,7 +87,7 @@ impl PlainRenderer {
                 format!("{label}: {}", steps.join("; "))
             }
             Progress::StepStarted { index, step } => {
-                let command = step.command.map(|c| format!(" $ {c}")).unwrap_or_default();
+                let command = step.action().map(|a| format!(" {a}")).unwrap_or_default();
                 format!(
                     "{} started: {}{command}",
                     step_label(index, self.plan_len),

@@ -231,7 +231,7 @@ impl Progress {
 fn custom(payload: &Value) -> Progress {
     if let Some(event) = AgentEvent::from_payload(payload) {
         return match event {
-            AgentEvent::Plan { steps, repair } => Progress::Plan { steps, repair },
+            AgentEvent::Plan { steps, repair, .. } => Progress::Plan { steps, repair },
             AgentEvent::Step {
                 index,
                 step,

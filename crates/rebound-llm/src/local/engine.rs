@@ -50,6 +50,39 @@ pub(crate) struct GenerateInput {
     pub(crate) max_tokens: Option<u32>,
     /// Texts that end generation (not included in the answer).
     pub(crate) stop: Vec<String>,
+    /// Sampling instead of greedy decoding, when set.
+    pub(crate) sampling: Option<Sampling>,
+}
+
+/// Seeded temperature sampling: the same seed and prompt give the same
+/// answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Sampling {
+    /// Above 0; higher spreads the choice over more tokens.
+    pub(crate) temperature: f32,
+    /// The random stream's seed.
+    pub(crate) seed: u64,
+}
+
+/// The tokens sampling chooses among: the most likely ones (top-k).
+const SAMPLING_TOP_K: usize = 40;
+
+/// SplitMix64: a tiny, fixed random stream, so a seed gives the same
+/// tokens on every platform and with every version of every crate (a
+/// general-purpose RNG crate does not promise that for its default
+/// generators).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// The next number in `[0, 1)`.
+    fn next_unit(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
 }
 
 /// What one generation produced.
@@ -223,9 +256,10 @@ impl Engine {
         let prompt_seconds = prompt_started.elapsed().as_secs_f64();
 
         let mut grammar = match &input.grammar {
-            Some(gbnf) => Some(LlamaSampler::grammar(model, gbnf, "root").map_err(|e| {
-                EngineError::BadRequest(format!("the response schema's grammar is invalid: {e}"))
-            })?),
+            Some(gbnf) => Some(
+                LlamaSampler::grammar(model, gbnf, "root")
+                    .map_err(|e| EngineError::BadRequest(format!("the grammar is invalid: {e}")))?,
+            ),
             None => None,
         };
 
@@ -235,12 +269,21 @@ impl Engine {
         let mut generated = 0usize;
         let mut hit_limit = false;
         let mut grammar_fallbacks = 0;
+        let mut rng = input
+            .sampling
+            .filter(|s| s.temperature > 0.0)
+            .map(|s| (s.temperature, SplitMix64(s.seed)));
         loop {
             if generated >= max_tokens {
                 hit_limit = true;
                 break;
             }
-            let (token, fell_back) = self.pick(logits_index, grammar.as_mut())?;
+            let (token, fell_back) = match rng.as_mut() {
+                Some((temperature, random)) => {
+                    self.sample(logits_index, grammar.as_mut(), *temperature, random)?
+                }
+                None => self.pick(logits_index, grammar.as_mut())?,
+            };
             grammar_fallbacks += usize::from(fell_back);
             if vocab.is_eog(token) {
                 break;
@@ -346,6 +389,97 @@ impl Engine {
             .map_err(|e| EngineError::Failed(format!("the grammar rejected its own token: {e}")))?;
         Ok((token, !allowed))
     }
+}
+
+impl Engine {
+    /// The next token, sampled: among the [`SAMPLING_TOP_K`] most likely
+    /// tokens the grammar allows (the whole vocabulary is filtered only
+    /// when it allows none of them), with probabilities
+    /// `softmax(logit / temperature)`, drawn from `random`. The grammar
+    /// accepts the chosen token exactly once. Returns the token and whether
+    /// the slow path was taken.
+    fn sample(
+        &self,
+        logits_index: i32,
+        grammar: Option<&mut LlamaSampler>,
+        temperature: f32,
+        random: &mut SplitMix64,
+    ) -> Result<(LlamaToken, bool), EngineError> {
+        let logits = self.context.get_logits_ith(logits_index);
+        let mut top: Vec<(usize, f32)> = top_k(logits.iter().copied().enumerate(), SAMPLING_TOP_K);
+        let mut fell_back = false;
+        if let Some(grammar) = grammar {
+            let allowed = allowed_by(grammar, &top);
+            top = if allowed.is_empty() {
+                fell_back = true;
+                let all: Vec<(usize, f32)> = logits.iter().copied().enumerate().collect();
+                top_k(allowed_by(grammar, &all).into_iter(), SAMPLING_TOP_K)
+            } else {
+                allowed
+            };
+            let token = token_at(draw(&top, temperature, random).ok_or_else(|| {
+                EngineError::Failed("the response schema's grammar allows no next token".into())
+            })?);
+            grammar.try_accept(token).map_err(|e| {
+                EngineError::Failed(format!("the grammar rejected its own token: {e}"))
+            })?;
+            return Ok((token, fell_back));
+        }
+        let index = draw(&top, temperature, random)
+            .ok_or_else(|| EngineError::Failed("the model returned no logits".into()))?;
+        Ok((token_at(index), fell_back))
+    }
+}
+
+/// The `k` entries with the largest values, largest first (non-finite
+/// values left out).
+fn top_k(values: impl Iterator<Item = (usize, f32)>, k: usize) -> Vec<(usize, f32)> {
+    let mut all: Vec<(usize, f32)> = values.filter(|(_, v)| v.is_finite()).collect();
+    let k = k.min(all.len());
+    if k == 0 {
+        return Vec::new();
+    }
+    all.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
+    all.truncate(k);
+    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    all
+}
+
+/// The entries of `candidates` that `grammar` allows, in their order.
+fn allowed_by(grammar: &mut LlamaSampler, candidates: &[(usize, f32)]) -> Vec<(usize, f32)> {
+    let mut array = LlamaTokenDataArray::new(
+        candidates
+            .iter()
+            .map(|&(i, logit)| LlamaTokenData::new(token_at(i), logit, 0.0))
+            .collect(),
+        false,
+    );
+    grammar.apply(&mut array);
+    array
+        .data
+        .iter()
+        .filter(|d| d.logit().is_finite())
+        .map(|d| (d.id().0 as usize, d.logit()))
+        .collect()
+}
+
+/// One index of `candidates` (largest logit first), drawn with
+/// probabilities `softmax(logit / temperature)`.
+fn draw(candidates: &[(usize, f32)], temperature: f32, random: &mut SplitMix64) -> Option<usize> {
+    let (_, best) = *candidates.first()?;
+    let weights: Vec<f64> = candidates
+        .iter()
+        .map(|&(_, logit)| f64::from((logit - best) / temperature).exp())
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut point = random.next_unit() * total;
+    for (&(index, _), weight) in candidates.iter().zip(&weights) {
+        if point < *weight {
+            return Some(index);
+        }
+        point -= weight;
+    }
+    candidates.last().map(|&(index, _)| index)
 }
 
 /// The index of the largest value (the first of equal ones).

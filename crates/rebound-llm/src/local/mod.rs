@@ -4,9 +4,13 @@
 //! - The prompt is built with the GGUF's own chat template; tools are
 //!   listed briefly in the system text and called Hermes-style
 //!   (`<tool_call>{…}</tool_call>`).
-//! - Decoding is greedy, so the same request gives the same answer
-//!   (`temperature` is ignored).
-//! - A `response_schema` is enforced with a llama.cpp JSON-schema grammar.
+//! - Decoding is greedy, so the same request gives the same answer, unless
+//!   the request sets a `temperature` above 0: then tokens are sampled
+//!   (top-40, softmax at that temperature) from a stream seeded by the
+//!   request's `seed` (0 when unset), so a sampled answer is reproducible
+//!   too.
+//! - A `response_schema` is enforced with a llama.cpp JSON-schema grammar;
+//!   a raw GBNF `grammar` likewise.
 //!   Only the greedy token is checked against the grammar first; the whole
 //!   vocabulary is filtered only when it is rejected.
 //! - The model is loaded once per process and shared by every
@@ -134,13 +138,21 @@ impl LocalModel {
                     }
                 })?,
             ),
-            None => None,
+            None => request.grammar.clone(),
         };
+        let sampling = request
+            .temperature
+            .filter(|t| *t > 0.0 && t.is_finite())
+            .map(|temperature| engine::Sampling {
+                temperature,
+                seed: request.seed.unwrap_or(0),
+            });
         Ok(GenerateInput {
             messages: prompt::template_messages(request),
             grammar,
             max_tokens: request.max_tokens,
             stop: request.stop.clone(),
+            sampling,
         })
     }
 }

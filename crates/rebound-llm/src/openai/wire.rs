@@ -49,6 +49,9 @@ pub(super) fn request_body(
     if let Some(temperature) = request.temperature {
         body.insert("temperature".into(), temperature_json(temperature));
     }
+    if let Some(seed) = request.seed {
+        body.insert("seed".into(), json!(seed));
+    }
     if let Some(max_tokens) = request.max_tokens {
         body.insert("max_tokens".into(), json!(max_tokens));
     }

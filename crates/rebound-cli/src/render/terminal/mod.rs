@@ -118,9 +118,8 @@ impl TerminalRenderer {
                 self.line(title.to_string());
                 for (i, step) in steps.iter().enumerate() {
                     let command = step
-                        .command
-                        .as_ref()
-                        .map(|c| format!("  {}", style(format!("$ {c}")).cyan()))
+                        .action()
+                        .map(|a| format!("  {}", style(a).cyan()))
                         .unwrap_or_default();
                     self.line(format!("  {}. {}{command}", i + 1, step.description));
                 }
@@ -135,9 +134,8 @@ impl TerminalRenderer {
                 }
                 self.open_step = Some(key);
                 let command = step
-                    .command
-                    .as_ref()
-                    .map(|c| format!("  {}", style(format!("$ {c}")).cyan()))
+                    .action()
+                    .map(|a| format!("  {}", style(a).cyan()))
                     .unwrap_or_default();
                 self.line(format!(
                     "{} {}{command}",

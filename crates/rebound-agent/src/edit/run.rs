@@ -1,0 +1,571 @@
+//! Doing an edit step: the harness cuts the target span, one focused model
+//! call writes its replacement (a fenced code block under a grammar of its
+//! own), the harness splices it in, refuses a replacement that breaks the
+//! file's syntax, runs the checks, and keeps the first candidate that
+//! makes them pass. When the greedy candidate does not, up to
+//! [`crate::AgentConfig::edit_candidates`] more are sampled (seeded, so a
+//! run is reproducible); a candidate that leaves fewer failures and no new
+//! ones is kept when none passes; otherwise the file is restored byte for
+//! byte and the step fails with what each candidate did.
+
+use std::collections::BTreeSet;
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{chat_journaled, ChatRequest, Message};
+use rebound_tools::approval::run_tool_call;
+use serde::{Deserialize, Serialize};
+
+use super::{broken_by_edit, check_syntax, extract_code, resolve_target, splice, EditSpan};
+use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
+use crate::executor::{tool_context, StepOutcome};
+use crate::llm::shorten;
+use crate::localize::{self, FailureKind, SuspectReason};
+use crate::prompts::{self, render};
+use crate::{AgentDeps, PlanStep};
+
+/// The tool the harness writes files with (journaled, confined to the
+/// workspace).
+const WRITE_TOOL: &str = "write_file";
+
+/// The sampling temperature of the candidates after the greedy one.
+const SAMPLE_TEMPERATURE: f32 = 0.8;
+
+/// Characters of the failing checks' report in an edit prompt.
+const FAILURE_CHARS: usize = 700;
+
+/// The grammar of an edit answer: one fenced code block and nothing else
+/// (a line of code may not start with a backtick; the closing fence ends
+/// the answer).
+pub const FENCE_GRAMMAR: &str = r#"root ::= "```" [a-zA-Z0-9_+-]* "\n" line* "```"
+line ::= [^`\n] [^\n]* "\n" | "\n"
+"#;
+
+/// How the failing checks stand: what an edit is judged by.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Checks that fail.
+    pub failing_checks: usize,
+    /// The failures read from their output: a test's id, else the kind and
+    /// message; a failing check whose output names none counts as one.
+    pub failures: BTreeSet<String>,
+    /// The ids of the failing tests among them.
+    pub tests: BTreeSet<String>,
+}
+
+impl Tally {
+    /// The tally of `results` (`workspace` resolves the paths in their
+    /// output).
+    pub fn of(workspace: &std::path::Path, results: &[CheckResult]) -> Tally {
+        let mut tally = Tally::default();
+        for result in results.iter().filter(|r| !r.passed) {
+            tally.failing_checks += 1;
+            let failures = localize::parse(&result.command, &result.output, workspace);
+            let known: Vec<_> = failures
+                .iter()
+                .filter(|f| f.kind != FailureKind::Unknown)
+                .collect();
+            if known.is_empty() {
+                tally.failures.insert(format!("check:{}", result.command));
+            }
+            for failure in known {
+                match &failure.test {
+                    Some(test) => {
+                        tally.failures.insert(format!("test:{test}"));
+                        tally.tests.insert(test.clone());
+                    }
+                    None => {
+                        tally
+                            .failures
+                            .insert(format!("{:?}:{}", failure.kind, failure.message));
+                    }
+                }
+            }
+        }
+        tally
+    }
+
+    /// Whether nothing fails.
+    pub fn passed(&self) -> bool {
+        self.failing_checks == 0
+    }
+
+    /// Whether this is strictly better than `before`: no more failing
+    /// checks, fewer failures, and no test failing that did not before.
+    pub fn improves_on(&self, before: &Tally) -> bool {
+        self.failing_checks <= before.failing_checks
+            && self.failures.len() < before.failures.len()
+            && self.tests.is_subset(&before.tests)
+    }
+}
+
+/// What became of one candidate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Tried {
+    /// Its number: 0 is the greedy one.
+    number: u32,
+    /// What happened, in a line.
+    verdict: String,
+}
+
+/// Does `step` (an edit step, number `index` of its plan) for `goal`,
+/// judged by `evidence`'s checks.
+pub(crate) async fn run_edit_step(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    goal: &str,
+    index: usize,
+    step: &PlanStep,
+    evidence: &Evidence,
+    approved_all: bool,
+) -> Result<StepOutcome, NodeError> {
+    let workspace = deps.workspace.workspace().to_path_buf();
+    let Some(file) = step
+        .file
+        .as_deref()
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+    else {
+        return Ok(failed(
+            "an edit step needs a file: give \"file\" (and a \"target\")".to_string(),
+        ));
+    };
+    let label = format!("edit{}", index + 1);
+    let tools = tool_context(ctx, deps, &label);
+
+    // Where the checks stand now: the evidence's last results when nothing
+    // changed since, else a fresh run.
+    let mut approved_all = approved_all;
+    let baseline = if evidence.checks.is_empty() {
+        None
+    } else if evidence.fingerprint == Some(crate::checks::fingerprint(&workspace)) {
+        Some(evidence.results.clone())
+    } else {
+        let run = run_checks(
+            ctx,
+            deps,
+            &evidence.checks,
+            CheckWhen::AfterChange,
+            approved_all,
+        )
+        .await?;
+        approved_all |= run.approved_all;
+        Some(run.results)
+    };
+    let hint = baseline
+        .as_deref()
+        .and_then(|results| suspect_line(&workspace, results, file));
+    let target = step.target.as_deref().unwrap_or_default();
+    // The span is cut once and journaled: a node re-run after a crash
+    // splices against the same original, whatever the file holds now.
+    let span = ctx
+        .journal(&format!("{label}:span"), async {
+            resolve_target(&workspace, file, target, hint).map_err(|e| e.to_string())
+        })
+        .await?;
+    let span = match span {
+        Ok(span) => span,
+        Err(message) => return Ok(failed(message)),
+    };
+    let original = ctx
+        .journal(&format!("{label}:original"), async {
+            if span.exists {
+                std::fs::read_to_string(workspace.join(&span.file)).map_err(|e| e.to_string())
+            } else {
+                Ok(String::new())
+            }
+        })
+        .await?;
+    let original = match original {
+        Ok(text) => text,
+        Err(error) => return Ok(failed(format!("cannot read {}: {error}", span.file))),
+    };
+    let syntax_before = check_syntax(&span.file, &original);
+    let before = baseline
+        .as_deref()
+        .map(|results| Tally::of(&workspace, results));
+
+    let request = edit_request(deps, goal, step, &span, baseline.as_deref(), &workspace);
+    let mut tokens = 0u64;
+    let mut tried: Vec<Tried> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut best: Option<(Tally, String, CheckRun)> = None;
+    let mut first_failure: Option<String> = None;
+    let candidates = deps.config.edit_candidates;
+    for number in 0..=candidates {
+        let mut request = request.clone();
+        if number > 0 {
+            request = request
+                .temperature(SAMPLE_TEMPERATURE)
+                .seed(deps.config.seed.wrapping_add(u64::from(number)));
+        }
+        let response = chat_journaled(
+            ctx,
+            &format!("{label}:candidate"),
+            deps.model.as_ref(),
+            &crate::llm::redacted(request),
+        )
+        .await?;
+        tokens += response.usage.input_tokens + response.usage.output_tokens;
+        let new_text = match extract_code(&response.text)
+            .and_then(|code| splice(&original, &span, &code).map(|text| (code, text)))
+        {
+            Ok((code, text)) => {
+                if !seen.insert(normalized(&code)) {
+                    tried.push(Tried {
+                        number,
+                        verdict: "the same as an earlier candidate".to_string(),
+                    });
+                    continue;
+                }
+                text
+            }
+            Err(error) => {
+                tried.push(Tried {
+                    number,
+                    verdict: format!("refused: {error}"),
+                });
+                continue;
+            }
+        };
+        if let Some(reason) = broken_by_edit(&syntax_before, &check_syntax(&span.file, &new_text)) {
+            tried.push(Tried {
+                number,
+                verdict: format!("refused, it breaks the syntax: {reason}"),
+            });
+            continue;
+        }
+        write(ctx, deps, &tools, &span.file, &new_text).await?;
+        let Some(before) = &before else {
+            // No check can judge it: the first usable candidate is kept.
+            tried.push(Tried {
+                number,
+                verdict: "applied (no check to judge it)".to_string(),
+            });
+            return Ok(outcome(
+                true,
+                &span,
+                &tried,
+                None,
+                tokens,
+                approved_all,
+                None,
+            ));
+        };
+        let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, approved_all).await?;
+        approved_all |= run.approved_all;
+        let after = Tally::of(&workspace, &run.results);
+        if after.passed() {
+            tried.push(Tried {
+                number,
+                verdict: "kept: every check passes".to_string(),
+            });
+            return Ok(outcome(
+                true,
+                &span,
+                &tried,
+                Some(run),
+                tokens,
+                approved_all,
+                None,
+            ));
+        }
+        let verdict = if after.improves_on(before) {
+            let better = best
+                .as_ref()
+                .is_none_or(|(tally, _, _)| after.failures.len() < tally.failures.len());
+            if better {
+                best = Some((after.clone(), new_text.clone(), run.clone()));
+            }
+            format!(
+                "fewer failures ({} of {}), the checks still fail",
+                after.failures.len(),
+                before.failures.len()
+            )
+        } else {
+            first_failure.get_or_insert_with(|| crate::checks::failures_text(&run.results));
+            format!(
+                "reverted: {} failure(s) after, {} before",
+                after.failures.len(),
+                before.failures.len()
+            )
+        };
+        tried.push(Tried { number, verdict });
+        write(ctx, deps, &tools, &span.file, &original).await?;
+    }
+    if let Some((_, text, run)) = best {
+        write(ctx, deps, &tools, &span.file, &text).await?;
+        return Ok(outcome(
+            true,
+            &span,
+            &tried,
+            Some(run),
+            tokens,
+            approved_all,
+            Some("kept the candidate with the fewest failures; the checks still fail"),
+        ));
+    }
+    let mut result = outcome(false, &span, &tried, None, tokens, approved_all, None);
+    if let Some(text) = first_failure {
+        result.output = shorten(
+            &format!(
+                "{}\nThe checks after the first candidate:\n{text}",
+                result.output
+            ),
+            deps.config.prompt_output_chars,
+        );
+    }
+    Ok(result)
+}
+
+/// The line of `file` that localization suspects in `results`' failures.
+fn suspect_line(workspace: &std::path::Path, results: &[CheckResult], file: &str) -> Option<u32> {
+    let file = file.trim_start_matches("./");
+    results.iter().filter(|r| !r.passed).find_map(|result| {
+        let failures = localize::parse(&result.command, &result.output, workspace);
+        localize::locate(workspace, &failures)
+            .into_iter()
+            .find(|s| s.file == file && s.reason != SuspectReason::Test)
+            .map(|s| s.line)
+    })
+}
+
+/// The model call of an edit: the instruction, the failures, the span's
+/// code, and the grammar of a fenced block.
+fn edit_request(
+    deps: &AgentDeps,
+    goal: &str,
+    step: &PlanStep,
+    span: &EditSpan,
+    results: Option<&[CheckResult]>,
+    workspace: &std::path::Path,
+) -> ChatRequest {
+    let failures = results
+        .map(|r| failures_brief(workspace, r))
+        .unwrap_or_default();
+    let language = fence_language(&span.file);
+    let user = render(
+        prompts::EDITOR_USER,
+        &[
+            ("goal", goal),
+            ("instruction", &step.description),
+            ("failures", &failures),
+            ("file", &span.file),
+            ("part", &span.label),
+            ("language", language),
+            ("code", &span.text),
+        ],
+    );
+    // Room for a rewrite a good deal longer than the original.
+    let room = u32::try_from(span.text.len() / 2).unwrap_or(u32::MAX);
+    let max_tokens = room
+        .saturating_add(160)
+        .clamp(160, deps.config.max_answer_tokens.max(160) * 3);
+    ChatRequest::new()
+        .system(prompts::EDITOR)
+        .message(Message::user(user))
+        .max_tokens(max_tokens)
+        .grammar(FENCE_GRAMMAR)
+}
+
+/// The failing checks, briefly: each failure's header and message, no
+/// code (the edit prompt shows the span itself).
+fn failures_brief(workspace: &std::path::Path, results: &[CheckResult]) -> String {
+    let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
+    if failing.is_empty() {
+        return String::new();
+    }
+    let budget = FAILURE_CHARS / failing.len();
+    let parts: Vec<String> = failing
+        .iter()
+        .map(|result| {
+            let failures = localize::parse(&result.command, &result.output, workspace);
+            let text = localize::render(&failures, &[], budget);
+            let body = if text.trim().is_empty() {
+                shorten(result.output.trim_end(), budget)
+            } else {
+                text.trim_end().to_string()
+            };
+            format!("{}:\n{body}", result.headline())
+        })
+        .collect();
+    format!("The checks fail:\n{}\n", parts.join("\n"))
+}
+
+/// The tag of a fenced block of `file`'s code.
+fn fence_language(file: &str) -> &'static str {
+    let extension = std::path::Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    match extension {
+        "py" => "python",
+        "rs" => "rust",
+        "c" | "h" => "c",
+        "js" | "mjs" | "cjs" | "jsx" => "javascript",
+        "ts" | "tsx" => "typescript",
+        "sh" | "bash" => "bash",
+        "json" => "json",
+        "toml" => "toml",
+        "yaml" | "yml" => "yaml",
+        "go" => "go",
+        _ if file.ends_with("Makefile") || file.ends_with(".mk") => "make",
+        _ => "",
+    }
+}
+
+/// `code` without trailing whitespace on its lines and around it, to tell
+/// duplicate candidates apart from real ones.
+fn normalized(code: &str) -> String {
+    code.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
+}
+
+/// Writes `content` to `file` through the write tool (journaled, confined
+/// to the workspace).
+async fn write(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    tools: &rebound_tools::ToolContext,
+    file: &str,
+    content: &str,
+) -> Result<(), NodeError> {
+    let outcome = run_tool_call(
+        ctx,
+        &deps.tools,
+        &deps.approval,
+        true,
+        WRITE_TOOL,
+        serde_json::json!({ "path": file, "content": content }),
+        tools,
+    )
+    .await?;
+    if outcome.output.success {
+        Ok(())
+    } else {
+        Err(NodeError::msg(format!(
+            "the edit could not write {file}: {}",
+            outcome.output.content
+        ))
+        .permanent())
+    }
+}
+
+/// A failed edit step that made no model call and changed nothing.
+fn failed(message: String) -> StepOutcome {
+    StepOutcome {
+        success: false,
+        output: message,
+        denied: None,
+        forbidden: None,
+        approved_all: false,
+        tokens: 0,
+        checks: None,
+    }
+}
+
+/// The step outcome after the candidates in `tried`.
+fn outcome(
+    success: bool,
+    span: &EditSpan,
+    tried: &[Tried],
+    checks: Option<CheckRun>,
+    tokens: u64,
+    approved_all: bool,
+    note: Option<&str>,
+) -> StepOutcome {
+    let lines: Vec<String> = tried
+        .iter()
+        .map(|t| format!("- candidate {}: {}", t.number + 1, t.verdict))
+        .collect();
+    let head = if success {
+        format!("edited {} of {}", span.label, span.file)
+    } else {
+        format!(
+            "no candidate improved {} of {}; the file is unchanged",
+            span.label, span.file
+        )
+    };
+    let mut output = format!("{head}\n{}", lines.join("\n"));
+    if let Some(note) = note {
+        output.push_str(&format!("\n{note}"));
+    }
+    StepOutcome {
+        success,
+        output,
+        denied: None,
+        forbidden: None,
+        approved_all,
+        tokens,
+        checks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(command: &str, passed: bool, output: &str) -> CheckResult {
+        CheckResult {
+            command: command.to_string(),
+            passed,
+            exit_code: Some(if passed { 0 } else { 1 }),
+            output: output.to_string(),
+            duration_ms: 1,
+        }
+    }
+
+    const TWO_FAIL: &str = "FF\n======================================================================\nFAIL: test_a (test_m.T.test_a)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"test_m.py\", line 5, in test_a\n    self.assertEqual(f(1), 2)\nAssertionError: 3 != 2\n\n======================================================================\nFAIL: test_b (test_m.T.test_b)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"test_m.py\", line 7, in test_b\n    self.assertEqual(f(2), 3)\nAssertionError: 4 != 3\n\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nFAILED (failures=2)\n";
+
+    #[test]
+    fn tallies_compare_by_failures_and_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        let two = Tally::of(
+            dir.path(),
+            &[result("python3 -m unittest", false, TWO_FAIL)],
+        );
+        assert_eq!(two.failing_checks, 1);
+        assert_eq!(two.failures.len(), 2, "{two:?}");
+        let one_output = TWO_FAIL.replace(
+            "FAIL: test_b (test_m.T.test_b)",
+            "FAIL: test_a (test_m.T.test_a)",
+        );
+        let one = Tally::of(
+            dir.path(),
+            &[result("python3 -m unittest", false, &one_output)],
+        );
+        assert_eq!(one.failures.len(), 1, "{one:?}");
+        assert!(one.improves_on(&two));
+        assert!(!two.improves_on(&one));
+        assert!(!two.improves_on(&two), "the same is not better");
+        let other = TWO_FAIL
+            .replace("test_b (test_m.T.test_b)", "test_c (test_m.T.test_c)")
+            .replace(
+                "FAIL: test_a (test_m.T.test_a)",
+                "FAIL: test_c (test_m.T.test_c)",
+            );
+        let new_test = Tally::of(dir.path(), &[result("python3 -m unittest", false, &other)]);
+        assert!(
+            !new_test.improves_on(&two),
+            "a test failing that did not before is not progress: {new_test:?}"
+        );
+        let unknown = Tally::of(dir.path(), &[result("./check.sh", false, "nope\n")]);
+        assert_eq!(unknown.failures.len(), 1);
+        let passed = Tally::of(dir.path(), &[result("./check.sh", true, "")]);
+        assert!(passed.passed());
+    }
+
+    #[test]
+    fn duplicates_differ_only_in_trailing_space() {
+        assert_eq!(
+            normalized("def f():\n    return 1   \n\n"),
+            normalized("def f():\n    return 1")
+        );
+        assert_ne!(normalized("return 1"), normalized("return 2"));
+        assert_eq!(fence_language("src/lib.rs"), "rust");
+        assert_eq!(fence_language("Makefile"), "make");
+    }
+}

@@ -1,0 +1,357 @@
+//! Edit steps end to end: a scripted model, the real shell and file tools,
+//! temp workspaces, SQLite. The harness cuts the span localization found,
+//! the model writes only the replacement, the checks decide what is kept;
+//! a candidate that breaks the syntax or adds failures is refused or
+//! reverted and the file restored byte for byte.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{deps, plan, review, saver};
+use rebound_agent::checks::{Check, CheckSource};
+use rebound_agent::events::AgentEvent;
+use rebound_agent::pev::{self, PevState};
+use rebound_agent::{AgentConfig, StepKind, StopReason};
+use rebound_graph::{CompiledGraph, Event, RunConfig, RunOutcome};
+use rebound_llm::{ScriptedModel, Step};
+use rebound_tools::approval::ApprovalMode;
+
+const TESTS: &str = "import unittest\nfrom calc import add, sub\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n    def test_sub(self):\n        self.assertEqual(sub(5, 3), 2)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+const BUGGY: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return b - a\n";
+const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n";
+const CHECK: &str = "python3 -m unittest -q test_calc";
+
+fn workspace(dir: &Path) -> std::path::PathBuf {
+    let work = dir.join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("test_calc.py"), TESTS).unwrap();
+    std::fs::write(work.join("calc.py"), BUGGY).unwrap();
+    work
+}
+
+fn check() -> Vec<Check> {
+    vec![Check::new(CHECK, CheckSource::Flag)]
+}
+
+/// A model answer with `code` in a fenced block.
+fn code(code: &str) -> Step {
+    Step::text(format!("```python\n{code}```"))
+}
+
+fn graph(
+    model: &Arc<ScriptedModel>,
+    work: &Path,
+    dir: &Path,
+    config: AgentConfig,
+) -> CompiledGraph<PevState> {
+    let deps = deps(model.clone(), work, ApprovalMode::Auto, Vec::new(), config);
+    pev::build(deps).unwrap().with_checkpointer(saver(dir))
+}
+
+async fn run(graph: &CompiledGraph<PevState>, input: PevState) -> (PevState, Vec<AgentEvent>) {
+    let mut stream = graph.stream(input, RunConfig::new().with_thread_id("t"));
+    let mut events = Vec::new();
+    while let Some(event) = stream.next_event().await {
+        if let Event::Custom { payload, .. } = &event {
+            if let Some(agent) = AgentEvent::from_payload(payload) {
+                events.push(agent);
+            }
+        }
+    }
+    match stream.outcome().await.unwrap() {
+        RunOutcome::Completed(state) => (state, events),
+        other => panic!("expected the run to complete, got {other:?}"),
+    }
+}
+
+fn step_outputs(events: &[AgentEvent]) -> Vec<(StepKind, bool, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Step {
+                step,
+                success: Some(success),
+                output: Some(output),
+                ..
+            } => Some((step.kind, *success, output.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The planner plans only to run the tests; the harness puts the edit of
+/// the definition the failing assertion calls first, the model writes
+/// the new `sub`, the checks pass, and the run finishes, verified, after
+/// two model calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_localized_edit_fixes_the_bug_in_two_model_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Run the tests", Some(CHECK))]),
+        code("def sub(a, b):\n    return a - b\n")
+            .expect_user_contains("def sub (lines 5-6) of calc.py")
+            .expect_user_contains("def sub(a, b):\n    return b - a\n```")
+            .expect_user_contains("AssertionError: -2 != 2"),
+    ]));
+    let graph = graph(&model, &work, dir.path(), AgentConfig::default());
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(model.requests().len(), 2);
+    let editor = &model.requests()[1];
+    assert!(
+        editor.grammar.is_some(),
+        "the answer is a fenced block under a grammar"
+    );
+    assert_eq!(editor.temperature, None, "the first candidate is greedy");
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("calc.py")).unwrap(),
+        FIXED
+    );
+    let plan = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Plan { steps, .. } => Some(steps.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(plan[0].kind, StepKind::Edit);
+    assert_eq!(plan[0].file.as_deref(), Some("calc.py"));
+    assert_eq!(plan[0].target.as_deref(), Some("sub"));
+    assert_eq!(plan[1].command.as_deref(), Some(CHECK));
+    let outputs = step_outputs(&events);
+    assert_eq!(
+        outputs.len(),
+        1,
+        "the run finished after the edit: {outputs:?}"
+    );
+    assert!(outputs[0].1);
+    assert!(
+        outputs[0].2.contains("kept: every check passes"),
+        "{}",
+        outputs[0].2
+    );
+}
+
+/// Best-of-n: the greedy candidate leaves the test failing and is
+/// reverted; a sampled duplicate of it is skipped without running the
+/// checks; a candidate that renames the function (a new failure: the
+/// import breaks) is reverted; the next sampled one fixes it and is kept.
+/// The samples are seeded from the configured seed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampled_candidates_are_tried_until_one_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Run the tests", Some(CHECK))]),
+        code("def sub(a, b):\n    return -(a - b)\n"),
+        code("def sub(a, b):\n    return -(a - b)   \n"),
+        code("def subtract(a, b):\n    return a - b\n"),
+        code("def sub(a, b):\n    return a - b\n"),
+    ]));
+    let config = AgentConfig {
+        seed: 40,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("calc.py")).unwrap(),
+        FIXED
+    );
+    let requests = model.requests();
+    let seeds: Vec<(Option<u64>, Option<f32>)> = requests[1..]
+        .iter()
+        .map(|r| (r.seed, r.temperature))
+        .collect();
+    assert_eq!(
+        seeds,
+        vec![
+            (None, None),
+            (Some(41), Some(0.8)),
+            (Some(42), Some(0.8)),
+            (Some(43), Some(0.8)),
+        ]
+    );
+    assert_eq!(
+        requests[1].messages, requests[4].messages,
+        "every candidate has the same prompt (the KV cache is reused)"
+    );
+    let output = &step_outputs(&events)[0].2;
+    assert!(output.contains("candidate 1: reverted"), "{output}");
+    assert!(
+        output.contains("candidate 2: the same as an earlier candidate"),
+        "{output}"
+    );
+    assert!(output.contains("candidate 3: reverted"), "{output}");
+    assert!(
+        output.contains("candidate 4: kept: every check passes"),
+        "{output}"
+    );
+    let judged = events
+        .iter()
+        .filter(|e| {
+            matches!(e, AgentEvent::Checks { when, .. } if *when == rebound_agent::checks::CheckWhen::Edit)
+        })
+        .count();
+    assert_eq!(judged, 3, "the duplicate did not run the checks");
+}
+
+/// Candidates that are unusable or break the syntax are refused without
+/// touching the checks; when none is left, the step fails with each
+/// candidate's reason, the file is byte for byte what it was, and the run
+/// goes to repair mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_edit_leaves_the_file_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    // CRLF and no final newline: restored exactly.
+    let original =
+        "def add(a, b):\r\n    return a + b\r\n\r\n\r\ndef sub(a, b):\r\n    return b - a";
+    std::fs::write(work.join("calc.py"), original).unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Run the tests", Some(CHECK))]),
+        code("def sub(a, b)\n    return a - b\n"),
+        Step::text("I would change the minus."),
+        code(""),
+    ]));
+    let mut config = AgentConfig {
+        edit_candidates: 2,
+        ..AgentConfig::default()
+    };
+    config.budget.max_attempts = 1;
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert!(matches!(
+        pev::stop_reason(&state),
+        StopReason::Budget { .. }
+    ));
+    assert_eq!(
+        std::fs::read(work.join("calc.py")).unwrap(),
+        original.as_bytes()
+    );
+    let (kind, success, _) = step_outputs(&events)[0].clone();
+    assert_eq!(kind, StepKind::Edit);
+    assert!(!success);
+    let failure = state.last_error.expect("repair mode");
+    let output = &failure.error;
+    assert!(output.contains("the file is unchanged"), "{output}");
+    assert!(
+        output.contains("candidate 1: refused, it breaks the syntax"),
+        "{output}"
+    );
+    assert!(
+        output.contains("candidate 2: refused: the answer cannot be used"),
+        "{output}"
+    );
+    assert!(
+        output.contains("candidate 3: refused: the answer cannot be used"),
+        "{output}"
+    );
+    assert_eq!(failure.step.kind, StepKind::Edit);
+    assert_eq!(
+        failure.plan.len(),
+        2,
+        "the failed plan is kept for the planner"
+    );
+}
+
+/// A planner's own edit step of a file outside the workspace fails with
+/// the reason and no model call; an observe step whose command fails is
+/// not a failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn planner_edit_steps_are_confined_and_observations_do_not_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    std::fs::write(dir.path().join("secret.py"), "x = 1\n").unwrap();
+    let steps = serde_json::json!({"steps": [
+        {"kind": "observe", "description": "Look for a missing file", "command": "cat nothing.txt"},
+        {"kind": "edit", "description": "Change x", "file": "../secret.py", "target": ""},
+    ]});
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(steps),
+        review("continue", "looked", &[]),
+    ]));
+    let mut config = AgentConfig {
+        localized_edits: false,
+        ..AgentConfig::default()
+    };
+    config.budget.max_attempts = 1;
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("tidy", 10)).await;
+
+    assert_eq!(model.remaining(), 0, "the refused edit made no model call");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("secret.py")).unwrap(),
+        "x = 1\n"
+    );
+    let outputs = step_outputs(&events);
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    assert_eq!(outputs[0].0, StepKind::Observe);
+    assert!(
+        outputs[0].1,
+        "an observation that exits 1 succeeds: {outputs:?}"
+    );
+    assert_eq!(outputs[1].0, StepKind::Edit);
+    assert!(!outputs[1].1);
+    assert!(outputs[1].2.contains("outside"), "{}", outputs[1].2);
+    assert!(matches!(
+        pev::stop_reason(&state),
+        StopReason::Budget { .. }
+    ));
+}
+
+/// Loop hygiene: a plan's repeated steps are merged; a command that ran
+/// before with the same output and changed nothing is no progress (a
+/// failure the planner hears about); a repair plan identical to the plan
+/// that failed is refused once, with the reason, and asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_steps_and_plans_are_caught() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[
+            ("List", Some("ls")),
+            ("List", Some("ls")),
+            ("List again", Some("ls")),
+        ]),
+        review("continue", "listed", &[]),
+        plan(&[("List", Some("ls")), ("List again", Some("ls"))])
+            .expect_user_contains("no progress: this command ran before"),
+        plan(&[("Write a note", Some("echo hi > NOTE.txt"))])
+            .expect_user_contains("That is the plan that just failed"),
+        review("finish", "noted", &[]),
+    ]));
+    let config = AgentConfig {
+        localized_edits: false,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("tidy", 10)).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    let plans: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Plan { steps, .. } => Some(steps.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        plans,
+        vec![2, 1],
+        "two identical steps merged; the refused plan is not shown"
+    );
+    assert!(work.join("NOTE.txt").is_file());
+}
