@@ -87,6 +87,16 @@ pub enum AgentEvent {
         /// The failing checks.
         failing: Vec<crate::checks::CheckResult>,
     },
+    /// A piece of the text a model is generating, as it arrives (from a
+    /// model that streams tokens, such as the local one), so a display can
+    /// show the model thinking. Pieces are batched (a line, or a few
+    /// dozen characters); the whole answer is in the journal.
+    Thinking {
+        /// The call: `planner`, `reviewer`, `edit1:candidate`...
+        call: String,
+        /// The new text.
+        text: String,
+    },
     /// A supervisor agent spoke.
     Agent {
         /// Its name.

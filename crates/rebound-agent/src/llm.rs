@@ -2,13 +2,18 @@
 //! answer), counted (tokens), and with unusable answers kept as values so a
 //! node can recover instead of failing the run.
 
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{chat_structured, emit_llm_call, node_error, ChatModel, ChatRequest, LlmError};
+use rebound_llm::{
+    chat_structured_observed, emit_llm_call, node_error, ChatModel, ChatRequest, LlmError,
+};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+
+use crate::events::AgentEvent;
 
 /// A structured answer, or why the model's text was not one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -38,7 +43,10 @@ where
     let request = redacted(request);
     ctx.try_journal(key, async {
         let started = Instant::now();
-        let result = chat_structured::<T>(model, request).await;
+        let thinking = Thinking::new(ctx, key);
+        let result =
+            chat_structured_observed::<T>(model, request, &|text| thinking.push(text)).await;
+        thinking.flush();
         let (value, usage) = match result {
             Ok(structured) => (Ok(structured.value), structured.usage),
             Err(LlmError::StructuredOutput {
@@ -63,6 +71,65 @@ where
         })
     })
     .await
+}
+
+/// Characters of a model's text gathered before a [`AgentEvent::Thinking`]
+/// event is emitted (a line end or [`THINKING_INTERVAL`] emits sooner).
+const THINKING_CHARS: usize = 48;
+
+/// The longest wait between two [`AgentEvent::Thinking`] events while text
+/// arrives.
+const THINKING_INTERVAL: Duration = Duration::from_millis(150);
+
+/// Emits the text of a model call as it arrives, in batches, as
+/// [`AgentEvent::Thinking`] events.
+pub(crate) struct Thinking {
+    ctx: NodeContext,
+    call: String,
+    pending: Mutex<(String, Instant)>,
+}
+
+impl Thinking {
+    /// For the call `call` of the node `ctx`.
+    pub(crate) fn new(ctx: &NodeContext, call: &str) -> Self {
+        Thinking {
+            ctx: ctx.clone(),
+            call: call.to_string(),
+            pending: Mutex::new((String::new(), Instant::now())),
+        }
+    }
+
+    /// Takes a piece of text; emits what gathered when it is a line, long
+    /// enough, or old enough.
+    pub(crate) fn push(&self, text: &str) {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        pending.0.push_str(text);
+        if pending.0.contains('\n')
+            || pending.0.len() >= THINKING_CHARS
+            || pending.1.elapsed() >= THINKING_INTERVAL
+        {
+            let text = std::mem::take(&mut pending.0);
+            pending.1 = Instant::now();
+            drop(pending);
+            self.emit(text);
+        }
+    }
+
+    /// Emits what is left.
+    pub(crate) fn flush(&self) {
+        let text = std::mem::take(&mut self.pending.lock().unwrap_or_else(|p| p.into_inner()).0);
+        if !text.is_empty() {
+            self.emit(text);
+        }
+    }
+
+    fn emit(&self, text: String) {
+        AgentEvent::Thinking {
+            call: self.call.clone(),
+            text,
+        }
+        .emit(&self.ctx);
+    }
 }
 
 /// `request` with the secrets of rebound's own environment masked in every

@@ -228,7 +228,7 @@ pub(crate) async fn make_plan(
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check).await?;
     let mut tokens = asked.tokens;
     if let (Ok(steps), Some(failure)) = (&asked.steps, context.failure) {
-        if !failure.plan.is_empty() && clean(steps.clone()) == failure.plan {
+        if !failure.plan.is_empty() && same_actions(&clean(steps.clone()), &failure.plan) {
             let refused = request
                 .message(Message::assistant(plan_text(&failure.plan)))
                 .message(Message::user(prompts::SAME_PLAN));
@@ -279,6 +279,13 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// Whether two plans do the same things (descriptions aside): the same
+/// kinds, commands, files and targets, in the same order.
+fn same_actions(a: &[PlanStep], b: &[PlanStep]) -> bool {
+    let action = |s: &PlanStep| (s.kind, s.command.clone(), s.file.clone(), s.target.clone());
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| action(x) == action(y))
 }
 
 /// The longest failure message quoted in a harness-made edit step.

@@ -23,31 +23,44 @@ pub trait ChatModel: Send + Sync {
         false
     }
 
+    /// Whether [`ChatModel::chat_stream`] hands out the answer token by
+    /// token as it is generated (not all at the end): then
+    /// [`crate::chat_observed`] streams, so a display can show the model
+    /// thinking.
+    fn streams_tokens(&self) -> bool {
+        false
+    }
+
     /// One call, answered whole.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
 
     /// One call, answered in pieces. The default answers whole, as one text
     /// piece per tool call and a final `Done`.
     async fn chat_stream(&self, request: &ChatRequest) -> Result<DeltaStream, LlmError> {
-        let response = self.chat(request).await?;
-        let mut pieces = Vec::with_capacity(2 + response.tool_calls.len());
-        if !response.text.is_empty() {
-            pieces.push(Ok(StreamDelta::Text {
-                text: response.text,
-            }));
-        }
-        for (index, call) in response.tool_calls.into_iter().enumerate() {
-            pieces.push(Ok(StreamDelta::ToolCall {
-                index,
-                id: Some(call.id),
-                name: Some(call.name),
-                arguments: call.arguments.to_string(),
-            }));
-        }
-        pieces.push(Ok(StreamDelta::Done {
-            usage: response.usage,
-            finish_reason: response.finish_reason,
-        }));
-        Ok(Box::pin(futures_util::stream::iter(pieces)))
+        Ok(whole_answer_stream(self.chat(request).await?))
     }
+}
+
+/// `response` as a stream: its text as one piece, one piece per tool call,
+/// and `Done`.
+pub(crate) fn whole_answer_stream(response: ChatResponse) -> DeltaStream {
+    let mut pieces = Vec::with_capacity(2 + response.tool_calls.len());
+    if !response.text.is_empty() {
+        pieces.push(Ok(StreamDelta::Text {
+            text: response.text,
+        }));
+    }
+    for (index, call) in response.tool_calls.into_iter().enumerate() {
+        pieces.push(Ok(StreamDelta::ToolCall {
+            index,
+            id: Some(call.id),
+            name: Some(call.name),
+            arguments: call.arguments.to_string(),
+        }));
+    }
+    pieces.push(Ok(StreamDelta::Done {
+        usage: response.usage,
+        finish_reason: response.finish_reason,
+    }));
+    Box::pin(futures_util::stream::iter(pieces))
 }

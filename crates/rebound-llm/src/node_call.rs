@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rebound_graph::{NodeContext, NodeError};
 
-use crate::{ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
+use crate::{chat_observed, ChatModel, ChatRequest, ChatResponse, LlmError, TextObserver, Usage};
 
 /// Calls `model` once per superstep of this node, durably.
 ///
@@ -23,12 +23,27 @@ pub async fn chat_journaled(
     model: &dyn ChatModel,
     request: &ChatRequest,
 ) -> Result<ChatResponse, NodeError> {
+    chat_journaled_observed(ctx, key, model, request, &|_| {}).await
+}
+
+/// [`chat_journaled`], handing each piece of the answer's text to
+/// `on_text` as it arrives ([`chat_observed`]); a replayed answer is not
+/// observed.
+pub async fn chat_journaled_observed(
+    ctx: &NodeContext,
+    key: &str,
+    model: &dyn ChatModel,
+    request: &ChatRequest,
+    on_text: TextObserver<'_>,
+) -> Result<ChatResponse, NodeError> {
     let called = AtomicBool::new(false);
     let started = Instant::now();
     let response = ctx
         .try_journal(key, async {
             called.store(true, Ordering::Relaxed);
-            model.chat(request).await.map_err(node_error)
+            chat_observed(model, request, on_text)
+                .await
+                .map_err(node_error)
         })
         .await?;
     if called.load(Ordering::Relaxed) {

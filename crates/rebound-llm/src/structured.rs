@@ -8,7 +8,7 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::{ChatModel, ChatRequest, LlmError, Message, Usage};
+use crate::{chat_observed, ChatModel, ChatRequest, LlmError, Message, TextObserver, Usage};
 
 /// A structured answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +34,19 @@ pub async fn chat_structured<T>(
 where
     T: DeserializeOwned + schemars::JsonSchema,
 {
+    chat_structured_observed(model, request, &|_| {}).await
+}
+
+/// [`chat_structured`], handing each piece of every answer's text to
+/// `on_text` as it arrives ([`chat_observed`]).
+pub async fn chat_structured_observed<T>(
+    model: &dyn ChatModel,
+    request: ChatRequest,
+    on_text: TextObserver<'_>,
+) -> Result<Structured<T>, LlmError>
+where
+    T: DeserializeOwned + schemars::JsonSchema,
+{
     let schema = schemars::schema_for!(T).to_value();
     let type_name = T::schema_name().to_string();
     let mut request = request.response_schema(schema_name(&type_name), schema.clone());
@@ -50,7 +63,7 @@ where
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let response = model.chat(&request).await?;
+        let response = chat_observed(model, &request, on_text).await?;
         usage += response.usage;
         match parse::<T>(&response.text) {
             Ok(value) => {

@@ -124,6 +124,38 @@ async fn the_same_request_gives_the_same_text() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn tokens_stream_as_they_are_generated() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("tokens_stream_as_they_are_generated") else {
+        return;
+    };
+    assert!(model.streams_tokens());
+    let request = ChatRequest::new()
+        .message(Message::user("Name three Python testing tools."))
+        .max_tokens(40);
+    let pieces = std::sync::Mutex::new(Vec::<(String, Instant)>::new());
+    let observed = rebound_llm::chat_observed(&model, &request, &|text| {
+        pieces
+            .lock()
+            .unwrap()
+            .push((text.to_string(), Instant::now()));
+    })
+    .await
+    .unwrap();
+    let whole = model.chat(&request).await.unwrap();
+    let pieces = pieces.into_inner().unwrap();
+    assert!(pieces.len() > 5, "{} pieces", pieces.len());
+    let joined: String = pieces.iter().map(|(text, _)| text.as_str()).collect();
+    assert_eq!(joined, observed.text, "the pieces make the answer");
+    assert_eq!(observed.text, whole.text, "streaming changes nothing");
+    assert_eq!(observed.usage, whole.usage);
+    assert!(
+        pieces.last().unwrap().1 > pieces.first().unwrap().1,
+        "the pieces arrived over time, not all at the end"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn sampling_is_seeded() {
     let _serial = SERIAL.lock().await;
     let Some(model) = small_model("sampling_is_seeded") else {

@@ -11,11 +11,13 @@
 use std::collections::BTreeSet;
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{chat_journaled, ChatRequest, Message};
+use rebound_llm::{chat_journaled_observed, ChatRequest, Message};
 use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
-use super::{broken_by_edit, check_syntax, extract_code, resolve_target, splice, EditSpan};
+use super::{
+    broken_by_edit, check_syntax, extract_code, resolve_target, splice, EditError, EditSpan,
+};
 use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::executor::{tool_context, StepOutcome};
 use crate::llm::shorten;
@@ -118,6 +120,37 @@ pub(crate) async fn run_edit_step(
     evidence: &Evidence,
     approved_all: bool,
 ) -> Result<StepOutcome, NodeError> {
+    let mut retargeted = None;
+    let mut outcome = edit(
+        ctx,
+        deps,
+        goal,
+        index,
+        step,
+        evidence,
+        approved_all,
+        &mut retargeted,
+    )
+    .await?;
+    if let Some(note) = retargeted {
+        outcome.output = format!("{note}\n{}", outcome.output);
+    }
+    Ok(outcome)
+}
+
+/// [`run_edit_step`]; `retargeted` is set when the target was not taken
+/// as written.
+#[allow(clippy::too_many_arguments)]
+async fn edit(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    goal: &str,
+    index: usize,
+    step: &PlanStep,
+    evidence: &Evidence,
+    approved_all: bool,
+    retargeted: &mut Option<String>,
+) -> Result<StepOutcome, NodeError> {
     let workspace = deps.workspace.workspace().to_path_buf();
     let Some(file) = step
         .file
@@ -159,11 +192,14 @@ pub(crate) async fn run_edit_step(
     // splices against the same original, whatever the file holds now.
     let span = ctx
         .journal(&format!("{label}:span"), async {
-            resolve_target(&workspace, file, target, hint).map_err(|e| e.to_string())
+            resolve_forgiving(&workspace, file, target, hint).map_err(|e| e.to_string())
         })
         .await?;
     let span = match span {
-        Ok(span) => span,
+        Ok((span, note)) => {
+            *retargeted = note;
+            span
+        }
         Err(message) => return Ok(failed(message)),
     };
     let original = ctx
@@ -198,13 +234,17 @@ pub(crate) async fn run_edit_step(
                 .temperature(SAMPLE_TEMPERATURE)
                 .seed(deps.config.seed.wrapping_add(u64::from(number)));
         }
-        let response = chat_journaled(
+        let key = format!("{label}:candidate");
+        let thinking = crate::llm::Thinking::new(ctx, &key);
+        let response = chat_journaled_observed(
             ctx,
-            &format!("{label}:candidate"),
+            &key,
             deps.model.as_ref(),
             &crate::llm::redacted(request),
+            &|text| thinking.push(text),
         )
         .await?;
+        thinking.flush();
         tokens += response.usage.input_tokens + response.usage.output_tokens;
         let new_text = match extract_code(&response.text)
             .and_then(|code| splice(&original, &span, &code).map(|text| (code, text)))
@@ -218,6 +258,22 @@ pub(crate) async fn run_edit_step(
                     continue;
                 }
                 text
+            }
+            Err(EditError::NoChange) if before.as_ref().is_none_or(Tally::passed) => {
+                // Nothing fails, and the model gives the code back as it
+                // is: there is nothing to change.
+                tried.push(Tried {
+                    number,
+                    verdict: "the model rewrote it as it is: nothing to change".to_string(),
+                });
+                let mut done = outcome(true, &span, &tried, None, tokens, approved_all, None);
+                done.output = format!(
+                    "{} of {} needs no change\n{}",
+                    span.label,
+                    span.file,
+                    lines(&tried)
+                );
+                return Ok(done);
             }
             Err(error) => {
                 tried.push(Tried {
@@ -315,6 +371,68 @@ pub(crate) async fn run_edit_step(
         );
     }
     Ok(result)
+}
+
+/// Files of at most this many lines are rewritten whole when an edit's
+/// target names nothing in them.
+const SMALL_FILE_LINES: u32 = 80;
+
+/// Words of a target that name nothing by themselves.
+const FILLER: &[&str] = &[
+    "def", "fn", "function", "class", "method", "line", "lines", "the", "in", "of", "and", "to",
+    "a", "an", "import", "from", "file",
+];
+
+/// [`resolve_target`], forgiving what a small model writes as a target: a
+/// target that names nothing in the file (`4-6, def format_price` copied
+/// from a report, `import math`, lines past the end) is read word by word
+/// for a definition's name or a line range; failing that, the file is
+/// taken whole when it is small, else the definition around `hint`. The
+/// second value says what was edited instead, when the target was not
+/// taken as written.
+fn resolve_forgiving(
+    workspace: &std::path::Path,
+    file: &str,
+    target: &str,
+    hint: Option<u32>,
+) -> Result<(EditSpan, Option<String>), EditError> {
+    let error = match resolve_target(workspace, file, target, hint) {
+        Ok(span) => return Ok((span, None)),
+        Err(error @ (EditError::TargetNotFound { .. } | EditError::BadRange { .. })) => error,
+        Err(other) => return Err(other),
+    };
+    let instead = |span: EditSpan| {
+        let note = format!(
+            "the target `{}` names nothing in {}: edited {} instead",
+            target.trim(),
+            span.file,
+            span.label
+        );
+        (span, Some(note))
+    };
+    let words = target
+        .split(|c: char| {
+            c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | ':' | '`' | '\'' | '"')
+        })
+        .filter(|word| word.chars().any(char::is_alphanumeric))
+        .filter(|word| !FILLER.contains(&word.to_ascii_lowercase().as_str()))
+        .filter(|word| *word != target.trim());
+    for word in words {
+        if let Ok(span) = resolve_target(workspace, file, word, hint) {
+            return Ok(instead(span));
+        }
+    }
+    if let Ok(span) = resolve_target(workspace, file, "", None) {
+        if span.line_count() <= SMALL_FILE_LINES {
+            return Ok(instead(span));
+        }
+    }
+    if hint.is_some() {
+        if let Ok(span) = resolve_target(workspace, file, "", hint) {
+            return Ok(instead(span));
+        }
+    }
+    Err(error)
 }
 
 /// The line of `file` that localization suspects in `results`' failures.
@@ -454,6 +572,15 @@ async fn write(
     }
 }
 
+/// What each candidate did, a line each.
+fn lines(tried: &[Tried]) -> String {
+    tried
+        .iter()
+        .map(|t| format!("- candidate {}: {}", t.number + 1, t.verdict))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A failed edit step that made no model call and changed nothing.
 fn failed(message: String) -> StepOutcome {
     StepOutcome {
@@ -477,10 +604,6 @@ fn outcome(
     approved_all: bool,
     note: Option<&str>,
 ) -> StepOutcome {
-    let lines: Vec<String> = tried
-        .iter()
-        .map(|t| format!("- candidate {}: {}", t.number + 1, t.verdict))
-        .collect();
     let head = if success {
         format!("edited {} of {}", span.label, span.file)
     } else {
@@ -489,7 +612,7 @@ fn outcome(
             span.label, span.file
         )
     };
-    let mut output = format!("{head}\n{}", lines.join("\n"));
+    let mut output = format!("{head}\n{}", lines(tried));
     if let Some(note) = note {
         output.push_str(&format!("\n{note}"));
     }

@@ -126,6 +126,9 @@ impl PlainRenderer {
                 message,
             } => format!("git {action} {commit}: {message}"),
             Progress::Agent { name, message } => format!("{name}: {message}"),
+            // Token by token is for a live display; the plain log has the
+            // model's answer in the lines that follow it.
+            Progress::Thinking { .. } => return None,
             Progress::Checks { when, results } => {
                 format!("checks ({when}): {}", checks_line(&results))
             }

@@ -125,6 +125,13 @@ pub enum Progress {
         /// What it said.
         message: String,
     },
+    /// A piece of the text a model is generating.
+    Thinking {
+        /// The call (`planner`, `edit1:candidate`).
+        call: String,
+        /// The new text.
+        text: String,
+    },
     /// A tool call started, finished or was replayed from the journal.
     ToolCall {
         /// The tool.
@@ -279,6 +286,7 @@ fn custom(payload: &Value) -> Progress {
                 failing,
             },
             AgentEvent::Agent { name, message } => Progress::Agent { name, message },
+            AgentEvent::Thinking { call, text } => Progress::Thinking { call, text },
         };
     }
     if let Some(call) = payload.get("tool_call") {

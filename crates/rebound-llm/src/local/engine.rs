@@ -182,16 +182,26 @@ impl Engine {
         self.cached.clear();
     }
 
-    /// Runs one generation.
-    pub(crate) fn generate(&mut self, input: &GenerateInput) -> Result<Generation, EngineError> {
-        let result = self.generate_inner(input);
+    /// Runs one generation; `on_text`, when given, is handed the text as
+    /// it is generated (whole UTF-8 characters; text that may begin a stop
+    /// sequence is held back until it is known not to).
+    pub(crate) fn generate(
+        &mut self,
+        input: &GenerateInput,
+        on_text: Option<&mut dyn FnMut(&str)>,
+    ) -> Result<Generation, EngineError> {
+        let result = self.generate_inner(input, on_text);
         if matches!(result, Err(EngineError::Failed(_))) {
             self.reset();
         }
         result
     }
 
-    fn generate_inner(&mut self, input: &GenerateInput) -> Result<Generation, EngineError> {
+    fn generate_inner(
+        &mut self,
+        input: &GenerateInput,
+        mut on_text: Option<&mut dyn FnMut(&str)>,
+    ) -> Result<Generation, EngineError> {
         let model = self.model;
         let vocab = model.vocab();
         let chat = input
@@ -269,6 +279,14 @@ impl Engine {
         let mut generated = 0usize;
         let mut hit_limit = false;
         let mut grammar_fallbacks = 0;
+        let hold = input
+            .stop
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(1)
+            .saturating_sub(1);
+        let mut emitted = 0usize;
         let mut rng = input
             .sampling
             .filter(|s| s.temperature > 0.0)
@@ -294,7 +312,16 @@ impl Engine {
                 bytes.truncate(end);
                 break;
             }
+            if let Some(on_text) = on_text.as_mut() {
+                let ready = bytes.len().saturating_sub(hold);
+                emitted += emit_utf8(&bytes[emitted.min(ready)..ready], on_text);
+            }
             logits_index = self.decode(&mut one, &[token])?;
+        }
+        if let Some(on_text) = on_text.as_mut() {
+            if emitted < bytes.len() {
+                on_text(&String::from_utf8_lossy(&bytes[emitted..]));
+            }
         }
         let generation_seconds = generation_started.elapsed().as_secs_f64();
 
@@ -496,6 +523,21 @@ fn argmax(values: impl Iterator<Item = (usize, f32)>) -> Option<usize> {
 /// The token with vocabulary index `index`.
 fn token_at(index: usize) -> LlamaToken {
     LlamaToken(i32::try_from(index).unwrap_or(i32::MAX))
+}
+
+/// Hands the whole UTF-8 characters at the start of `bytes` to `on_text`
+/// (nothing when there are none yet); returns how many bytes it handed.
+fn emit_utf8(bytes: &[u8], on_text: &mut &mut dyn FnMut(&str)) -> usize {
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(text) => text.len(),
+        Err(error) => error.valid_up_to(),
+    };
+    if valid > 0 {
+        if let Ok(text) = std::str::from_utf8(&bytes[..valid]) {
+            on_text(text);
+        }
+    }
+    valid
 }
 
 /// Where the first stop sequence starts in `bytes`, if one occurs.

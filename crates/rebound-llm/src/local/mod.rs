@@ -37,7 +37,9 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 
-use crate::{ChatModel, ChatRequest, ChatResponse, FinishReason, LlmError, Usage};
+use crate::{
+    ChatModel, ChatRequest, ChatResponse, DeltaStream, FinishReason, LlmError, StreamDelta, Usage,
+};
 use engine::{Engine, EngineError, GenerateInput};
 
 /// The context window used unless [`LocalModel::open_with_context`] asks
@@ -176,8 +178,62 @@ impl ChatModel for LocalModel {
         true
     }
 
+    fn streams_tokens(&self) -> bool {
+        true
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         Ok(self.chat_with_stats(request).await?.0)
+    }
+
+    /// The answer's text piece by piece as it is generated, then `Done`. A
+    /// request with tools is answered whole (its tool calls are read from
+    /// the whole text).
+    async fn chat_stream(&self, request: &ChatRequest) -> Result<DeltaStream, LlmError> {
+        if !request.tools.is_empty() {
+            return Ok(crate::model::whole_answer_stream(self.chat(request).await?));
+        }
+        let input = self.input(request)?;
+        let engine = Arc::clone(&self.engine);
+        let provider = self.name.clone();
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        tokio::task::spawn_blocking(move || {
+            let pieces = sender.clone();
+            let mut on_text = |text: &str| {
+                let _ = pieces.send(Ok(StreamDelta::Text {
+                    text: text.to_string(),
+                }));
+            };
+            let last = match lock(&engine).generate(&input, Some(&mut on_text)) {
+                Ok(generation) => Ok(StreamDelta::Done {
+                    usage: Usage {
+                        input_tokens: generation.stats.prompt_tokens as u64,
+                        output_tokens: generation.stats.generated_tokens as u64,
+                    },
+                    finish_reason: if generation.hit_limit {
+                        FinishReason::Length
+                    } else {
+                        FinishReason::Stop
+                    },
+                }),
+                Err(error) => Err(engine_error(&provider, error)),
+            };
+            let _ = sender.send(last);
+        });
+        Ok(Box::pin(futures_util::stream::unfold(
+            receiver,
+            |mut receiver| async move { receiver.recv().await.map(|item| (item, receiver)) },
+        )))
+    }
+}
+
+/// The provider error for an engine failure of `provider`.
+fn engine_error(provider: &str, error: EngineError) -> LlmError {
+    let provider = provider.to_string();
+    match error {
+        EngineError::ContextTooLong(message) => LlmError::ContextTooLong { provider, message },
+        EngineError::BadRequest(message) => LlmError::BadRequest { provider, message },
+        EngineError::Failed(message) => LlmError::Local { provider, message },
     }
 }
 
@@ -193,26 +249,13 @@ impl LocalModel {
         let engine = Arc::clone(&self.engine);
         let provider = self.name.clone();
         let has_tools = !request.tools.is_empty();
-        let generation = tokio::task::spawn_blocking(move || lock(&engine).generate(&input))
+        let generation = tokio::task::spawn_blocking(move || lock(&engine).generate(&input, None))
             .await
             .map_err(|e| LlmError::Local {
                 provider: provider.clone(),
                 message: format!("the inference thread failed: {e}"),
             })?
-            .map_err(|e| match e {
-                EngineError::ContextTooLong(message) => LlmError::ContextTooLong {
-                    provider: provider.clone(),
-                    message,
-                },
-                EngineError::BadRequest(message) => LlmError::BadRequest {
-                    provider: provider.clone(),
-                    message,
-                },
-                EngineError::Failed(message) => LlmError::Local {
-                    provider: provider.clone(),
-                    message,
-                },
-            })?;
+            .map_err(|e| engine_error(&provider, e))?;
         let usage = Usage {
             input_tokens: generation.stats.prompt_tokens as u64,
             output_tokens: generation.stats.generated_tokens as u64,

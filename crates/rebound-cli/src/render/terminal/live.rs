@@ -18,7 +18,12 @@ pub struct Live {
     tail: VecDeque<String>,
     /// What the agent is doing, when no step runs (`planning`).
     status: Option<String>,
+    /// The end of the text the model is generating now, on one line.
+    thinking: String,
 }
+
+/// Characters of a model's text kept for the live region.
+const THINKING_CHARS: usize = 400;
 
 impl Live {
     /// The live region of stdout.
@@ -28,6 +33,7 @@ impl Live {
             drawn: 0,
             tail: VecDeque::new(),
             status: None,
+            thinking: String::new(),
         }
     }
 
@@ -47,6 +53,29 @@ impl Live {
     pub fn set_status(&mut self, status: Option<String>) {
         self.erase();
         self.status = status;
+        self.thinking.clear();
+        self.draw();
+    }
+
+    /// Adds a piece of the text a model is generating in the call `call`:
+    /// shown after the status (when there is none, one made from the
+    /// call: `writing the edit`), on one line, its end kept.
+    pub fn push_thinking(&mut self, call: &str, text: &str) {
+        self.erase();
+        if self.status.is_none() {
+            let doing = if call.starts_with("edit") {
+                "writing the edit"
+            } else {
+                "thinking"
+            };
+            self.status = Some(doing.to_string());
+        }
+        self.thinking
+            .push_str(&printable(&text.replace(['\n', '\r'], " ")));
+        let count = self.thinking.chars().count();
+        if count > THINKING_CHARS {
+            self.thinking = self.thinking.chars().skip(count - THINKING_CHARS).collect();
+        }
         self.draw();
     }
 
@@ -77,6 +106,7 @@ impl Live {
         self.erase();
         self.tail.clear();
         self.status = None;
+        self.thinking.clear();
     }
 
     fn erase(&mut self) {
@@ -97,7 +127,18 @@ impl Live {
             })
             .collect();
         if let Some(status) = &self.status {
-            lines.push(format!("  {}", style(format!("{status}…")).dim().italic()));
+            let mut line = format!("  {}", style(format!("{status}…")).dim().italic());
+            let room = width.saturating_sub(status.chars().count() + 2);
+            if !self.thinking.is_empty() && room > 8 {
+                let count = self.thinking.chars().count();
+                let end: String = self
+                    .thinking
+                    .chars()
+                    .skip(count.saturating_sub(room))
+                    .collect();
+                line.push_str(&format!(" {}", style(end).dim()));
+            }
+            lines.push(line);
         }
         for line in &lines {
             let _ = self.term.write_line(line);

@@ -217,6 +217,7 @@ impl TerminalRenderer {
             Progress::Agent { name, message } => {
                 self.line(format!("  {}: {message}", style(name).bold()));
             }
+            Progress::Thinking { call, text } => self.live.push_thinking(&call, &text),
             Progress::Checks { when, results } => {
                 for result in &results {
                     let mark = if result.passed {
