@@ -101,6 +101,10 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
         lines.iter().any(|l| l["payload"].get("llm_call").is_some()),
         "the model was called: {text}"
     );
+    assert!(
+        lines.iter().any(|l| l["payload"].get("thinking").is_some()),
+        "the local model's text streamed in as it was generated: {text}"
+    );
     // The goal quotes its check: a finish is verified by it, never taken
     // on the model's word, and the tests really pass.
     assert_eq!(

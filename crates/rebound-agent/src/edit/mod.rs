@@ -43,6 +43,7 @@
 mod error;
 mod fence;
 mod file;
+mod makefile;
 mod process;
 mod run;
 mod span;

@@ -28,6 +28,13 @@ pub fn splice(file_text: &str, span: &EditSpan, replacement: &str) -> Result<Str
         return Err(EditError::Unusable("the replacement is empty".to_string()));
     }
     let lines = strip_line_numbers(lines, &span.text);
+    let tabbed;
+    let lines = if super::makefile::is_makefile(&span.file) {
+        tabbed = super::makefile::recipe_tabs(&lines);
+        tabbed.iter().map(String::as_str).collect()
+    } else {
+        lines
+    };
     if !span.exists {
         return Ok(lines.join("\n") + "\n");
     }
