@@ -9,13 +9,13 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{deps, plan, reflection, review, saver};
+use common::{deps, plan, reflection, review, run, saver};
 use rebound_agent::checks::{Check, CheckSource};
 use rebound_agent::events::AgentEvent;
 use rebound_agent::pev::{self, PevState};
 use rebound_agent::reflect::{self, ReflectState};
 use rebound_agent::{AgentConfig, StopReason};
-use rebound_graph::{CompiledGraph, Event, RunConfig, RunOutcome, State};
+use rebound_graph::CompiledGraph;
 use rebound_llm::ScriptedModel;
 use rebound_tools::approval::ApprovalMode;
 
@@ -57,26 +57,6 @@ fn pev_graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGra
         planner_only(),
     );
     pev::build(deps).unwrap().with_checkpointer(saver(dir))
-}
-
-/// Runs `input` to its end, collecting the agent's events.
-async fn run<S: State + std::fmt::Debug>(
-    graph: &CompiledGraph<S>,
-    input: S,
-) -> (S, Vec<AgentEvent>) {
-    let mut stream = graph.stream(input, RunConfig::new().with_thread_id("t"));
-    let mut events = Vec::new();
-    while let Some(event) = stream.next_event().await {
-        if let Event::Custom { payload, .. } = &event {
-            if let Some(agent) = AgentEvent::from_payload(payload) {
-                events.push(agent);
-            }
-        }
-    }
-    match stream.outcome().await.unwrap() {
-        RunOutcome::Completed(state) => (state, events),
-        other => panic!("expected the run to complete, got {other:?}"),
-    }
 }
 
 /// The false success: the reviewer says finish while the tests

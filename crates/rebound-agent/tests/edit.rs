@@ -10,12 +10,12 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{deps, plan, review, saver};
+use common::{deps, plan, review, run, saver};
 use rebound_agent::checks::{Check, CheckSource};
 use rebound_agent::events::AgentEvent;
 use rebound_agent::pev::{self, PevState};
 use rebound_agent::{AgentConfig, StepKind, StopReason};
-use rebound_graph::{CompiledGraph, Event, RunConfig, RunOutcome};
+use rebound_graph::CompiledGraph;
 use rebound_llm::{ScriptedModel, Step};
 use rebound_tools::approval::ApprovalMode;
 
@@ -49,22 +49,6 @@ fn graph(
 ) -> CompiledGraph<PevState> {
     let deps = deps(model.clone(), work, ApprovalMode::Auto, Vec::new(), config);
     pev::build(deps).unwrap().with_checkpointer(saver(dir))
-}
-
-async fn run(graph: &CompiledGraph<PevState>, input: PevState) -> (PevState, Vec<AgentEvent>) {
-    let mut stream = graph.stream(input, RunConfig::new().with_thread_id("t"));
-    let mut events = Vec::new();
-    while let Some(event) = stream.next_event().await {
-        if let Event::Custom { payload, .. } = &event {
-            if let Some(agent) = AgentEvent::from_payload(payload) {
-                events.push(agent);
-            }
-        }
-    }
-    match stream.outcome().await.unwrap() {
-        RunOutcome::Completed(state) => (state, events),
-        other => panic!("expected the run to complete, got {other:?}"),
-    }
 }
 
 fn step_outputs(events: &[AgentEvent]) -> Vec<(StepKind, bool, String)> {

@@ -6,8 +6,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use rebound_agent::events::AgentEvent;
 use rebound_agent::{AgentConfig, AgentDeps};
 use rebound_graph::checkpoint::Checkpointer;
+use rebound_graph::{CompiledGraph, Event, RunConfig, RunOutcome, State};
 use rebound_llm::{ChatModel, Step};
 use rebound_tools::approval::{ApprovalMode, ApprovalPolicy, CommandRule};
 use rebound_tools::shell::{ShellConfig, ShellTool};
@@ -97,4 +99,24 @@ pub fn reflection(decision: &str, reason: &str) -> Step {
 /// A rule from its pattern and action.
 pub fn rule(pattern: &str, action: &str) -> CommandRule {
     serde_json::from_value(serde_json::json!({"pattern": pattern, "action": action})).unwrap()
+}
+
+/// Runs `input` on thread `t` to its end, collecting the agent's events.
+pub async fn run<S: State + std::fmt::Debug>(
+    graph: &CompiledGraph<S>,
+    input: S,
+) -> (S, Vec<AgentEvent>) {
+    let mut stream = graph.stream(input, RunConfig::new().with_thread_id("t"));
+    let mut events = Vec::new();
+    while let Some(event) = stream.next_event().await {
+        if let Event::Custom { payload, .. } = &event {
+            if let Some(agent) = AgentEvent::from_payload(payload) {
+                events.push(agent);
+            }
+        }
+    }
+    match stream.outcome().await.unwrap() {
+        RunOutcome::Completed(state) => (state, events),
+        other => panic!("expected the run to complete, got {other:?}"),
+    }
 }
