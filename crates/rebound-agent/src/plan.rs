@@ -257,3 +257,12 @@ pub struct StepRecord {
     /// Its output, shortened.
     pub output: String,
 }
+
+/// The edit steps among `records` that failed, oldest first.
+pub fn failed_edits(records: &[StepRecord]) -> Vec<PlanStep> {
+    records
+        .iter()
+        .filter(|record| !record.success && record.step.kind == StepKind::Edit)
+        .map(|record| record.step.clone())
+        .collect()
+}

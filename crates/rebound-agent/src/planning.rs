@@ -39,6 +39,9 @@ pub struct PlanContext<'a> {
     /// The failing checks localized ([`localized_failures`]): shown instead
     /// of their raw output when set.
     pub localized: Option<String>,
+    /// Edit steps that failed earlier in the run: the harness does not
+    /// try the same edit again ([`localized_edit`]).
+    pub failed_edits: Vec<PlanStep>,
 }
 
 /// What the planner answered.
@@ -139,7 +142,7 @@ pub fn localized_failures(workspace: &std::path::Path, results: &[CheckResult]) 
         let suspects = crate::localize::locate(workspace, &failures);
         let text = crate::localize::render(&failures, &suspects, budget);
         let body = if text.trim().is_empty() {
-            result.output.trim_end().to_string()
+            crate::llm::shorten(result.output.trim_end(), budget)
         } else {
             text.trim_end().to_string()
         };
@@ -220,7 +223,30 @@ pub(crate) async fn make_plan(
         checks: context.checks,
         write_check: context.write_check,
         localized,
+        failed_edits: context.failed_edits.clone(),
     };
+    let edit = deps
+        .config
+        .localized_edits
+        .then(|| localized_edit(workspace, context.checks, &context.failed_edits))
+        .flatten();
+    if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
+        // Not in repair mode, a check fails, and localization found the
+        // code: the harness's plan is that edit, and the checks judge it
+        // (no model call; the planner repairs when it fails).
+        let steps = vec![edit.clone()];
+        AgentEvent::Plan {
+            steps: steps.clone(),
+            repair: false,
+            prompt_tokens: 0,
+        }
+        .emit(ctx);
+        return Ok(Planned {
+            steps: Ok(steps),
+            considered: None,
+            tokens: 0,
+        });
+    }
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)
@@ -254,13 +280,9 @@ pub(crate) async fn make_plan(
         });
     }
     let mut steps = skip_repeated_failure(steps, context.failure);
-    let edit = deps
-        .config
-        .localized_edits
-        .then(|| localized_edit(workspace, context.checks, &steps, context.failure))
-        .flatten();
     if let Some(edit) = edit {
         steps.insert(0, edit);
+        steps.dedup();
         steps.truncate(MAX_PLAN_STEPS);
     }
     AgentEvent::Plan {
@@ -288,20 +310,25 @@ fn same_actions(a: &[PlanStep], b: &[PlanStep]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| action(x) == action(y))
 }
 
+/// The target of a harness-made edit of a whole file.
+const WHOLE_FILE: &str = "whole file";
+
 /// The longest failure message quoted in a harness-made edit step.
 const EDIT_REASON_CHARS: usize = 160;
 
-/// An edit step the harness puts first in a plan: when a check fails and
-/// localization finds the code it points at in a file under test (a
-/// traceback's frame, a definition a failed assertion calls, where a
-/// compiler or parser reported the error), the edit of that definition
-/// (or of the whole file, when it has none), unless the plan already
-/// edits that file or that very edit just failed.
+/// An edit step the harness makes when a check fails and localization
+/// finds the code it points at in a file under test (a traceback's frame,
+/// a definition a failed assertion calls, where a compiler or parser
+/// reported the error): the edit of that definition; once that has
+/// failed in this run (`failed_edits`), the edit of the whole file (when
+/// it is at most [`crate::edit::MAX_EDIT_LINES`] lines), whose other
+/// definitions may hold the cause or the way to fix it; once both have
+/// failed, none. Outside repair mode it is the whole plan; in repair mode
+/// it goes first in the planner's.
 pub fn localized_edit(
     workspace: &std::path::Path,
     checks: &[CheckResult],
-    steps: &[PlanStep],
-    failure: Option<&StepFailure>,
+    failed_edits: &[PlanStep],
 ) -> Option<PlanStep> {
     let result = checks.iter().find(|r| !r.passed)?;
     let failures = crate::localize::parse(&result.command, &result.output, workspace);
@@ -309,7 +336,7 @@ pub fn localized_edit(
     let suspect = suspects
         .iter()
         .find(|s| s.reason != crate::localize::SuspectReason::Test)?;
-    let target = match &suspect.span {
+    let definition = match &suspect.span {
         Some(span)
             if !span.name.is_empty()
                 && !matches!(
@@ -318,32 +345,39 @@ pub fn localized_edit(
                         | crate::localize::DefinitionKind::Member
                 ) =>
         {
-            span.name.clone()
+            Some(span.name.clone())
         }
-        _ => String::new(),
+        _ => None,
     };
     let message = failures
         .get(suspect.failure)
         .map(|f| crate::llm::shorten(f.message.trim(), EDIT_REASON_CHARS))
         .unwrap_or_default();
-    let what = if target.is_empty() {
+    let lines = std::fs::read_to_string(workspace.join(&suspect.file))
+        .map_or(0, |text| text.lines().count());
+    let whole = (lines <= crate::edit::MAX_EDIT_LINES as usize).then(|| WHOLE_FILE.to_string());
+    let tried = |target: &str| {
+        failed_edits.iter().any(|step| {
+            step.kind == StepKind::Edit
+                && step
+                    .file
+                    .as_deref()
+                    .map(|f| f.trim().trim_start_matches("./"))
+                    == Some(suspect.file.as_str())
+                && step.target.as_deref().unwrap_or_default().trim() == target
+        })
+    };
+    let target = definition.into_iter().chain(whole).find(|t| !tried(t))?;
+    let what = if target == WHOLE_FILE {
         suspect.file.clone()
     } else {
         format!("`{target}` in {}", suspect.file)
     };
-    let edit = PlanStep::edit(
+    Some(PlanStep::edit(
         format!("Fix {what} so that `{}` passes: {message}", result.command),
         suspect.file.clone(),
         target,
-    );
-    let edits_file = steps.iter().any(|step| {
-        step.kind == StepKind::Edit
-            && step.file.as_deref().map(|f| f.trim_start_matches("./")) == Some(&suspect.file)
-    });
-    let just_failed = failure.is_some_and(|f| {
-        f.step.kind == StepKind::Edit && f.step.file == edit.file && f.step.target == edit.target
-    });
-    (!edits_file && !just_failed).then_some(edit)
+    ))
 }
 
 /// Drops empty steps, turns blank commands, files and targets into none,

@@ -59,16 +59,16 @@ fn pev_graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGra
     pev::build(deps).unwrap().with_checkpointer(saver(dir))
 }
 
-/// The false success: the reviewer says finish while the tests
-/// fail. The checks overrule it; the planner gets their output in repair
-/// mode; its fix makes them pass, which finishes the run with no further
-/// model call.
+/// The false success: the reviewer says finish (after the first
+/// of two steps) while the tests fail. The checks overrule it; the
+/// planner gets their output in repair mode; its fix makes them pass,
+/// which finishes the run with no further model call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_false_finish_is_overruled_and_the_fix_finishes_without_the_model() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
     let model = Arc::new(ScriptedModel::new([
-        plan(&[("Read the README", Some("ls"))])
+        plan(&[("Read the README", Some("ls")), ("List all", Some("ls -a"))])
             .expect_user_contains("The checks (commands that must succeed")
             .expect_user_contains(
                 "FAIL test_calc.T.test_sub: AssertionError: -2 != 2\nat test_calc.py:7 (in test_sub)\nsuspect: calc.py:1-2, def sub\n 1 | def sub(a, b):\n 2 |     return b - a",
@@ -180,12 +180,15 @@ async fn a_check_that_cannot_run_stops_the_run_before_planning() {
 
 /// A check that hangs is cut by the shell's timeout and reported as a
 /// failure that says so; the run goes on to its budget, not forever.
+/// (The reviewer's finish comes mid-plan: at a plan's end, failing checks
+/// mean a replan without asking the model.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_check_is_bounded_by_the_shell_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
     let model = Arc::new(ScriptedModel::new([
-        plan(&[("Look", Some("ls"))]).expect_user_contains("timed out after"),
+        plan(&[("Look", Some("ls")), ("Look again", Some("ls -a"))])
+            .expect_user_contains("timed out after"),
         review("finish", "nothing to do", &[]),
     ]));
     let mut config = planner_only();
@@ -288,7 +291,10 @@ async fn a_check_the_planner_writes_is_adopted_when_it_fails_now_and_gates_the_f
     let model = Arc::new(ScriptedModel::new([
         common::plan_with_check(
             agent_check,
-            &[("Write the report", Some("echo 'total: 2' > report.txt"))],
+            &[
+                ("Write the report", Some("echo 'total: 2' > report.txt")),
+                ("Show it", Some("cat report.txt")),
+            ],
         )
         .expect_user_contains("No command checks this goal yet"),
         review("finish", "the report is written", &[]),

@@ -66,27 +66,26 @@ fn step_outputs(events: &[AgentEvent]) -> Vec<(StepKind, bool, String)> {
         .collect()
 }
 
-/// The planner plans only to run the tests; the harness puts the edit of
-/// the definition the failing assertion calls first, the model writes
-/// the new `sub`, the checks pass, and the run finishes, verified, after
-/// two model calls.
+/// A check fails at code localization finds: the first plan is the
+/// harness's edit of the definition the failing assertion calls (no
+/// planner call), the model writes the new `sub`, the checks pass, and
+/// the run finishes, verified, after one model call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_localized_edit_fixes_the_bug_in_two_model_calls() {
+async fn the_localized_edit_fixes_the_bug_in_one_model_call() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
-    let model = Arc::new(ScriptedModel::new([
-        plan(&[("Run the tests", Some(CHECK))]),
-        code("def sub(a, b):\n    return a - b\n")
-            .expect_user_contains("def sub (lines 5-6) of calc.py")
-            .expect_user_contains("def sub(a, b):\n    return b - a\n```")
-            .expect_user_contains("AssertionError: -2 != 2"),
-    ]));
+    let model = Arc::new(ScriptedModel::new([code(
+        "def sub(a, b):\n    return a - b\n",
+    )
+    .expect_user_contains("def sub (lines 5-6) of calc.py")
+    .expect_user_contains("def sub(a, b):\n    return b - a\n```")
+    .expect_user_contains("AssertionError: -2 != 2")]));
     let graph = graph(&model, &work, dir.path(), AgentConfig::default());
     let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
 
     assert_eq!(model.remaining(), 0);
-    assert_eq!(model.requests().len(), 2);
-    let editor = &model.requests()[1];
+    assert_eq!(model.requests().len(), 1);
+    let editor = &model.requests()[0];
     assert!(
         editor.grammar.is_some(),
         "the answer is a fenced block under a grammar"
@@ -97,17 +96,22 @@ async fn the_localized_edit_fixes_the_bug_in_two_model_calls() {
         std::fs::read_to_string(work.join("calc.py")).unwrap(),
         FIXED
     );
-    let plan = events
+    let (plan, prompt_tokens) = events
         .iter()
         .find_map(|e| match e {
-            AgentEvent::Plan { steps, .. } => Some(steps.clone()),
+            AgentEvent::Plan {
+                steps,
+                prompt_tokens,
+                ..
+            } => Some((steps.clone(), *prompt_tokens)),
             _ => None,
         })
         .unwrap();
+    assert_eq!(plan.len(), 1, "{plan:?}");
     assert_eq!(plan[0].kind, StepKind::Edit);
     assert_eq!(plan[0].file.as_deref(), Some("calc.py"));
     assert_eq!(plan[0].target.as_deref(), Some("sub"));
-    assert_eq!(plan[1].command.as_deref(), Some(CHECK));
+    assert_eq!(prompt_tokens, 0, "no planner call");
     let outputs = step_outputs(&events);
     assert_eq!(
         outputs.len(),
@@ -122,6 +126,59 @@ async fn the_localized_edit_fixes_the_bug_in_two_model_calls() {
     );
 }
 
+/// The edit of the located definition fails (its only candidate leaves
+/// the test failing and is reverted); in repair mode the harness's next
+/// edit, put before the planner's steps, is the whole file, and the
+/// model's rewrite of it is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_definition_edit_widens_to_the_whole_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        code("def sub(a, b):\n    return -(a - b)\n").expect_user_contains("def sub (lines 5-6)"),
+        plan(&[("Run the tests", Some(CHECK))])
+            .expect_user_contains("no candidate improved def sub"),
+        code(FIXED)
+            .expect_user_contains("def add(a, b):")
+            .expect_user_contains("AssertionError: -2 != 2"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("calc.py")).unwrap(),
+        FIXED
+    );
+    let plans: Vec<Vec<(StepKind, Option<String>)>> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Plan { steps, .. } => Some(
+                steps
+                    .iter()
+                    .map(|s| (s.kind, s.target.clone().or(s.command.clone())))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        plans,
+        vec![
+            vec![(StepKind::Edit, Some("sub".to_string()))],
+            vec![
+                (StepKind::Edit, Some("whole file".to_string())),
+                (StepKind::Run, Some(CHECK.to_string())),
+            ],
+        ]
+    );
+}
+
 /// Best-of-n: the greedy candidate leaves the test failing and is
 /// reverted; a sampled duplicate of it is skipped without running the
 /// checks; a candidate that renames the function (a new failure: the
@@ -132,7 +189,6 @@ async fn sampled_candidates_are_tried_until_one_passes() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
     let model = Arc::new(ScriptedModel::new([
-        plan(&[("Run the tests", Some(CHECK))]),
         code("def sub(a, b):\n    return -(a - b)\n"),
         code("def sub(a, b):\n    return -(a - b)   \n"),
         code("def subtract(a, b):\n    return a - b\n"),
@@ -152,21 +208,22 @@ async fn sampled_candidates_are_tried_until_one_passes() {
         FIXED
     );
     let requests = model.requests();
-    let seeds: Vec<(Option<u64>, Option<f32>)> = requests[1..]
+    assert_eq!((requests[0].seed, requests[0].temperature), (None, None));
+    let seeds: Vec<u64> = requests[1..]
         .iter()
-        .map(|r| (r.seed, r.temperature))
+        .map(|r| {
+            assert_eq!(r.temperature, Some(0.8));
+            r.seed.expect("a sampled candidate is seeded")
+        })
         .collect();
     assert_eq!(
         seeds,
-        vec![
-            (None, None),
-            (Some(41), Some(0.8)),
-            (Some(42), Some(0.8)),
-            (Some(43), Some(0.8)),
-        ]
+        vec![seeds[0], seeds[0] + 1, seeds[0] + 2],
+        "one seed per candidate, from the configured one"
     );
+    assert_ne!(seeds[0], 41, "the attempt's superstep is part of the seed");
     assert_eq!(
-        requests[1].messages, requests[4].messages,
+        requests[0].messages, requests[3].messages,
         "every candidate has the same prompt (the KV cache is reused)"
     );
     let output = &step_outputs(&events)[0].2;
@@ -202,7 +259,6 @@ async fn a_failed_edit_leaves_the_file_byte_for_byte() {
         "def add(a, b):\r\n    return a + b\r\n\r\n\r\ndef sub(a, b):\r\n    return b - a";
     std::fs::write(work.join("calc.py"), original).unwrap();
     let model = Arc::new(ScriptedModel::new([
-        plan(&[("Run the tests", Some(CHECK))]),
         code("def sub(a, b)\n    return a - b\n"),
         Step::text("I would change the minus."),
         code(""),
@@ -245,14 +301,14 @@ async fn a_failed_edit_leaves_the_file_byte_for_byte() {
     assert_eq!(failure.step.kind, StepKind::Edit);
     assert_eq!(
         failure.plan.len(),
-        2,
+        1,
         "the failed plan is kept for the planner"
     );
 }
 
 /// A planner's own edit step of a file outside the workspace fails with
 /// the reason and no model call; an observe step whose command fails is
-/// not a failure.
+/// not a failure, and needs no review while the plan goes on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn planner_edit_steps_are_confined_and_observations_do_not_fail() {
     let dir = tempfile::tempdir().unwrap();
@@ -262,10 +318,7 @@ async fn planner_edit_steps_are_confined_and_observations_do_not_fail() {
         {"kind": "observe", "description": "Look for a missing file", "command": "cat nothing.txt"},
         {"kind": "edit", "description": "Change x", "file": "../secret.py", "target": ""},
     ]});
-    let model = Arc::new(ScriptedModel::new([
-        Step::json(steps),
-        review("continue", "looked", &[]),
-    ]));
+    let model = Arc::new(ScriptedModel::new([Step::json(steps)]));
     let mut config = AgentConfig {
         localized_edits: false,
         ..AgentConfig::default()

@@ -203,6 +203,36 @@ suspect: calc.py:8-9, def sub
 }
 
 #[test]
+fn an_assertion_that_calls_nothing_leads_to_what_the_test_called_before() {
+    let case = Case::new("unittest_state");
+    let failures = case.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(
+        failures[0].message,
+        "AssertionError: Lists differ: ['apple'] != []"
+    );
+    assert_eq!(
+        briefs(&case.suspects()),
+        [
+            (
+                0,
+                "cart.py".into(),
+                4,
+                span("Cart", DefinitionKind::Class, 4, 9),
+                called("Cart")
+            ),
+            (
+                0,
+                "cart.py".into(),
+                8,
+                span("add", DefinitionKind::Method, 8, 9),
+                called("add")
+            ),
+        ]
+    );
+}
+
+#[test]
 fn a_pytest_report_gives_test_ids_assertions_and_frames() {
     let case = Case::new("pytest");
     assert_eq!(
@@ -491,10 +521,11 @@ fn a_json_error_inside_a_program_points_at_the_load() {
         failures[0].message,
         "json.decoder.JSONDecodeError: Expecting ',' delimiter: line 4 column 3 (char 41)"
     );
-    // The command does not name the file: the program's own frame it is.
+    // The command does not name the file: the program that loads it does
+    // (`open("data.json")`).
     assert_eq!(
         failures[0].location,
-        Some(at("main.py", 8, None, Some("main")))
+        Some(at("data.json", 4, Some(3), None))
     );
     assert_eq!(
         failures[0].frames.last(),
@@ -508,9 +539,9 @@ fn a_json_error_inside_a_program_points_at_the_load() {
         briefs(&case.suspects()),
         [(
             0,
-            "main.py".into(),
-            8,
-            span("main", DefinitionKind::Function, 6, 9),
+            "data.json".into(),
+            4,
+            span("", DefinitionKind::Document, 1, 5),
             SuspectReason::Reported
         )]
     );
@@ -862,7 +893,7 @@ fn every_fixture_renders_within_its_budget_and_the_same_each_time() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert_eq!(names.len(), 18);
+    assert_eq!(names.len(), 19);
     for name in names {
         let case = Case::new(&name);
         let failures = case.failures();

@@ -170,13 +170,28 @@ pub fn all_passed(results: &[CheckResult]) -> bool {
     !results.is_empty() && results.iter().all(|r| r.passed)
 }
 
+/// Characters of a check's output kept in its [`CheckResult`] (head and
+/// tail): enough for localization to read every failure of a long test
+/// report; prompts show less ([`SHOWN_OUTPUT_CHARS`]).
+pub const KEPT_OUTPUT_CHARS: usize = 16_000;
+
+/// Characters of a check's output a prompt shows when its failures could
+/// not be read ([`failures_text`]).
+pub const SHOWN_OUTPUT_CHARS: usize = 1_500;
+
 /// The failing checks as the planner sees them: each command, its exit
-/// code, and its output (already shortened).
+/// code, and its output (head and tail, at most [`SHOWN_OUTPUT_CHARS`]).
 pub fn failures_text(results: &[CheckResult]) -> String {
     results
         .iter()
         .filter(|r| !r.passed)
-        .map(|r| format!("{}:\n{}", r.headline(), r.output.trim_end()))
+        .map(|r| {
+            format!(
+                "{}:\n{}",
+                r.headline(),
+                crate::llm::shorten(r.output.trim_end(), SHOWN_OUTPUT_CHARS)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n\n")
 }

@@ -112,7 +112,7 @@ pub async fn run_checks(
             command: check.command.clone(),
             passed,
             exit_code: details.exit_code,
-            output: shorten(&outcome.output.content, deps.config.prompt_output_chars),
+            output: shorten(&outcome.output.content, super::KEPT_OUTPUT_CHARS),
             duration_ms: details.duration_ms,
         });
     }

@@ -8,7 +8,7 @@
 //! ones is kept when none passes; otherwise the file is restored byte for
 //! byte and the step fails with what each candidate did.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{chat_journaled_observed, ChatRequest, Message};
@@ -52,6 +52,10 @@ pub struct Tally {
     pub failures: BTreeSet<String>,
     /// The ids of the failing tests among them.
     pub tests: BTreeSet<String>,
+    /// Where a parser of a data file or a Makefile stopped, by file: the
+    /// line of its first error (a later line is progress through the
+    /// file).
+    pub stopped_at: BTreeMap<String, u32>,
 }
 
 impl Tally {
@@ -70,6 +74,17 @@ impl Tally {
                 tally.failures.insert(format!("check:{}", result.command));
             }
             for failure in known {
+                let parser = matches!(
+                    failure.kind,
+                    FailureKind::JsonParseError
+                        | FailureKind::TomlParseError
+                        | FailureKind::YamlParseError
+                        | FailureKind::MakeError
+                );
+                if let Some(at) = failure.location.as_ref().filter(|_| parser) {
+                    let line = tally.stopped_at.entry(at.file.clone()).or_insert(at.line);
+                    *line = (*line).min(at.line);
+                }
                 match &failure.test {
                     Some(test) => {
                         tally.failures.insert(format!("test:{test}"));
@@ -92,12 +107,47 @@ impl Tally {
     }
 
     /// Whether this is strictly better than `before`: no more failing
-    /// checks, fewer failures, and no test failing that did not before.
+    /// checks, no test failing that did not before, and fewer failures or
+    /// a test module that failed to load now loads. A module that failed
+    /// to load (unittest's `unittest.loader._FailedTest.m`, a pytest
+    /// collection error of `tests/test_m.py`) stood for all its tests:
+    /// once it loads, its failing tests are not new.
     pub fn improves_on(&self, before: &Tally) -> bool {
+        let masked: Vec<String> = before.tests.iter().filter_map(|t| unloaded(t)).collect();
+        let no_new = self
+            .tests
+            .iter()
+            .all(|t| before.tests.contains(t) || masked.iter().any(|m| t.starts_with(m.as_str())));
+        let loads = before
+            .tests
+            .iter()
+            .any(|t| unloaded(t).is_some() && !self.tests.contains(t));
+        // The same number of failures, but a parser got further through a
+        // file and stopped earlier in none.
+        let further = self.failures.len() == before.failures.len()
+            && self
+                .stopped_at
+                .iter()
+                .any(|(file, line)| before.stopped_at.get(file).is_some_and(|was| line > was))
+            && before
+                .stopped_at
+                .iter()
+                .all(|(file, was)| self.stopped_at.get(file).is_none_or(|line| line >= was));
         self.failing_checks <= before.failing_checks
-            && self.failures.len() < before.failures.len()
-            && self.tests.is_subset(&before.tests)
+            && no_new
+            && (self.failures.len() < before.failures.len() || loads || further)
     }
+}
+
+/// The prefix of the test ids a test module that failed to load stands
+/// for (`m.` for unittest's `unittest.loader._FailedTest.m`,
+/// `tests/test_m.py::` for pytest's collection error of that file), or
+/// `None` for a test.
+fn unloaded(test: &str) -> Option<String> {
+    if let Some(module) = test.strip_prefix("unittest.loader._FailedTest.") {
+        return Some(format!("{module}."));
+    }
+    test.ends_with(".py").then(|| format!("{test}::"))
 }
 
 /// What became of one candidate.
@@ -230,9 +280,11 @@ async fn edit(
     for number in 0..=candidates {
         let mut request = request.clone();
         if number > 0 {
-            request = request
-                .temperature(SAMPLE_TEMPERATURE)
-                .seed(deps.config.seed.wrapping_add(u64::from(number)));
+            request = request.temperature(SAMPLE_TEMPERATURE).seed(candidate_seed(
+                deps.config.seed,
+                ctx.step(),
+                number,
+            ));
         }
         let key = format!("{label}:candidate");
         let thinking = crate::llm::Thinking::new(ctx, &key);
@@ -371,6 +423,14 @@ async fn edit(
         );
     }
     Ok(result)
+}
+
+/// The seed of sampled candidate `number` of an edit done at superstep
+/// `step`: reproducible for a run's seed, and different for each attempt,
+/// so an edit tried again samples new candidates.
+fn candidate_seed(seed: u64, step: u64, number: u32) -> u64 {
+    seed.wrapping_add(step.wrapping_mul(0x9E37_79B9))
+        .wrapping_add(u64::from(number))
 }
 
 /// Files of at most this many lines are rewritten whole when an edit's
@@ -679,6 +739,72 @@ mod tests {
         assert_eq!(unknown.failures.len(), 1);
         let passed = Tally::of(dir.path(), &[result("./check.sh", true, "")]);
         assert!(passed.passed());
+    }
+
+    #[test]
+    fn seeds_differ_by_attempt_and_candidate() {
+        assert_eq!(candidate_seed(7, 3, 1), candidate_seed(7, 3, 1));
+        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(7, 5, 1));
+        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(7, 3, 2));
+        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(8, 3, 1));
+    }
+
+    #[test]
+    fn a_module_that_loads_again_is_progress() {
+        let tally = |tests: &[&str]| Tally {
+            failing_checks: 1,
+            failures: tests.iter().map(|t| format!("test:{t}")).collect(),
+            tests: tests.iter().map(|t| t.to_string()).collect(),
+            ..Tally::default()
+        };
+        let unloaded = tally(&["unittest.loader._FailedTest.test_docs"]);
+        let one_fails = tally(&["test_docs.DocsTest.test_minutes"]);
+        assert!(one_fails.improves_on(&unloaded));
+        let other_module = tally(&["test_other.T.test_x"]);
+        assert!(
+            !other_module.improves_on(&unloaded),
+            "a new failure elsewhere"
+        );
+        assert!(!unloaded.improves_on(&one_fails));
+        let collection = tally(&["tests/test_cart.py"]);
+        let collected = tally(&[
+            "tests/test_cart.py::test_add",
+            "tests/test_cart.py::test_sum",
+        ]);
+        assert!(collected.improves_on(&collection));
+        assert!(!collection.improves_on(&collection));
+    }
+
+    #[test]
+    fn a_parser_that_gets_further_is_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("s.toml"), "a = 1\nb = x\n[c\nd = 2\n").unwrap();
+        std::fs::write(
+            dir.path().join("show.py"),
+            "import tomllib\nwith open('s.toml', 'rb') as f:\n    tomllib.load(f)\n",
+        )
+        .unwrap();
+        let error = |line: u32| {
+            format!(
+                "Traceback (most recent call last):\n  File \"{}/show.py\", line 3, in <module>\n    tomllib.load(f)\ntomllib.TOMLDecodeError: Invalid value (at line {line}, column 5)\n",
+                dir.path().display()
+            )
+        };
+        let tally = |line| {
+            Tally::of(
+                dir.path(),
+                &[result("python3 show.py", false, &error(line))],
+            )
+        };
+        assert_eq!(
+            tally(2).stopped_at.get("s.toml"),
+            Some(&2),
+            "{:?}",
+            tally(2)
+        );
+        assert!(tally(3).improves_on(&tally(2)));
+        assert!(!tally(2).improves_on(&tally(3)));
+        assert!(!tally(2).improves_on(&tally(2)));
     }
 
     #[test]

@@ -67,6 +67,32 @@ pub(crate) fn called_in_tree(
     names
 }
 
+/// The most lines of a test read by [`called_before_in_tree`].
+const MAX_TEST_LINES: u32 = 60;
+
+/// The names called on the lines of a test before its failing `line`,
+/// from `first_line` (the test's first line), in source order, each once:
+/// where a failed assertion that calls nothing itself
+/// (`self.assertEqual(cart.items, [])`) got its values from.
+pub(crate) fn called_before_in_tree(
+    tree: &Tree,
+    source: &str,
+    language: Language,
+    first_line: u32,
+    line: u32,
+) -> Vec<String> {
+    let first = first_line.max(line.saturating_sub(MAX_TEST_LINES));
+    let mut names: Vec<String> = Vec::new();
+    for at in first..line {
+        for name in called_in_tree(tree, source, language, at) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
 /// Whether a body (a block of statements) is under `node`.
 fn has_body(node: Node<'_>) -> bool {
     let mut cursor = node.walk();
@@ -183,6 +209,20 @@ mod tests {
         assert_eq!(called_names(source, Language::Python, 5), ["div"]);
         assert_eq!(
             called_names(source, Language::Python, 1),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn calls_before_a_failing_line() {
+        let source = "class T:\n    def test_new(self):\n        first = Cart()\n        first.add(\"apple\")\n        second = Cart()\n        self.assertEqual(second.items, [])\n";
+        let tree = parse_source(Language::Python, source).unwrap();
+        assert_eq!(
+            called_before_in_tree(&tree, source, Language::Python, 2, 6),
+            ["Cart", "add"]
+        );
+        assert_eq!(
+            called_before_in_tree(&tree, source, Language::Python, 6, 6),
             Vec::<String>::new()
         );
     }

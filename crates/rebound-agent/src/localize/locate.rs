@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::calls::called_in_tree;
+use super::calls::{called_before_in_tree, called_in_tree};
 use super::definitions::{enclosing_in_tree, Span};
 use super::failure::{Failure, FailureKind, Location};
 use super::find::{find_definitions, DefinitionSite};
@@ -66,8 +66,9 @@ pub struct Suspect {
 ///   under test: that frame's enclosing definition;
 /// - a failed assertion in a test (the innermost frame is test code): the
 ///   definitions, in code under test, of the names its line calls
-///   (`self.assertEqual(sub(5, 3), 2)` → `def sub`); the test itself when
-///   none is found.
+///   (`self.assertEqual(sub(5, 3), 2)` → `def sub`); when it calls none,
+///   of the names the test called before it (`cart = Cart()` →
+///   `class Cart`); the test itself when none is found.
 ///
 /// Only files inside `workspace` are read; a failure whose locations are
 /// all outside it (or gone) has no suspect and is rendered from its text.
@@ -80,8 +81,13 @@ pub fn locate(workspace: &Path, failures: &[Failure]) -> Vec<Suspect> {
     // One walk of the workspace for every name the failing tests call.
     let mut names: Vec<String> = Vec::new();
     for lead in &leads {
-        if let Lead::Calls { names: called, .. } = lead {
-            for name in called {
+        if let Lead::Calls {
+            names: called,
+            before,
+            ..
+        } = lead
+        {
+            for name in called.iter().chain(before) {
                 if !names.contains(name) {
                     names.push(name.clone());
                 }
@@ -92,30 +98,48 @@ pub fn locate(workspace: &Path, failures: &[Failure]) -> Vec<Suspect> {
     let mut suspects = Vec::new();
     for (index, lead) in leads.into_iter().enumerate() {
         let mut found = match lead {
-            Lead::Found(found) => found,
-            Lead::Calls { names, test } => {
+            Lead::Found(found) => without_repeats(found),
+            Lead::Calls {
+                names,
+                before,
+                test,
+            } => {
                 let called = called_definitions(workspace, &names, &sites);
-                if called.is_empty() {
-                    vec![test]
+                if !called.is_empty() {
+                    without_repeats(called)
                 } else {
-                    called
+                    // What the test built before the failing line: a class
+                    // it constructed stays beside the methods it called.
+                    let mut earlier = called_definitions(workspace, &before, &sites);
+                    let mut seen = std::collections::HashSet::new();
+                    earlier.retain(|s| seen.insert((s.file.clone(), s.span.clone())));
+                    if earlier.is_empty() {
+                        vec![test]
+                    } else {
+                        earlier
+                    }
                 }
             }
         };
         for suspect in &mut found {
             suspect.failure = index;
         }
-        suspects.extend(without_repeats(found));
+        suspects.extend(found);
     }
     suspects
 }
 
 /// What a failure leads to: suspects, or the names its failing test line
-/// calls (with the test itself for when none is defined in code under
-/// test).
+/// calls, then those the test called before it (for when the line calls
+/// nothing under test), with the test itself for when none is defined in
+/// code under test.
 enum Lead {
     Found(Vec<Suspect>),
-    Calls { names: Vec<String>, test: Suspect },
+    Calls {
+        names: Vec<String>,
+        before: Vec<String>,
+        test: Suspect,
+    },
 }
 
 /// `found` without repeated code, and without a definition (a class)
@@ -184,8 +208,10 @@ fn lead(workspace: &Path, failure: &Failure) -> Lead {
     if !is_test_code(&frame.file, &tree, &source, language, frame.line) {
         return Lead::Found(vec![at(span, SuspectReason::Frame)]);
     }
+    let first_line = span.as_ref().map_or(frame.line, |s| s.start_line);
     Lead::Calls {
         names: called_in_tree(&tree, &source, language, frame.line),
+        before: called_before_in_tree(&tree, &source, language, first_line, frame.line),
         test: at(span, SuspectReason::Test),
     }
 }

@@ -30,6 +30,11 @@ impl Paths {
         }
     }
 
+    /// The workspace root as given.
+    pub(crate) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The workspace root as given, with a trailing `/`, for removing it
     /// from messages.
     pub(crate) fn root_prefixes(&self) -> Vec<String> {

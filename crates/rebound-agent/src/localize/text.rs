@@ -57,9 +57,10 @@ fn split_cut_marker(line: &str, lines: &mut Vec<String>) {
     }
 }
 
-/// Whether `line` is a head/tail cut marker.
+/// Whether `line` is a head/tail cut marker: the shell tool's (`bytes
+/// cut`) or the agent's own (`characters cut`).
 pub(crate) fn is_cut_marker(line: &str) -> bool {
-    line.starts_with("[... ") && line.contains(" bytes cut")
+    line.starts_with("[... ") && (line.contains(" bytes cut") || line.contains(" characters cut"))
 }
 
 /// `raw` without ANSI escape sequences (CSI and OSC) or control characters
@@ -230,6 +231,8 @@ mod tests {
             ]
         );
         assert!(is_cut_marker(&output.lines()[2]));
+        assert!(is_cut_marker("[... 92 characters cut ...]"));
+        assert!(!is_cut_marker("[... not a marker"));
     }
 
     #[test]

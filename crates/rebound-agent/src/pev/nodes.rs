@@ -13,8 +13,8 @@ use crate::llm::{ask, shorten};
 use crate::planning::{make_plan, plan_text, PlanContext};
 use crate::prompts::{self, render};
 use crate::{
-    execute_step, AgentDeps, BudgetKind, ExecReport, PlanStatus, Review, StepFailure, StepRecord,
-    StopReason, Verdict,
+    execute_step, AgentDeps, BudgetKind, ExecReport, PlanStatus, Review, StepFailure, StepKind,
+    StepRecord, StopReason, Verdict,
 };
 
 /// Longest reviewer reason (and fix suggestion) kept, in characters: a
@@ -53,6 +53,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         checks: &state.evidence.results,
         write_check: state.evidence.wants_proposal(),
         localized: None,
+        failed_edits: crate::plan::failed_edits(&state.results),
     }
 }
 
@@ -345,6 +346,9 @@ pub async fn reviewer(
         };
         return Ok(conclude(update, state, ctx, deps, review, 0, started));
     }
+    if let Some(review) = judged_by_harness(state, results) {
+        return Ok(conclude(update, state, ctx, deps, review, 0, started));
+    }
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
         .max_tokens(deps.config.max_answer_tokens)
@@ -389,6 +393,46 @@ pub async fn reviewer(
         answer.tokens,
         started,
     ))
+}
+
+/// The verdict on a step that needs no model to judge it: while steps of
+/// the plan remain, `continue` after an observe step (it only reads) or an
+/// edit step (the checks judged it, and it was kept); when the plan is
+/// done and a check (`results`) fails, `replan` (whatever the model said,
+/// the planner would be next: a finish is overruled, a continue ends the
+/// plan). `None` otherwise.
+fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review> {
+    let step = state.plan.get(state.step_index)?;
+    let verdict = |verdict, reason: String| {
+        Some(Review {
+            verdict,
+            reason,
+            fix_suggestions: Vec::new(),
+        })
+    };
+    if state.step_index + 1 >= state.plan.len() {
+        let failing: Vec<String> = results
+            .iter()
+            .filter(|r| !r.passed)
+            .map(CheckResult::headline)
+            .collect();
+        if failing.is_empty() {
+            return None;
+        }
+        return verdict(
+            Verdict::Replan,
+            format!(
+                "the plan is done and the checks still fail: {}",
+                failing.join(", ")
+            ),
+        );
+    }
+    let reason = match step.kind {
+        StepKind::Observe => "an observe step only reads; going on with the plan",
+        StepKind::Edit => "the checks judged the edit and it was kept; going on with the plan",
+        StepKind::Run => return None,
+    };
+    verdict(Verdict::Continue, reason.to_string())
 }
 
 /// The reviewer's update for `review`: the verdict, the feedback the

@@ -95,6 +95,7 @@ pub async fn planner(
             .map_or(&state.evidence.results[..], |run| &run.results[..]),
         write_check: state.evidence.wants_proposal(),
         localized: None,
+        failed_edits: crate::plan::failed_edits(&state.results),
     };
     let planned = make_plan(
         ctx,

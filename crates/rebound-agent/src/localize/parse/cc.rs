@@ -6,6 +6,9 @@ use super::{Claims, Context, Found};
 use crate::localize::failure::{Failure, FailureKind, Location};
 use crate::localize::text::{one_line, split_position};
 
+/// An error's message is not extended by notes beyond this length.
+const MAX_NOTED_CHARS: usize = 300;
+
 /// Reads the errors.
 pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) -> Vec<Found> {
     let mut found = Vec::new();
@@ -58,6 +61,30 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
             let name = unquote(name.split(" [").next().unwrap_or(name));
             let location = context.location(path, number, column, function_name);
             implicit.push((name.to_string(), location));
+            continue;
+        }
+        if let Some(note) = rest.strip_prefix("note: ") {
+            // What the compiler adds about another place to the error
+            // before it (`previous declaration of ‘mean’ with type
+            // ‘double(…)’` in the header): part of its message, with where
+            // it points. A note on the error's own line restates it.
+            if let Some(last) = found.last_mut().filter(|f| !f.consequence) {
+                let elsewhere = last.failure.location.as_ref().is_some_and(|at| {
+                    at.line != number || !at.file.ends_with(path.trim_start_matches("./"))
+                });
+                if elsewhere
+                    && last.failure.kind == FailureKind::CCompileError
+                    && last.failure.message.chars().count() < MAX_NOTED_CHARS
+                {
+                    let noted = format!(
+                        "{} (note: {path}:{number}: {})",
+                        last.failure.message,
+                        note.trim()
+                    );
+                    last.failure.message = one_line([noted.as_str()]);
+                    claims.claim(i..i + 1);
+                }
+            }
             continue;
         }
         if !(rest.starts_with("error: ") || rest.starts_with("fatal error: ")) {
@@ -115,6 +142,18 @@ mod tests {
 
     use super::*;
     use crate::localize::parse::parse as parse_output;
+
+    #[test]
+    fn a_note_joins_the_error_it_explains() {
+        let output = "gcc -Wall -O2 -o stats main.c stats.c\nstats.c:3:5: error: conflicting types for ‘mean’; have ‘int(const int *, int)’\n    3 | int mean(const int *values, int count)\n      |     ^~~~\nIn file included from stats.c:1:\nstats.h:4:8: note: previous declaration of ‘mean’ with type ‘double(const int *, int)’\n    4 | double mean(const int *values, int count);\n      |        ^~~~\nmake: *** [Makefile:5: stats] Error 1\n";
+        let failures = parse_output("make", output, Path::new("/nonexistent"));
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(
+            failures[0].message,
+            "error: conflicting types for ‘mean’; have ‘int(const int *, int)’ (note: stats.h:4: previous declaration of ‘mean’ with type ‘double(const int *, int)’)"
+        );
+        assert_eq!(failures[0].location.as_ref().unwrap().line, 3);
+    }
 
     #[test]
     fn functions_are_read() {

@@ -19,18 +19,19 @@ pub(crate) fn classify(
     exception_type: &str,
     exception: &[String],
     context: &Context,
+    frames: &[Location],
 ) -> Option<(FailureKind, Option<Location>)> {
     let first = exception.first().map_or("", String::as_str);
     if exception_type.ends_with("JSONDecodeError") {
         let location = json_position(first).and_then(|(line, column)| {
-            let file = context.command_file(JSON)?;
+            let file = context.data_file(JSON, frames)?;
             Some(context.location(&file, line, Some(column), None))
         });
         return Some((FailureKind::JsonParseError, location));
     }
     if exception_type.ends_with("TOMLDecodeError") {
         let location = toml_position(first).and_then(|(line, column)| {
-            let file = context.command_file(TOML)?;
+            let file = context.data_file(TOML, frames)?;
             Some(context.location(&file, line, Some(column), None))
         });
         return Some((FailureKind::TomlParseError, location));
@@ -43,7 +44,7 @@ pub(crate) fn classify(
                 .find_map(|l| yaml_mark(l))
                 .and_then(|(file, line, column)| {
                     let file = if file.starts_with('<') {
-                        context.command_file(YAML)?
+                        context.data_file(YAML, frames)?
                     } else {
                         file
                     };

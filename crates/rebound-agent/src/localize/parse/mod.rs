@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::failure::{Failure, FailureKind, Location, Place};
-use super::paths::Paths;
+use super::paths::{read_workspace_file, Paths};
 use super::text::{bounded_tail, Output};
 
 /// How many of the output's last lines an [`FailureKind::Unknown`] failure
@@ -181,6 +181,35 @@ impl Context {
             .map(|w| w.to_string())
     }
 
+    /// The data file (with one of `extensions`) a program failed to
+    /// parse: the one the command names, else one a string literal of the
+    /// innermost workspace frame's file names (`open("settings.toml")`)
+    /// that is in the workspace.
+    pub(crate) fn data_file(&self, extensions: &[&str], frames: &[Location]) -> Option<String> {
+        if let Some(file) = self.command_file(extensions) {
+            return Some(file);
+        }
+        let frame = frames.iter().rev().find(|f| f.place == Place::Workspace)?;
+        let source = read_workspace_file(self.paths.root(), &frame.file)?;
+        let base = std::path::Path::new(&frame.file)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        source
+            .split(['"', '\''])
+            .skip(1)
+            .step_by(2)
+            .filter(|literal| extensions.iter().any(|ext| literal.ends_with(ext)))
+            .filter(|literal| !literal.contains(char::is_whitespace))
+            .find_map(|literal| {
+                [std::path::PathBuf::from(literal), base.join(literal)]
+                    .into_iter()
+                    .find(|candidate| {
+                        self.paths.resolve(&candidate.to_string_lossy()).1 == Place::Workspace
+                    })
+                    .map(|candidate| self.paths.resolve(&candidate.to_string_lossy()).0)
+            })
+    }
+
     /// `message` without the workspace root in front of its paths.
     fn without_root(&self, message: &str) -> String {
         let mut message = message.to_string();
@@ -254,5 +283,38 @@ mod tests {
             Some("settings.toml")
         );
         assert_eq!(context.command_file(&[".yaml"]), None);
+    }
+
+    #[test]
+    fn a_data_file_is_found_in_the_program_that_loads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("conf")).unwrap();
+        std::fs::write(dir.path().join("conf/settings.toml"), "a = \n").unwrap();
+        std::fs::write(
+            dir.path().join("show.py"),
+            "import tomllib\nNAME = 'other.toml'\nwith open(\"conf/settings.toml\", \"rb\") as f:\n    tomllib.load(f)\n",
+        )
+        .unwrap();
+        let context = Context::new("python3 show.py", dir.path());
+        let frames = [
+            context.location("show.py", 4, None, Some("<module>")),
+            context.location(
+                "/usr/lib/python3.11/tomllib/_parser.py",
+                66,
+                None,
+                Some("load"),
+            ),
+        ];
+        assert_eq!(
+            context.data_file(&[".toml"], &frames).as_deref(),
+            Some("conf/settings.toml"),
+            "the literal naming a workspace file, not the one that is not there"
+        );
+        assert_eq!(context.data_file(&[".yaml"], &frames), None);
+        assert_eq!(
+            context.data_file(&[".toml"], &frames[1..]),
+            None,
+            "no workspace frame"
+        );
     }
 }

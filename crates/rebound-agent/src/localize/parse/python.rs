@@ -155,7 +155,12 @@ pub(crate) fn failure(traceback: &Traceback, kind: FailureKind, context: &Contex
         .iter()
         .map(|f| context.location(&f.path, f.line, None, f.function.as_deref()))
         .collect();
-    let classified = data::classify(traceback.exception_type(), &traceback.exception, context);
+    let classified = data::classify(
+        traceback.exception_type(),
+        &traceback.exception,
+        context,
+        &frames,
+    );
     let (kind, data_location) = match classified {
         Some((data_kind, location)) if kind == FailureKind::PythonTraceback => {
             (data_kind, location)

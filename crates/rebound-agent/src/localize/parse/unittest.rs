@@ -104,4 +104,11 @@ mod tests {
         expected.test = Some("m.T.test_x".into());
         assert_eq!(failures, [expected]);
     }
+    #[test]
+    fn carets_and_source_lines_are_not_the_message() {
+        let output = "======================================================================\nERROR: test_c (test_users.UsersTest.test_c)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/w/test_users.py\", line 11, in test_c\n    self.assertEqual(contact_line(self.users[0]), \"Ada\")\n                     ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n  File \"/w/users.py\", line 13, in contact_line\n    return f\"{user['name']} ({user['phone_number']})\"\n                              ~~~~^^^^^^^^^^^^^^^^\nKeyError: 'phone_number'\n\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nFAILED (errors=1)\n";
+        let failures = parse_output("python3 -m unittest", output, Path::new("/w"));
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(failures[0].message, "KeyError: 'phone_number'");
+    }
 }
