@@ -255,8 +255,14 @@ pub(crate) async fn make_plan(
     let mut tokens = asked.tokens;
     if let (Ok(steps), Some(failure)) = (&asked.steps, context.failure) {
         if !failure.plan.is_empty() && same_actions(&clean(steps.clone()), &failure.plan) {
+            // The failed plan as the model writes plans (its JSON), so
+            // the new answer does not copy a display format.
+            let failed = serde_json::to_string(&PlanAnswer {
+                steps: failure.plan.clone(),
+            })
+            .unwrap_or_else(|_| plan_text(&failure.plan));
             let refused = request
-                .message(Message::assistant(plan_text(&failure.plan)))
+                .message(Message::assistant(failed))
                 .message(Message::user(prompts::SAME_PLAN));
             asked = ask_planner(ctx, deps, refused, context.write_check).await?;
             tokens += asked.tokens;
@@ -280,6 +286,11 @@ pub(crate) async fn make_plan(
         });
     }
     let mut steps = skip_repeated_failure(steps, context.failure);
+    // An edit exactly like one that failed in this run is left out (when
+    // the plan has other steps): it would meet the same end.
+    if steps.iter().any(|s| !context.failed_edits.contains(s)) {
+        steps.retain(|s| !context.failed_edits.contains(s));
+    }
     if let Some(edit) = edit {
         steps.insert(0, edit);
         steps.dedup();

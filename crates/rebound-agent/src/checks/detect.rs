@@ -109,9 +109,9 @@ pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
     if words.contains(&"commit") && workspace.join(".git").exists() {
         add(
             &mut checks,
-            "test -z \"$(git status --porcelain)\"",
+            "out=$(git status --porcelain) && printf '%s\\n' \"$out\" && test -z \"$out\"",
             "git",
-            "a goal to commit, in a git work tree: nothing left uncommitted",
+            "a goal to commit, in a git work tree: nothing left uncommitted (what is, is printed)",
         );
     }
     if let Some(makefile) = read_makefile(workspace) {
@@ -389,7 +389,10 @@ mod tests {
         std::fs::create_dir(dir.path().join(".git")).unwrap();
         let checks = detect("Commit all my changes with the message 'x'", dir.path());
         assert_eq!(checks.len(), 1);
-        assert_eq!(checks[0].command, "test -z \"$(git status --porcelain)\"");
+        assert_eq!(
+            checks[0].command,
+            "out=$(git status --porcelain) && printf '%s\\n' \"$out\" && test -z \"$out\""
+        );
         assert!(detect("Commit all my changes", &dir.path().join("nope")).is_empty());
     }
 

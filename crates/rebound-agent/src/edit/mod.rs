@@ -43,6 +43,7 @@
 mod error;
 mod fence;
 mod file;
+mod keep;
 mod makefile;
 mod process;
 mod run;
@@ -54,6 +55,7 @@ mod target;
 pub use error::EditError;
 pub use fence::{extract_code, MAX_ANSWER_BYTES};
 pub use file::MAX_EDIT_FILE_BYTES;
+pub use keep::dropped_definitions;
 pub(crate) use run::run_edit_step;
 pub use run::{Tally, FENCE_GRAMMAR};
 pub use span::{resolve_target, EditSpan, MAX_EDIT_LINES};

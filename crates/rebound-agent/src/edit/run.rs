@@ -16,7 +16,8 @@ use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    broken_by_edit, check_syntax, extract_code, resolve_target, splice, EditError, EditSpan,
+    broken_by_edit, check_syntax, dropped_definitions, extract_code, resolve_target, splice,
+    EditError, EditSpan,
 };
 use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::executor::{tool_context, StepOutcome};
@@ -157,6 +158,9 @@ struct Tried {
     number: u32,
     /// What happened, in a line.
     verdict: String,
+    /// Whether the model gave the code back unchanged.
+    #[serde(default)]
+    unchanged: bool,
 }
 
 /// Does `step` (an edit step, number `index` of its plan) for `goal`,
@@ -170,37 +174,49 @@ pub(crate) async fn run_edit_step(
     evidence: &Evidence,
     approved_all: bool,
 ) -> Result<StepOutcome, NodeError> {
-    let mut retargeted = None;
-    let mut outcome = edit(
-        ctx,
-        deps,
-        goal,
-        index,
-        step,
-        evidence,
-        approved_all,
-        &mut retargeted,
-    )
-    .await?;
-    if let Some(note) = retargeted {
+    let job = match prepare(ctx, deps, index, step, evidence, approved_all).await? {
+        Ok(job) => job,
+        Err(message) => return Ok(failed(message)),
+    };
+    let mut outcome = try_candidates(ctx, deps, goal, step, evidence, &job).await?;
+    if let Some(note) = &job.retargeted {
         outcome.output = format!("{note}\n{}", outcome.output);
     }
     Ok(outcome)
 }
 
-/// [`run_edit_step`]; `retargeted` is set when the target was not taken
-/// as written.
-#[allow(clippy::too_many_arguments)]
-async fn edit(
+/// An edit step ready for its candidates: the span cut, its file's
+/// original text, and where the checks stand.
+struct EditJob {
+    /// The step's label in journal keys and tool calls (`edit2`).
+    label: String,
+    /// The workspace root.
+    workspace: std::path::PathBuf,
+    /// The span to rewrite.
+    span: EditSpan,
+    /// What was edited instead, when the target was not taken as written.
+    retargeted: Option<String>,
+    /// The file's text before the edit (empty for a new file).
+    original: String,
+    /// The checks' results before the edit; `None` when there is no check.
+    baseline: Option<Vec<CheckResult>>,
+    /// Whether every command was approved for the run.
+    approved_all: bool,
+}
+
+/// Gets `step` ready: where the checks stand (the evidence's last results
+/// when nothing changed since, else a fresh run), the span (cut once and
+/// journaled, so a node re-run after a crash splices against the same
+/// original whatever the file holds now) and the original text. `Err`
+/// with the reason when the step cannot be done.
+async fn prepare(
     ctx: &NodeContext,
     deps: &AgentDeps,
-    goal: &str,
     index: usize,
     step: &PlanStep,
     evidence: &Evidence,
     approved_all: bool,
-    retargeted: &mut Option<String>,
-) -> Result<StepOutcome, NodeError> {
+) -> Result<Result<EditJob, String>, NodeError> {
     let workspace = deps.workspace.workspace().to_path_buf();
     let Some(file) = step
         .file
@@ -208,15 +224,11 @@ async fn edit(
         .map(str::trim)
         .filter(|f| !f.is_empty())
     else {
-        return Ok(failed(
+        return Ok(Err(
             "an edit step needs a file: give \"file\" (and a \"target\")".to_string(),
         ));
     };
     let label = format!("edit{}", index + 1);
-    let tools = tool_context(ctx, deps, &label);
-
-    // Where the checks stand now: the evidence's last results when nothing
-    // changed since, else a fresh run.
     let mut approved_all = approved_all;
     let baseline = if evidence.checks.is_empty() {
         None
@@ -238,19 +250,14 @@ async fn edit(
         .as_deref()
         .and_then(|results| suspect_line(&workspace, results, file));
     let target = step.target.as_deref().unwrap_or_default();
-    // The span is cut once and journaled: a node re-run after a crash
-    // splices against the same original, whatever the file holds now.
     let span = ctx
         .journal(&format!("{label}:span"), async {
             resolve_forgiving(&workspace, file, target, hint).map_err(|e| e.to_string())
         })
         .await?;
-    let span = match span {
-        Ok((span, note)) => {
-            *retargeted = note;
-            span
-        }
-        Err(message) => return Ok(failed(message)),
+    let (span, retargeted) = match span {
+        Ok(resolved) => resolved,
+        Err(message) => return Ok(Err(message)),
     };
     let original = ctx
         .journal(&format!("{label}:original"), async {
@@ -263,14 +270,45 @@ async fn edit(
         .await?;
     let original = match original {
         Ok(text) => text,
-        Err(error) => return Ok(failed(format!("cannot read {}: {error}", span.file))),
+        Err(error) => return Ok(Err(format!("cannot read {}: {error}", span.file))),
     };
-    let syntax_before = check_syntax(&span.file, &original);
+    Ok(Ok(EditJob {
+        label,
+        workspace,
+        span,
+        retargeted,
+        original,
+        baseline,
+        approved_all,
+    }))
+}
+
+/// The candidates of `job`: greedy, then seeded samples, each spliced,
+/// syntax-checked and judged by the checks; the first that passes is
+/// kept, else the best that improves, else the original is written back.
+async fn try_candidates(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    goal: &str,
+    step: &PlanStep,
+    evidence: &Evidence,
+    job: &EditJob,
+) -> Result<StepOutcome, NodeError> {
+    let EditJob {
+        label,
+        workspace,
+        span,
+        original,
+        baseline,
+        ..
+    } = job;
+    let tools = tool_context(ctx, deps, label);
+    let mut approved_all = job.approved_all;
+    let syntax_before = check_syntax(&span.file, original);
     let before = baseline
         .as_deref()
-        .map(|results| Tally::of(&workspace, results));
-
-    let request = edit_request(deps, goal, step, &span, baseline.as_deref(), &workspace);
+        .map(|results| Tally::of(workspace, results));
+    let request = edit_request(deps, goal, step, span, baseline.as_deref(), workspace);
     let mut tokens = 0u64;
     let mut tried: Vec<Tried> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -299,13 +337,14 @@ async fn edit(
         thinking.flush();
         tokens += response.usage.input_tokens + response.usage.output_tokens;
         let new_text = match extract_code(&response.text)
-            .and_then(|code| splice(&original, &span, &code).map(|text| (code, text)))
+            .and_then(|code| splice(original, span, &code).map(|text| (code, text)))
         {
             Ok((code, text)) => {
                 if !seen.insert(normalized(&code)) {
                     tried.push(Tried {
                         number,
                         verdict: "the same as an earlier candidate".to_string(),
+                        unchanged: false,
                     });
                     continue;
                 }
@@ -317,8 +356,9 @@ async fn edit(
                 tried.push(Tried {
                     number,
                     verdict: "the model rewrote it as it is: nothing to change".to_string(),
+                    unchanged: false,
                 });
-                let mut done = outcome(true, &span, &tried, None, tokens, approved_all, None);
+                let mut done = outcome(true, span, &tried, None, tokens, approved_all, None);
                 done.output = format!(
                     "{} of {} needs no change\n{}",
                     span.label,
@@ -331,14 +371,33 @@ async fn edit(
                 tried.push(Tried {
                     number,
                     verdict: format!("refused: {error}"),
+                    unchanged: matches!(error, EditError::NoChange),
                 });
                 continue;
             }
         };
+        let dropped = dropped_definitions(
+            &span.file,
+            original,
+            &new_text,
+            &format!("{}\n{goal}", step.description),
+        );
+        if !dropped.is_empty() {
+            tried.push(Tried {
+                number,
+                verdict: format!(
+                    "refused, it drops what it should keep: {}",
+                    dropped.join(", ")
+                ),
+                unchanged: false,
+            });
+            continue;
+        }
         if let Some(reason) = broken_by_edit(&syntax_before, &check_syntax(&span.file, &new_text)) {
             tried.push(Tried {
                 number,
                 verdict: format!("refused, it breaks the syntax: {reason}"),
+                unchanged: false,
             });
             continue;
         }
@@ -348,10 +407,11 @@ async fn edit(
             tried.push(Tried {
                 number,
                 verdict: "applied (no check to judge it)".to_string(),
+                unchanged: false,
             });
             return Ok(outcome(
                 true,
-                &span,
+                span,
                 &tried,
                 None,
                 tokens,
@@ -361,15 +421,16 @@ async fn edit(
         };
         let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, approved_all).await?;
         approved_all |= run.approved_all;
-        let after = Tally::of(&workspace, &run.results);
+        let after = Tally::of(workspace, &run.results);
         if after.passed() {
             tried.push(Tried {
                 number,
                 verdict: "kept: every check passes".to_string(),
+                unchanged: false,
             });
             return Ok(outcome(
                 true,
-                &span,
+                span,
                 &tried,
                 Some(run),
                 tokens,
@@ -385,7 +446,7 @@ async fn edit(
                 best = Some((after.clone(), new_text.clone(), run.clone()));
             }
             format!(
-                "fewer failures ({} of {}), the checks still fail",
+                "better ({} failure(s) after, {} before), the checks still fail",
                 after.failures.len(),
                 before.failures.len()
             )
@@ -397,22 +458,31 @@ async fn edit(
                 before.failures.len()
             )
         };
-        tried.push(Tried { number, verdict });
-        write(ctx, deps, &tools, &span.file, &original).await?;
+        tried.push(Tried {
+            number,
+            verdict,
+            unchanged: false,
+        });
+        write(ctx, deps, &tools, &span.file, original).await?;
     }
     if let Some((_, text, run)) = best {
         write(ctx, deps, &tools, &span.file, &text).await?;
         return Ok(outcome(
             true,
-            &span,
+            span,
             &tried,
             Some(run),
             tokens,
             approved_all,
-            Some("kept the candidate with the fewest failures; the checks still fail"),
+            Some("kept the best candidate; the checks still fail"),
         ));
     }
-    let mut result = outcome(false, &span, &tried, None, tokens, approved_all, None);
+    let unchanged = tried.iter().all(|t| t.unchanged);
+    let note = unchanged.then_some(
+        "The editor changed nothing: an edit step rewrites a file's text; to run a program \
+         (git, make, a script), use a run step with its command.",
+    );
+    let mut result = outcome(false, span, &tried, None, tokens, approved_all, note);
     if let Some(text) = first_failure {
         result.output = shorten(
             &format!(

@@ -397,7 +397,7 @@ pub async fn reviewer(
 
 /// The verdict on a step that needs no model to judge it: while steps of
 /// the plan remain, `continue` after an observe step (it only reads) or an
-/// edit step (the checks judged it, and it was kept); when the plan is
+/// edit step the checks judged (it was kept); when the plan is
 /// done and a check (`results`) fails, `replan` (whatever the model said,
 /// the planner would be next: a finish is overruled, a continue ends the
 /// plan). `None` otherwise.
@@ -429,8 +429,10 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
     }
     let reason = match step.kind {
         StepKind::Observe => "an observe step only reads; going on with the plan",
-        StepKind::Edit => "the checks judged the edit and it was kept; going on with the plan",
-        StepKind::Run => return None,
+        StepKind::Edit if !results.is_empty() => {
+            "the checks judged the edit and it was kept; going on with the plan"
+        }
+        StepKind::Edit | StepKind::Run => return None,
     };
     verdict(Verdict::Continue, reason.to_string())
 }
