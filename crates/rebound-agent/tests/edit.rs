@@ -179,6 +179,66 @@ async fn a_failed_definition_edit_widens_to_the_whole_file() {
     );
 }
 
+/// An edit the model finds nothing to change in, of a file no failing
+/// check points at, changes nothing and lets the plan go on (the checks
+/// still judge the finish); the same answer for the file a failure points
+/// at is a failed step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unchanged_edit_of_a_file_no_failure_names_lets_the_plan_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    std::fs::write(work.join("README.md"), "# calc\n").unwrap();
+    let steps = serde_json::json!({"steps": [
+        {"kind": "edit", "description": "Stage the files", "file": "README.md", "target": ""},
+        {"kind": "run", "description": "Mark it done", "command": "touch DONE"},
+    ]});
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(steps),
+        Step::text("```markdown\n# calc\n```"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    let agent = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new("test -f DONE", CheckSource::Flag)];
+    let (state, events) = run(
+        &agent,
+        PevState::new("mark it done", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let outputs = step_outputs(&events);
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    assert!(outputs[0].1, "{outputs:?}");
+    assert!(outputs[0].2.contains("needs no change"), "{}", outputs[0].2);
+    assert_eq!(
+        std::fs::read_to_string(work.join("README.md")).unwrap(),
+        "# calc\n"
+    );
+
+    // The same unchanged answer for the file the failing test points at.
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([code(BUGGY)]));
+    let mut config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    config.budget.max_attempts = 1;
+    let agent = graph(&model, &work, dir.path(), config);
+    let (_, events) = run(&agent, PevState::new("fix calc", 10).with_checks(check())).await;
+    let outputs = step_outputs(&events);
+    assert!(!outputs[0].1, "{outputs:?}");
+    assert!(
+        outputs[0].2.contains("use a run step"),
+        "every candidate changed nothing: {}",
+        outputs[0].2
+    );
+}
+
 /// Best-of-n: the greedy candidate leaves the test failing and is
 /// reverted; a sampled duplicate of it is skipped without running the
 /// checks; a candidate that renames the function (a new failure: the

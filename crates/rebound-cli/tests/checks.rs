@@ -26,15 +26,16 @@ fn buggy(env: &TestEnv) {
     .unwrap();
 }
 
-/// `--check`: the reviewer's false finish is overruled (an event with the
-/// check's output), the planner repairs, and the fix's passing check
-/// finishes the run verified, with no further review.
+/// `--check`: the reviewer's false finish (mid-plan: at a plan's end,
+/// failing checks mean a replan without the model) is overruled (an event
+/// with the check's output), the planner repairs, and the fix's passing
+/// check finishes the run verified, with no further review.
 #[test]
 fn a_false_finish_is_overruled_and_the_verified_fix_exits_0() {
     let env = TestEnv::new();
     buggy(&env);
     let model = FakeModel::start(vec![
-        plan(&[("Look", Some("ls"))]),
+        plan(&[("Look", Some("ls")), ("Look again", Some("ls -a"))]),
         review("finish", "the tests are already passing"),
         plan(&[("Fix sub", Some(FIX))]),
     ]);

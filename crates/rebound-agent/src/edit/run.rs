@@ -202,6 +202,9 @@ struct EditJob {
     baseline: Option<Vec<CheckResult>>,
     /// Whether every command was approved for the run.
     approved_all: bool,
+    /// Whether a failing check points at the span's file (localization
+    /// found a suspect in it): an unchanged answer is then a failure.
+    implicated: bool,
 }
 
 /// Gets `step` ready: where the checks stand (the evidence's last results
@@ -273,6 +276,10 @@ async fn prepare(
         Err(error) => return Ok(Err(format!("cannot read {}: {error}", span.file))),
     };
     Ok(Ok(EditJob {
+        implicated: hint.is_some()
+            || baseline
+                .as_deref()
+                .is_some_and(|results| failures_name(&workspace, results, &span.file)),
         label,
         workspace,
         span,
@@ -350,9 +357,10 @@ async fn try_candidates(
                 }
                 text
             }
-            Err(EditError::NoChange) if before.as_ref().is_none_or(Tally::passed) => {
-                // Nothing fails, and the model gives the code back as it
-                // is: there is nothing to change.
+            Err(EditError::NoChange) if !job.implicated => {
+                // No failing check points at this file, and the model
+                // gives the code back as it is: there is nothing to
+                // change here (the checks still judge the finish).
                 tried.push(Tried {
                     number,
                     verdict: "the model rewrote it as it is: nothing to change".to_string(),
@@ -574,6 +582,23 @@ fn suspect_line(workspace: &std::path::Path, results: &[CheckResult], file: &str
             .into_iter()
             .find(|s| s.file == file && s.reason != SuspectReason::Test)
             .map(|s| s.line)
+    })
+}
+
+/// Whether a failure of `results` has a location or frame in `file`, or
+/// a failing check's output that could not be read names it.
+fn failures_name(workspace: &std::path::Path, results: &[CheckResult], file: &str) -> bool {
+    let file = file.trim_start_matches("./");
+    results.iter().filter(|r| !r.passed).any(|result| {
+        let failures = localize::parse(&result.command, &result.output, workspace);
+        failures.iter().any(|failure| {
+            failure.kind == FailureKind::Unknown && result.output.contains(file)
+                || failure
+                    .location
+                    .iter()
+                    .chain(&failure.frames)
+                    .any(|at| at.file == file)
+        })
     })
 }
 
