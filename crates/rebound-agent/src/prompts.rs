@@ -33,6 +33,10 @@ pub const EXECUTOR_REPORT: &str = include_str!("../prompts/executor_report.md");
 pub const EDITOR: &str = include_str!("../prompts/editor.md");
 /// The edit step's user message: goal, instruction, failures, the span.
 pub const EDITOR_USER: &str = include_str!("../prompts/editor_user.md");
+
+/// The editor's user message when a new definition is added at the end of
+/// a file: the file as it is, and what to add.
+pub const EDITOR_INSERT: &str = include_str!("../prompts/editor_insert.md");
 /// The reviewer's system text.
 pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
 /// The reviewer's user message: goal, plan, results.

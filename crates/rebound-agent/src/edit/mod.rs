@@ -58,6 +58,6 @@ pub use file::MAX_EDIT_FILE_BYTES;
 pub use keep::dropped_definitions;
 pub(crate) use run::run_edit_step;
 pub use run::{Tally, FENCE_GRAMMAR};
-pub use span::{resolve_target, EditSpan, MAX_EDIT_LINES};
+pub use span::{end_of_file, resolve_target, EditSpan, MAX_EDIT_LINES};
 pub use splice::splice;
 pub use syntax::{broken_by_edit, check_syntax, Syntax, MAX_SYNTAX_MESSAGE_CHARS};

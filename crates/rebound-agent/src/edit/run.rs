@@ -16,8 +16,8 @@ use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    broken_by_edit, check_syntax, dropped_definitions, extract_code, resolve_target, splice,
-    EditError, EditSpan,
+    broken_by_edit, check_syntax, dropped_definitions, end_of_file, extract_code, resolve_target,
+    splice, EditError, EditSpan,
 };
 use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::executor::{tool_context, StepOutcome};
@@ -32,6 +32,12 @@ const WRITE_TOOL: &str = "write_file";
 
 /// The sampling temperature of the candidates after the greedy one.
 const SAMPLE_TEMPERATURE: f32 = 0.8;
+
+/// Characters of a file shown when a new definition is added to it.
+const INSERT_CONTEXT_CHARS: usize = 4_000;
+
+/// Tokens of room for a new definition's code.
+const INSERT_TOKENS: u32 = 400;
 
 /// Characters of the failing checks' report in an edit prompt.
 const FAILURE_CHARS: usize = 700;
@@ -384,12 +390,7 @@ async fn try_candidates(
                 continue;
             }
         };
-        let dropped = dropped_definitions(
-            &span.file,
-            original,
-            &new_text,
-            &format!("{}\n{goal}", step.description),
-        );
+        let dropped = dropped_definitions(&span.file, original, &new_text, &step.description);
         if !dropped.is_empty() {
             tried.push(Tried {
                 number,
@@ -539,6 +540,11 @@ fn resolve_forgiving(
         Err(error @ (EditError::TargetNotFound { .. } | EditError::BadRange { .. })) => error,
         Err(other) => return Err(other),
     };
+    if let (EditError::TargetNotFound { .. }, Some(name)) = (&error, new_definition(target)) {
+        // `def median(values):` where there is no `median` yet: a new
+        // definition, added at the end.
+        return Ok((end_of_file(workspace, file, name)?, None));
+    }
     let instead = |span: EditSpan| {
         let note = format!(
             "the target `{}` names nothing in {}: edited {} instead",
@@ -571,6 +577,35 @@ fn resolve_forgiving(
         }
     }
     Err(error)
+}
+
+/// Words that start a definition in a target (`def median(values):`).
+const DEFINING: &[&str] = &[
+    "def",
+    "fn",
+    "function",
+    "class",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+];
+
+/// The name a target declares when it is written as a definition's head
+/// (`def median(values):`, `fn parse(`, `class Cart:`), for a definition
+/// that does not exist yet.
+fn new_definition(target: &str) -> Option<&str> {
+    let mut words = target.split_whitespace();
+    let keyword = words.find(|w| !matches!(*w, "pub" | "async" | "export"))?;
+    if !DEFINING.contains(&keyword) {
+        return None;
+    }
+    let rest = words.next()?;
+    let name = rest
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .next()
+        .filter(|name| !name.is_empty())?;
+    Some(name)
 }
 
 /// The line of `file` that localization suspects in `results`' failures.
@@ -616,8 +651,14 @@ fn edit_request(
         .map(|r| failures_brief(workspace, r))
         .unwrap_or_default();
     let language = fence_language(&span.file);
+    let (template, code) = if span.is_insertion() {
+        let file = std::fs::read_to_string(workspace.join(&span.file)).unwrap_or_default();
+        (prompts::EDITOR_INSERT, shorten(&file, INSERT_CONTEXT_CHARS))
+    } else {
+        (prompts::EDITOR_USER, span.text.clone())
+    };
     let user = render(
-        prompts::EDITOR_USER,
+        template,
         &[
             ("goal", goal),
             ("instruction", &step.description),
@@ -625,11 +666,16 @@ fn edit_request(
             ("file", &span.file),
             ("part", &span.label),
             ("language", language),
-            ("code", &span.text),
+            ("code", &code),
         ],
     );
-    // Room for a rewrite a good deal longer than the original.
-    let room = u32::try_from(span.text.len() / 2).unwrap_or(u32::MAX);
+    // Room for a rewrite a good deal longer than the original, or for a
+    // new definition.
+    let room = if span.is_insertion() {
+        INSERT_TOKENS
+    } else {
+        u32::try_from(span.text.len() / 2).unwrap_or(u32::MAX)
+    };
     let max_tokens = room
         .saturating_add(160)
         .clamp(160, deps.config.max_answer_tokens.max(160) * 3);
@@ -834,6 +880,41 @@ mod tests {
         assert_eq!(unknown.failures.len(), 1);
         let passed = Tally::of(dir.path(), &[result("./check.sh", true, "")]);
         assert!(passed.passed());
+    }
+
+    #[test]
+    fn a_target_written_as_a_new_definition_is_added() {
+        assert_eq!(new_definition("def median(values):"), Some("median"));
+        assert_eq!(new_definition("pub fn parse(text: &str)"), Some("parse"));
+        assert_eq!(new_definition("class Cart:"), Some("Cart"));
+        assert_eq!(new_definition("median"), None);
+        assert_eq!(new_definition("lines 3-9"), None);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("stats.py"),
+            "def mean(v):\n    return sum(v) / len(v)\n",
+        )
+        .unwrap();
+        let (span, note) =
+            resolve_forgiving(dir.path(), "stats.py", "def median(values):", None).unwrap();
+        assert!(span.is_insertion(), "{span:?}");
+        assert_eq!(note, None);
+        let added = splice(
+            "def mean(v):\n    return sum(v) / len(v)\n",
+            &span,
+            "def median(values):\n    return sorted(values)[len(values) // 2]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            added,
+            "def mean(v):\n    return sum(v) / len(v)\n\ndef median(values):\n    return sorted(values)[len(values) // 2]\n"
+        );
+        let (existing, _) =
+            resolve_forgiving(dir.path(), "stats.py", "def mean(v):", None).unwrap();
+        assert!(
+            !existing.is_insertion(),
+            "an existing definition is rewritten"
+        );
     }
 
     #[test]

@@ -147,6 +147,35 @@ pub fn resolve_target(
     })
 }
 
+/// The place where a new definition `name` is added to `file`: after its
+/// last line (no line of the file is replaced, `text` is empty); a file
+/// that does not exist yet is created.
+pub fn end_of_file(workspace: &Path, file: &str, name: &str) -> Result<EditSpan, EditError> {
+    let found = read_for_edit(workspace, file)?;
+    let language = Language::from_path(&found.relative);
+    let Some(source) = found.text else {
+        return resolve_target(workspace, file, "", None);
+    };
+    let total = u32::try_from(source.split_inclusive('\n').count()).unwrap_or(u32::MAX);
+    Ok(EditSpan {
+        label: format!("a new definition `{name}`, added at the end"),
+        file: found.relative,
+        start_line: total.saturating_add(1),
+        end_line: total,
+        text: String::new(),
+        language,
+        exists: true,
+    })
+}
+
+impl EditSpan {
+    /// Whether this span adds code after the file's last line
+    /// ([`end_of_file`]) instead of replacing lines.
+    pub fn is_insertion(&self) -> bool {
+        self.exists && self.text.is_empty() && self.start_line > self.end_line
+    }
+}
+
 /// The definition named `name` in `source`: among several, the one inside
 /// a definition or impl named `qualifier`, then the one containing
 /// `hint_line`, else the first. The error says what the file has instead.

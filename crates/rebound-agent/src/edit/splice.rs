@@ -52,6 +52,19 @@ pub fn splice(file_text: &str, span: &EditSpan, replacement: &str) -> Result<Str
     let before = &file_lines[..start];
     let after = &file_lines[end..];
     let mut result = String::with_capacity(file_text.len() + replacement.len());
+    if span.is_insertion() && !looks_like_whole_file(before, after, &lines, original) {
+        // New code after the last line, a blank line between.
+        result.push_str(file_text);
+        if !file_text.is_empty() && !file_text.ends_with('\n') {
+            result.push_str(eol);
+        }
+        if before.last().is_some_and(|line| !line.trim().is_empty()) {
+            result.push_str(eol);
+        }
+        result.push_str(&lines.join(eol));
+        result.push_str(eol);
+        return Ok(result);
+    }
     if looks_like_whole_file(before, after, &lines, original) {
         result.push_str(&lines.join(eol));
         if file_text.ends_with('\n') || file_text.is_empty() {
