@@ -41,6 +41,11 @@ pub const EDITOR_INSERT: &str = include_str!("../prompts/editor_insert.md");
 pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
 /// The reviewer's user message: goal, plan, results.
 pub const REVIEWER_USER: &str = include_str!("../prompts/reviewer_user.md");
+
+/// Added to the reviewer's message after the plan's last step: a
+/// `continue` would only make a new plan.
+pub const REVIEWER_LAST_STEP: &str =
+    "No step of the plan is left: answer \"finish\" if the goal is reached, else \"replan\".\n";
 /// The reflector's system text.
 pub const REFLECTOR: &str = include_str!("../prompts/reflector.md");
 /// The reflector's user message.

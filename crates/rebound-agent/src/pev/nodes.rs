@@ -302,6 +302,11 @@ fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
             .collect();
         format!("\nChecks:\n{}\n", lines.join("\n"))
     };
+    let last = if state.step_index + 1 >= state.plan.len() {
+        prompts::REVIEWER_LAST_STEP
+    } else {
+        ""
+    };
     render(
         prompts::REVIEWER_USER,
         &[
@@ -309,6 +314,7 @@ fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
             ("plan", &plan),
             ("results", &steps),
             ("checks", &checks),
+            ("last", last),
         ],
     )
 }
