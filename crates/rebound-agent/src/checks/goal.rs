@@ -21,8 +21,17 @@ const SUCCESS_WORDS: &[&str] = &[
     "clean",
 ];
 
+/// Words that report a quoted command's failure as the problem to fix
+/// ("`make` stops with ...", "`bash backup.sh` fails on ..."): its
+/// success is what the goal asks for.
+const FAILURE_WORDS: &[&str] = &[
+    "fails", "fail", "failing", "crashes", "crash", "stops", "errors", "broken", "breaks",
+    "rejects",
+];
+
 /// The commands `goal` quotes in backticks in a sentence that asks for
-/// their success ("must pass", "succeeds", "exits 0"...), and whose
+/// their success ("must pass", "succeeds", "exits 0"...) or reports their
+/// failure as the problem ("fails", "crashes", "stops with"...), and whose
 /// program exists: on `PATH`, or a path (`./build.sh`) that is or will be
 /// in `workspace`. File names (`calc.py`) and code (`a - b`) are not
 /// commands.
@@ -33,7 +42,8 @@ pub fn quoted_commands(goal: &str, workspace: &Path) -> Vec<String> {
         if command.is_empty() || commands.iter().any(|c| c == command) {
             continue;
         }
-        if !asks_for_success(&sentence_around(goal, start, end)) {
+        let sentence = sentence_around(goal, start, end);
+        if !has_phrase(&sentence, SUCCESS_WORDS) && !has_phrase(&sentence, FAILURE_WORDS) {
             continue;
         }
         if runnable(command, workspace) {
@@ -86,12 +96,13 @@ fn sentence_around(text: &str, start: usize, end: usize) -> String {
     String::from_utf8_lossy(&masked[from..to]).to_string()
 }
 
-fn asks_for_success(sentence: &str) -> bool {
+/// Whether `sentence` has one of `phrases` as whole words.
+fn has_phrase(sentence: &str, phrases: &[&str]) -> bool {
     let words: Vec<&str> = sentence
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    SUCCESS_WORDS.iter().any(|phrase| {
+    phrases.iter().any(|phrase| {
         let phrase: Vec<&str> = phrase.split(' ').collect();
         words
             .windows(phrase.len())
@@ -143,6 +154,19 @@ mod tests {
             quoted("`bash ./check.sh` should pass after you write check.sh"),
             vec!["bash ./check.sh"]
         );
+    }
+
+    #[test]
+    fn a_quoted_command_whose_failure_is_the_problem_is_a_check() {
+        assert_eq!(
+            quoted("`python3 show_settings.py` fails because settings.toml has syntax errors. Fix settings.toml."),
+            vec!["python3 show_settings.py"]
+        );
+        assert_eq!(
+            quoted("`make` stops with \"missing separator\". Fix the Makefile."),
+            vec!["make"]
+        );
+        assert!(quoted("`ls` lists the files. Write them to a report.").is_empty());
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! What a replacement must keep: the definitions of the code it replaces.
+//! What a replacement must keep: the definitions of the code it replaces,
+//! and the keys and values of a data file whose syntax it repairs.
 //! A small model asked to add or change one function often gives back
 //! only that function; spliced over a whole file or class, that would
 //! silently delete the rest. A definition may go only when the change
@@ -48,6 +49,52 @@ fn names(language: Language, source: &str) -> Option<Vec<String>> {
     )
 }
 
+/// Extensions of data files, whose words are their keys and values.
+const DATA_FILES: &[&str] = &["json", "toml", "yaml", "yml", "ini", "cfg"];
+
+/// The words (runs of letters, digits and `_`) a repair of the data file
+/// `file` added or lost between `before` and `after`, each with `+` or
+/// `-`, except words `mentioned` (the step's instruction) names: fixing a
+/// data file's syntax moves punctuation, quotes and indentation, never
+/// its keys and values. Empty for other files.
+pub fn changed_data_words(file: &str, before: &str, after: &str, mentioned: &str) -> Vec<String> {
+    let extension = std::path::Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if !DATA_FILES.contains(&extension.as_str()) {
+        return Vec::new();
+    }
+    let count = |text: &str| {
+        let mut counts: std::collections::BTreeMap<String, i64> = Default::default();
+        for word in words(text) {
+            *counts.entry(word.to_string()).or_default() += 1;
+        }
+        counts
+    };
+    let (was, now) = (count(before), count(after));
+    let allowed: Vec<&str> = words(mentioned).collect();
+    let mut changed = Vec::new();
+    for word in was
+        .keys()
+        .chain(now.keys().filter(|w| !was.contains_key(*w)))
+    {
+        let difference = now.get(word).copied().unwrap_or(0) - was.get(word).copied().unwrap_or(0);
+        if difference != 0 && !allowed.contains(&word.as_str()) {
+            let sign = if difference > 0 { '+' } else { '-' };
+            changed.push(format!("{sign}{word}"));
+        }
+    }
+    changed
+}
+
+/// The words of `text`: runs of letters, digits and `_`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +126,31 @@ mod tests {
             dropped_definitions("stats.py", STATS, after, "Rename the function"),
             ["mean"]
         );
+    }
+
+    #[test]
+    fn a_data_file_repair_keeps_its_words() {
+        let broken = "name = mail-relay\n[server\nport = 2525\n";
+        let fixed = "name = \"mail-relay\"\n[server]\nport = 2525\n";
+        assert!(changed_data_words("settings.toml", broken, fixed, "Fix it").is_empty());
+        let lost = "[server]\nport = 2525\n";
+        assert_eq!(
+            changed_data_words("settings.toml", broken, lost, "Fix it"),
+            ["-mail", "-name", "-relay"]
+        );
+        let yaml = "when: branch == \"main\"\n";
+        let invented = "when: branch in [\"main\", \"feature/*\"]\n";
+        assert_eq!(
+            changed_data_words(
+                "deploy.yml",
+                yaml,
+                invented,
+                "Fix: mapping values are not allowed here; in deploy.yml"
+            ),
+            ["+feature"],
+            "a word the instruction has may change"
+        );
+        assert!(changed_data_words("notes.txt", "a", "b", "").is_empty());
     }
 
     #[test]

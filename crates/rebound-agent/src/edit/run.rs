@@ -16,8 +16,8 @@ use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    broken_by_edit, check_syntax, dropped_definitions, end_of_file, extract_code, resolve_target,
-    splice, EditError, EditSpan,
+    broken_by_edit, changed_data_words, check_syntax, dropped_definitions, end_of_file,
+    extract_code, resolve_target, splice, EditError, EditSpan,
 };
 use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::executor::{tool_context, StepOutcome};
@@ -391,6 +391,16 @@ async fn try_candidates(
             }
         };
         let dropped = dropped_definitions(&span.file, original, &new_text, &step.description);
+        let mut dropped = dropped;
+        if matches!(syntax_before, super::Syntax::Invalid(_)) {
+            // A syntax repair of a data file keeps its keys and values.
+            dropped.extend(changed_data_words(
+                &span.file,
+                original,
+                &new_text,
+                &step.description,
+            ));
+        }
         if !dropped.is_empty() {
             tried.push(Tried {
                 number,

@@ -49,6 +49,8 @@ pub struct AgentRun {
     pub input_tokens: u64,
     /// Generated tokens.
     pub output_tokens: u64,
+    /// The largest planner prompt, in tokens.
+    pub planner_prompt_tokens: u64,
     /// How long it ran.
     pub duration: Duration,
 }
@@ -69,11 +71,21 @@ struct Line {
     summary: Option<Summary>,
 }
 
-/// A custom event's payload: the model-call event, when it is one.
+/// A custom event's payload: the model-call event or the plan event,
+/// when it is one.
 #[derive(Debug, Default, Deserialize)]
 struct Payload {
     #[serde(default)]
     llm_call: Option<LlmCall>,
+    #[serde(default)]
+    plan: Option<PlanMade>,
+}
+
+/// The agent's plan event, as far as the eval reads it.
+#[derive(Debug, Default, Deserialize)]
+struct PlanMade {
+    #[serde(default)]
+    prompt_tokens: u64,
 }
 
 /// `rebound_llm::emit_llm_call`'s payload.
@@ -174,10 +186,14 @@ fn read_line(line: &str, run: &mut AgentRun) {
     let Ok(line) = serde_json::from_str::<Line>(line) else {
         return;
     };
-    if let Some(call) = line.payload.and_then(|p| p.llm_call) {
+    let payload = line.payload.unwrap_or_default();
+    if let Some(call) = payload.llm_call {
         run.model_calls += 1;
         run.input_tokens += call.input_tokens;
         run.output_tokens += call.output_tokens;
+    }
+    if let Some(plan) = payload.plan {
+        run.planner_prompt_tokens = run.planner_prompt_tokens.max(plan.prompt_tokens);
     }
     if let Some(summary) = line.summary {
         run.stop = summary.stop.or(summary.error);
@@ -198,6 +214,8 @@ mod tests {
             r#"{"event":"custom","payload":{"llm_call":{"model":"m","input_tokens":100,"output_tokens":20,"latency_ms":1.5}}}"#,
             r#"{"event":"custom","payload":{"tool_output":{"stream":"stdout","line":"x"}}}"#,
             r#"{"event":"custom","payload":{"llm_call":{"model":"m","input_tokens":50,"output_tokens":5,"latency_ms":1.0}}}"#,
+            r#"{"event":"custom","payload":{"plan":{"steps":[],"repair":false,"prompt_tokens":700}}}"#,
+            r#"{"event":"custom","payload":{"plan":{"steps":[],"repair":true,"prompt_tokens":650}}}"#,
             "not json at all",
             r#"{"summary":{"status":"finished","stop":"finished (unverified)","verified":false,"checks":[]}}"#,
         ] {
@@ -207,6 +225,7 @@ mod tests {
             (run.model_calls, run.input_tokens, run.output_tokens),
             (2, 150, 25)
         );
+        assert_eq!(run.planner_prompt_tokens, 700, "the largest");
         assert_eq!(run.stop.as_deref(), Some("finished (unverified)"));
         assert!(!run.verified);
     }

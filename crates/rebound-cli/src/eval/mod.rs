@@ -81,6 +81,9 @@ pub struct TaskResult {
     pub input_tokens: u64,
     /// Generated tokens.
     pub output_tokens: u64,
+    /// The largest planner prompt of the run, in tokens (0: the planner
+    /// model was not asked).
+    pub planner_prompt_tokens: u64,
     /// Wall time of the whole task, in milliseconds.
     pub wall_ms: u64,
     /// The agent's run (or the reference fix), in milliseconds.
@@ -191,6 +194,7 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
     result.model_calls = run.model_calls;
     result.input_tokens = run.input_tokens;
     result.output_tokens = run.output_tokens;
+    result.planner_prompt_tokens = run.planner_prompt_tokens;
 
     let after = workdir.snapshot().await?;
     let Changes {

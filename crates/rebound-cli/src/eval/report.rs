@@ -31,6 +31,11 @@ pub struct Totals {
     pub output_tokens: u64,
     /// The agents' time, in milliseconds.
     pub agent_ms: u64,
+    /// The median of the model calls of the solved tasks (0 when none
+    /// was solved).
+    pub median_calls_per_solved: u64,
+    /// The largest planner prompt of any task, in tokens.
+    pub max_planner_prompt_tokens: u64,
     /// The eval's own time per task (copy, git, checks), on average, in
     /// milliseconds.
     pub overhead_ms_per_task: u64,
@@ -54,8 +59,30 @@ impl Totals {
             input_tokens: results.iter().map(|r| r.input_tokens).sum(),
             output_tokens: results.iter().map(|r| r.output_tokens).sum(),
             agent_ms: results.iter().map(|r| r.agent_ms).sum(),
+            median_calls_per_solved: median(
+                results
+                    .iter()
+                    .filter(|r| r.solved)
+                    .map(|r| r.model_calls)
+                    .collect(),
+            ),
+            max_planner_prompt_tokens: results
+                .iter()
+                .map(|r| r.planner_prompt_tokens)
+                .max()
+                .unwrap_or(0),
             overhead_ms_per_task: overhead / u64::try_from(results.len().max(1)).unwrap_or(1),
         }
+    }
+}
+
+/// The median of `values` (the lower middle one of an even count; 0 for
+/// none).
+fn median(mut values: Vec<u64>) -> u64 {
+    values.sort_unstable();
+    match values.len() {
+        0 => 0,
+        n => values[(n - 1) / 2],
     }
 }
 
@@ -126,7 +153,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
     }
     let t = Totals::of(results);
     lines.push(format!(
-        "solved {}/{} | claimed {} | false successes {} ({} unverified) | errors {} | model calls {} | tokens {}/{} | agent time {} | eval overhead {} per task",
+        "solved {}/{} | claimed {} | false successes {} ({} unverified) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} | eval overhead {} per task",
         t.solved,
         t.tasks,
         t.claimed,
@@ -134,8 +161,10 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
         t.unverified_false_successes,
         t.errors,
         t.model_calls,
+        t.median_calls_per_solved,
         t.input_tokens,
         t.output_tokens,
+        t.max_planner_prompt_tokens,
         human_duration(std::time::Duration::from_millis(t.agent_ms)),
         human_duration(std::time::Duration::from_millis(t.overhead_ms_per_task)),
     ));
@@ -177,6 +206,9 @@ mod tests {
             (1, 2, 1)
         );
         assert_eq!(totals.model_calls, 6);
+        assert_eq!(totals.median_calls_per_solved, 2);
+        assert_eq!(median(vec![9, 1, 5, 3]), 3);
+        assert_eq!(median(vec![]), 0);
         assert_eq!(totals.overhead_ms_per_task, 300);
         let lines = table(&results);
         assert!(lines[2].contains("FALSE SUCCESS"), "{lines:?}");
