@@ -64,7 +64,44 @@ pub fn fingerprint(workspace: &Path) -> u64 {
     }
     entries.sort();
     entries.hash(&mut hasher);
+    git_state(workspace).hash(&mut hasher);
     hasher.finish()
+}
+
+/// What a commit or a `git add` changes in a git work tree that the files
+/// themselves do not show: the commit `HEAD` names (through its ref) and
+/// the index's size and time. Empty outside a git work tree.
+fn git_state(workspace: &Path) -> Vec<(String, u64, u128)> {
+    let git = workspace.join(".git");
+    if !git.is_dir() {
+        return Vec::new();
+    }
+    let mut state = Vec::new();
+    let head = std::fs::read_to_string(git.join("HEAD")).unwrap_or_default();
+    let mut files = vec![git.join("index"), git.join("packed-refs")];
+    if let Some(reference) = head.trim().strip_prefix("ref: ") {
+        if !reference.split('/').any(|part| part == "..") {
+            files.push(git.join(reference));
+        }
+    }
+    state.push((head.trim().to_string(), 0, 0));
+    for file in files {
+        let Ok(meta) = std::fs::metadata(&file) else {
+            continue;
+        };
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let content = if meta.len() <= 256 {
+            std::fs::read_to_string(&file).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        state.push((content, meta.len(), modified));
+    }
+    state
 }
 
 #[cfg(test)]
@@ -91,5 +128,28 @@ mod tests {
         let edited = fingerprint(dir.path());
         std::fs::write(dir.path().join("b.txt"), "new").unwrap();
         assert_ne!(edited, fingerprint(dir.path()), "a new file");
+    }
+
+    #[test]
+    fn a_commit_changes_the_fingerprint() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(status.status.success(), "{status:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+        let before = fingerprint(dir.path());
+        git(&["add", "a.py"]);
+        let staged = fingerprint(dir.path());
+        assert_ne!(before, staged, "staging is a change");
+        git(&["commit", "-q", "-m", "a"]);
+        assert_ne!(staged, fingerprint(dir.path()), "a commit is a change");
+        assert_eq!(fingerprint(dir.path()), fingerprint(dir.path()), "stable");
     }
 }
