@@ -344,9 +344,16 @@ pub fn localized_edit(
     let result = checks.iter().find(|r| !r.passed)?;
     let failures = crate::localize::parse(&result.command, &result.output, workspace);
     let suspects = crate::localize::locate(workspace, &failures);
-    let suspect = suspects
+    // A check's own script is never the harness's to edit: a check that
+    // passes because its script changed proves nothing.
+    let scripts: Vec<&str> = checks
         .iter()
-        .find(|s| s.reason != crate::localize::SuspectReason::Test)?;
+        .filter_map(|check| crate::checks::guard::script(&check.command))
+        .map(|script| script.trim_start_matches("./"))
+        .collect();
+    let suspect = suspects.iter().find(|s| {
+        s.reason != crate::localize::SuspectReason::Test && !scripts.contains(&s.file.as_str())
+    })?;
     let definition = match &suspect.span {
         Some(span)
             if !span.name.is_empty()
@@ -461,6 +468,35 @@ mod tests {
 
     fn step(command: &str) -> PlanStep {
         PlanStep::command(command, command)
+    }
+
+    #[test]
+    fn the_harness_never_edits_a_checks_own_script() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("show.py"),
+            "def main():\n    return 1 / 0\n\n\nmain()\n",
+        )
+        .unwrap();
+        let output = format!(
+            "Traceback (most recent call last):\n  File \"{0}/show.py\", line 5, in <module>\n    main()\n  File \"{0}/show.py\", line 2, in main\n    return 1 / 0\nZeroDivisionError: division by zero\n",
+            dir.path().display()
+        );
+        let result = |command: &str| CheckResult {
+            command: command.to_string(),
+            passed: false,
+            exit_code: Some(1),
+            output: output.clone(),
+            duration_ms: 1,
+        };
+        assert_eq!(
+            localized_edit(dir.path(), &[result("python3 show.py")], &[]),
+            None,
+            "the check runs show.py"
+        );
+        let edit = localized_edit(dir.path(), &[result("python3 -m unittest")], &[]).unwrap();
+        assert_eq!(edit.file.as_deref(), Some("show.py"));
+        assert_eq!(edit.target.as_deref(), Some("main"));
     }
 
     #[test]

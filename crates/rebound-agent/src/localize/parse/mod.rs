@@ -182,9 +182,9 @@ impl Context {
     }
 
     /// The data file (with one of `extensions`) a program failed to
-    /// parse: the one the command names, else one a string literal of the
-    /// innermost workspace frame's file names (`open("settings.toml")`)
-    /// that is in the workspace.
+    /// parse: the one the command names, else the first workspace file the
+    /// innermost workspace frame's source names (`open("settings.toml")`,
+    /// or a comment about it).
     pub(crate) fn data_file(&self, extensions: &[&str], frames: &[Location]) -> Option<String> {
         if let Some(file) = self.command_file(extensions) {
             return Some(file);
@@ -195,11 +195,12 @@ impl Context {
             .parent()
             .unwrap_or(std::path::Path::new(""));
         source
-            .split(['"', '\''])
-            .skip(1)
-            .step_by(2)
+            .split(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, '"' | '\'' | '`' | '(' | ')' | ',' | '=' | '[' | ']')
+            })
+            .map(|word| word.trim_end_matches(['.', ':', ';']))
             .filter(|literal| extensions.iter().any(|ext| literal.ends_with(ext)))
-            .filter(|literal| !literal.contains(char::is_whitespace))
             .find_map(|literal| {
                 [std::path::PathBuf::from(literal), base.join(literal)]
                     .into_iter()
@@ -292,12 +293,12 @@ mod tests {
         std::fs::write(dir.path().join("conf/settings.toml"), "a = \n").unwrap();
         std::fs::write(
             dir.path().join("show.py"),
-            "import tomllib\nNAME = 'other.toml'\nwith open(\"conf/settings.toml\", \"rb\") as f:\n    tomllib.load(f)\n",
+            "\"\"\"Shows the relay's settings.\"\"\"\nimport tomllib\nNAME = 'other.toml'\nwith open(\"conf/settings.toml\", \"rb\") as f:\n    tomllib.load(f)\n",
         )
         .unwrap();
         let context = Context::new("python3 show.py", dir.path());
         let frames = [
-            context.location("show.py", 4, None, Some("<module>")),
+            context.location("show.py", 5, None, Some("<module>")),
             context.location(
                 "/usr/lib/python3.11/tomllib/_parser.py",
                 66,
