@@ -49,6 +49,22 @@ fn names(language: Language, source: &str) -> Option<Vec<String>> {
     )
 }
 
+/// Whether `after`, a rewrite of a whole file, lost most of `before`: more
+/// than half of its non-blank lines are gone and it has fewer than half as
+/// many. A model asked to change a line of a file it was given whole
+/// sometimes answers with only the part it changed.
+pub fn lost_most_lines(before: &str, after: &str) -> bool {
+    let lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| line.trim().to_string())
+            .filter(|line| !line.is_empty())
+            .collect()
+    };
+    let (was, now) = (lines(before), lines(after));
+    let gone = was.iter().filter(|line| !now.contains(line)).count();
+    was.len() >= 4 && gone * 2 > was.len() && now.len() * 2 < was.len()
+}
+
 /// Extensions of data files, whose words are their keys and values.
 const DATA_FILES: &[&str] = &["json", "toml", "yaml", "yml", "ini", "cfg"];
 
@@ -126,6 +142,20 @@ mod tests {
             dropped_definitions("stats.py", STATS, after, "Rename the function"),
             ["mean"]
         );
+    }
+
+    #[test]
+    fn a_rewrite_that_keeps_only_the_changed_part_lost_most_lines() {
+        let script = "#!/usr/bin/env bash\nset -euo pipefail\n\nmkdir -p backup\nfor f in $(ls notes/*.txt); do\n    cp $f backup/\ndone\necho done\n";
+        assert!(lost_most_lines(
+            script,
+            "for f in notes/*; do\n    cp \"$f\" backup/\ndone\n"
+        ));
+        let fixed = script
+            .replace("$(ls notes/*.txt)", "notes/*.txt")
+            .replace("cp $f", "cp \"$f\"");
+        assert!(!lost_most_lines(script, &fixed));
+        assert!(!lost_most_lines("a\nb\n", "c\n"), "too small to tell");
     }
 
     #[test]

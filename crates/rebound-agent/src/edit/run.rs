@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     broken_by_edit, changed_data_words, check_syntax, dropped_definitions, end_of_file,
-    extract_code, resolve_target, splice, EditError, EditSpan,
+    extract_code, lost_most_lines, resolve_target, splice, EditError, EditSpan,
 };
 use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::executor::{tool_context, StepOutcome};
@@ -392,6 +392,10 @@ async fn try_candidates(
         };
         let dropped = dropped_definitions(&span.file, original, &new_text, &step.description);
         let mut dropped = dropped;
+        let whole = span.start_line <= 1 && span.end_line as usize >= original.lines().count();
+        if whole && span.exists && lost_most_lines(original, &new_text) {
+            dropped.push("most of the file's lines".to_string());
+        }
         if matches!(syntax_before, super::Syntax::Invalid(_)) {
             // A syntax repair of a data file keeps its keys and values.
             dropped.extend(changed_data_words(
