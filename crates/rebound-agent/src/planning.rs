@@ -74,6 +74,7 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
             }
             _ => failure.error.clone(),
         };
+        let error = crate::llm::shorten(&error, REPAIR_ERROR_CHARS);
         extra.push_str(&render(
             prompts::REPAIR,
             &[("step", &step), ("error", &error)],
@@ -85,7 +86,18 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
         .failure
         .is_some_and(|failure| failure.step.description == VERIFY_STEP);
     if !repairs_checks {
-        extra.push_str(&checks_text(context.checks, context.localized.as_deref()));
+        // In repair mode the error above often holds the same output: the
+        // checks get less room, so the prompt stays small.
+        let room = if context.failure.is_some() {
+            REPAIR_CHECKS_CHARS
+        } else {
+            LOCALIZED_CHARS
+        };
+        extra.push_str(&checks_text(
+            context.checks,
+            context.localized.as_deref(),
+            room,
+        ));
     }
     if !context.done.is_empty() {
         let done: Vec<String> = context.done.iter().map(|d| format!("- {d}")).collect();
@@ -100,10 +112,16 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
     )
 }
 
+/// Characters of a failed step's error in a repair prompt.
+const REPAIR_ERROR_CHARS: usize = 1_000;
+
+/// Characters of the failing checks' report in a repair prompt.
+const REPAIR_CHECKS_CHARS: usize = 700;
+
 /// What the planner is told of the checks: the failing ones, localized
-/// when that found something (else with their output), or that they all
-/// pass; nothing when there are none.
-fn checks_text(results: &[CheckResult], localized: Option<&str>) -> String {
+/// when that found something (else with their output), in at most `room`
+/// characters, or that they all pass; nothing when there are none.
+fn checks_text(results: &[CheckResult], localized: Option<&str>, room: usize) -> String {
     if results.is_empty() {
         return String::new();
     }
@@ -112,6 +130,7 @@ fn checks_text(results: &[CheckResult], localized: Option<&str>) -> String {
             Some(localized) => localized.to_string(),
             None => failures_text(results),
         };
+        let text = crate::llm::shorten(&text, room);
         return render(prompts::CHECKS, &[("checks", &text)]);
     }
     let commands: Vec<String> = results.iter().map(|r| format!("`{}`", r.command)).collect();
@@ -468,6 +487,37 @@ mod tests {
 
     fn step(command: &str) -> PlanStep {
         PlanStep::command(command, command)
+    }
+
+    #[test]
+    fn a_repair_prompt_stays_small_whatever_the_outputs() {
+        let huge = "x".repeat(100_000);
+        let failure = StepFailure {
+            step: step("bash report.sh"),
+            error: huge.clone(),
+            plan: Vec::new(),
+        };
+        let results: Vec<CheckResult> = (0..3)
+            .map(|i| CheckResult {
+                command: format!("check{i}"),
+                passed: false,
+                exit_code: Some(1),
+                output: huge.clone(),
+                duration_ms: 1,
+            })
+            .collect();
+        let context = PlanContext {
+            failure: Some(&failure),
+            checks: &results,
+            done: vec!["Listed the files".to_string()],
+            ..PlanContext::default()
+        };
+        let message = planner_message("Write report.txt", "logs/\nlogs/a.log\n", &context);
+        assert!(
+            message.len() < 2_600,
+            "{} characters: {message}",
+            message.len()
+        );
     }
 
     #[test]
