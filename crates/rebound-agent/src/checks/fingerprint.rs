@@ -46,11 +46,7 @@ pub fn fingerprint(workspace: &Path) -> u64 {
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
-        let modified = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
+        let modified = modified_nanos(&meta);
         let name = entry
             .path()
             .strip_prefix(workspace)
@@ -66,6 +62,15 @@ pub fn fingerprint(workspace: &Path) -> u64 {
     entries.hash(&mut hasher);
     git_state(workspace).hash(&mut hasher);
     hasher.finish()
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 when
+/// unknown).
+fn modified_nanos(meta: &std::fs::Metadata) -> u128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos())
 }
 
 /// What a commit or a `git add` changes in a git work tree that the files
@@ -89,11 +94,7 @@ fn git_state(workspace: &Path) -> Vec<(String, u64, u128)> {
         let Ok(meta) = std::fs::metadata(&file) else {
             continue;
         };
-        let modified = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
+        let modified = modified_nanos(&meta);
         let content = if meta.len() <= 256 {
             std::fs::read_to_string(&file).unwrap_or_default()
         } else {

@@ -65,6 +65,29 @@ pub fn lost_most_lines(before: &str, after: &str) -> bool {
     was.len() >= 4 && gone * 2 > was.len() && now.len() * 2 < was.len()
 }
 
+/// What a candidate would lose, in words (empty when nothing): the
+/// definitions `instruction` does not name ([`dropped_definitions`]); when
+/// `whole_file` was rewritten, most of its lines ([`lost_most_lines`]);
+/// when the edit repairs a file that did not parse (`repair`), the data
+/// file's words ([`changed_data_words`]).
+pub(crate) fn losses(
+    file: &str,
+    before: &str,
+    after: &str,
+    instruction: &str,
+    whole_file: bool,
+    repair: bool,
+) -> Vec<String> {
+    let mut lost = dropped_definitions(file, before, after, instruction);
+    if whole_file && lost_most_lines(before, after) {
+        lost.push("most of the file's lines".to_string());
+    }
+    if repair {
+        lost.extend(changed_data_words(file, before, after, instruction));
+    }
+    lost
+}
+
 /// Extensions of data files, whose words are their keys and values.
 const DATA_FILES: &[&str] = &["json", "toml", "yaml", "yml", "ini", "cfg"];
 

@@ -55,6 +55,7 @@ mod target;
 pub use error::EditError;
 pub use fence::{extract_code, MAX_ANSWER_BYTES};
 pub use file::MAX_EDIT_FILE_BYTES;
+pub(crate) use keep::losses;
 pub use keep::{changed_data_words, dropped_definitions, lost_most_lines};
 pub(crate) use run::run_edit_step;
 pub use run::{Tally, FENCE_GRAMMAR};

@@ -16,8 +16,8 @@ use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    broken_by_edit, changed_data_words, check_syntax, dropped_definitions, end_of_file,
-    extract_code, lost_most_lines, resolve_target, splice, EditError, EditSpan,
+    broken_by_edit, check_syntax, end_of_file, extract_code, losses, resolve_target, splice,
+    EditError, EditSpan,
 };
 use crate::checks::{run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
 use crate::executor::{tool_context, StepOutcome};
@@ -255,9 +255,9 @@ async fn prepare(
         approved_all |= run.approved_all;
         Some(run.results)
     };
-    let hint = baseline
-        .as_deref()
-        .and_then(|results| suspect_line(&workspace, results, file));
+    let (hint, implicated) = baseline.as_deref().map_or((None, false), |results| {
+        implication(&workspace, results, file)
+    });
     let target = step.target.as_deref().unwrap_or_default();
     let span = ctx
         .journal(&format!("{label}:span"), async {
@@ -282,10 +282,7 @@ async fn prepare(
         Err(error) => return Ok(Err(format!("cannot read {}: {error}", span.file))),
     };
     Ok(Ok(EditJob {
-        implicated: hint.is_some()
-            || baseline
-                .as_deref()
-                .is_some_and(|results| failures_name(&workspace, results, &span.file)),
+        implicated,
         label,
         workspace,
         span,
@@ -390,21 +387,14 @@ async fn try_candidates(
                 continue;
             }
         };
-        let dropped = dropped_definitions(&span.file, original, &new_text, &step.description);
-        let mut dropped = dropped;
-        let whole = span.start_line <= 1 && span.end_line as usize >= original.lines().count();
-        if whole && span.exists && lost_most_lines(original, &new_text) {
-            dropped.push("most of the file's lines".to_string());
-        }
-        if matches!(syntax_before, super::Syntax::Invalid(_)) {
-            // A syntax repair of a data file keeps its keys and values.
-            dropped.extend(changed_data_words(
-                &span.file,
-                original,
-                &new_text,
-                &step.description,
-            ));
-        }
+        let dropped = losses(
+            &span.file,
+            original,
+            &new_text,
+            &step.description,
+            span.is_whole_file(original),
+            matches!(syntax_before, super::Syntax::Invalid(_)),
+        );
         if !dropped.is_empty() {
             tried.push(Tried {
                 number,
@@ -622,33 +612,36 @@ fn new_definition(target: &str) -> Option<&str> {
     Some(name)
 }
 
-/// The line of `file` that localization suspects in `results`' failures.
-fn suspect_line(workspace: &std::path::Path, results: &[CheckResult], file: &str) -> Option<u32> {
+/// Where `results`' failures meet `file`: the line localization suspects
+/// in it (outside tests), and whether a failure points at it at all (a
+/// location or frame in it, or, for output that could not be read, its
+/// name). Each failing check's output is parsed once.
+fn implication(
+    workspace: &std::path::Path,
+    results: &[CheckResult],
+    file: &str,
+) -> (Option<u32>, bool) {
     let file = file.trim_start_matches("./");
-    results.iter().filter(|r| !r.passed).find_map(|result| {
+    let mut line = None;
+    let mut named = false;
+    for result in results.iter().filter(|r| !r.passed) {
         let failures = localize::parse(&result.command, &result.output, workspace);
-        localize::locate(workspace, &failures)
-            .into_iter()
-            .find(|s| s.file == file && s.reason != SuspectReason::Test)
-            .map(|s| s.line)
-    })
-}
-
-/// Whether a failure of `results` has a location or frame in `file`, or
-/// a failing check's output that could not be read names it.
-fn failures_name(workspace: &std::path::Path, results: &[CheckResult], file: &str) -> bool {
-    let file = file.trim_start_matches("./");
-    results.iter().filter(|r| !r.passed).any(|result| {
-        let failures = localize::parse(&result.command, &result.output, workspace);
-        failures.iter().any(|failure| {
+        named |= failures.iter().any(|failure| {
             failure.kind == FailureKind::Unknown && result.output.contains(file)
                 || failure
                     .location
                     .iter()
                     .chain(&failure.frames)
                     .any(|at| at.file == file)
-        })
-    })
+        });
+        if line.is_none() {
+            line = localize::locate(workspace, &failures)
+                .into_iter()
+                .find(|s| s.file == file && s.reason != SuspectReason::Test)
+                .map(|s| s.line);
+        }
+    }
+    (line, named || line.is_some())
 }
 
 /// The model call of an edit: the instruction, the failures, the span's

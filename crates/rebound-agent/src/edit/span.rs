@@ -169,6 +169,13 @@ pub fn end_of_file(workspace: &Path, file: &str, name: &str) -> Result<EditSpan,
 }
 
 impl EditSpan {
+    /// Whether this span is all of an existing file of `text`.
+    pub fn is_whole_file(&self, text: &str) -> bool {
+        self.exists
+            && self.start_line <= 1
+            && usize::try_from(self.end_line).is_ok_and(|end| end >= text.lines().count())
+    }
+
     /// Whether this span adds code after the file's last line
     /// ([`end_of_file`]) instead of replacing lines.
     pub fn is_insertion(&self) -> bool {
