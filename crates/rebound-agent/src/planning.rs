@@ -343,17 +343,23 @@ fn same_actions(a: &[PlanStep], b: &[PlanStep]) -> bool {
 /// The target of a harness-made edit of a whole file.
 const WHOLE_FILE: &str = "whole file";
 
+/// Lines on each side of a data file's reported error line in a
+/// harness-made window edit.
+const DATA_WINDOW_RADIUS: u32 = 2;
+
 /// The longest failure message quoted in a harness-made edit step.
 const EDIT_REASON_CHARS: usize = 160;
 
 /// An edit step the harness makes when a check fails and localization
 /// finds the code it points at in a file under test (a traceback's frame,
 /// a definition a failed assertion calls, where a compiler or parser
-/// reported the error): the edit of that definition; once that has
-/// failed in this run (`failed_edits`), the edit of the whole file (when
-/// it is at most [`crate::edit::MAX_EDIT_LINES`] lines), whose other
-/// definitions may hold the cause or the way to fix it; once both have
-/// failed, none. Outside repair mode it is the whole plan; in repair mode
+/// reported the error): the edit of that definition, or, in a data file
+/// (JSON, TOML, YAML), of the few lines around the reported error line
+/// (a small model asked for a whole data file rewrites its values too);
+/// once that has failed in this run (`failed_edits`), the edit of the
+/// whole file (when it is at most [`crate::edit::MAX_EDIT_LINES`] lines),
+/// whose other definitions may hold the cause or the way to fix it; once
+/// both have failed, none. Outside repair mode it is the whole plan; in repair mode
 /// it goes first in the planner's.
 pub fn localized_edit(
     workspace: &std::path::Path,
@@ -392,6 +398,7 @@ pub fn localized_edit(
         .unwrap_or_default();
     let lines = std::fs::read_to_string(workspace.join(&suspect.file))
         .map_or(0, |text| text.lines().count());
+    let window = data_window(&suspect.file, suspect.line, lines);
     let whole = (lines <= crate::edit::MAX_EDIT_LINES as usize).then(|| WHOLE_FILE.to_string());
     let tried = |target: &str| {
         failed_edits.iter().any(|step| {
@@ -404,9 +411,15 @@ pub fn localized_edit(
                 && step.target.as_deref().unwrap_or_default().trim() == target
         })
     };
-    let target = definition.into_iter().chain(whole).find(|t| !tried(t))?;
+    let target = definition
+        .into_iter()
+        .chain(window)
+        .chain(whole)
+        .find(|t| !tried(t))?;
     let what = if target == WHOLE_FILE {
         suspect.file.clone()
+    } else if target.starts_with("lines ") {
+        format!("{target} of {}", suspect.file)
     } else {
         format!("`{target}` in {}", suspect.file)
     };
@@ -415,6 +428,19 @@ pub fn localized_edit(
         suspect.file.clone(),
         target,
     ))
+}
+
+/// The target `lines A-B` around `line` of the data file `file` (of
+/// `lines` lines), [`DATA_WINDOW_RADIUS`] lines on each side, when `file`
+/// is a data file longer than that window and `line` is in it.
+fn data_window(file: &str, line: u32, lines: usize) -> Option<String> {
+    let lines = u32::try_from(lines).ok()?;
+    if !crate::edit::is_data_file(file) || line == 0 || line > lines {
+        return None;
+    }
+    let start = line.saturating_sub(DATA_WINDOW_RADIUS).max(1);
+    let end = (line + DATA_WINDOW_RADIUS).min(lines);
+    (end - start + 1 < lines).then(|| format!("lines {start}-{end}"))
 }
 
 /// Drops empty steps, turns blank commands, files and targets into none,
@@ -547,6 +573,50 @@ mod tests {
         let edit = localized_edit(dir.path(), &[result("python3 -m unittest")], &[]).unwrap();
         assert_eq!(edit.file.as_deref(), Some("show.py"));
         assert_eq!(edit.target.as_deref(), Some("main"));
+    }
+
+    #[test]
+    fn a_data_file_is_edited_around_its_error_line_then_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let toml =
+            "# a\nname = relay\nversion = \"1\"\n\n[server\nhost = \"h\"\nport = 1\nworkers = 4\n";
+        std::fs::write(dir.path().join("settings.toml"), toml).unwrap();
+        std::fs::write(
+            dir.path().join("show.py"),
+            "import tomllib\nwith open(\"settings.toml\", \"rb\") as f:\n    tomllib.load(f)\n",
+        )
+        .unwrap();
+        let output = format!(
+            "Traceback (most recent call last):\n  File \"{}/show.py\", line 3, in <module>\n    tomllib.load(f)\ntomllib.TOMLDecodeError: Invalid value (at line 2, column 8)\n",
+            dir.path().display()
+        );
+        let failed = CheckResult {
+            command: "python3 show.py".to_string(),
+            passed: false,
+            exit_code: Some(1),
+            output,
+            duration_ms: 1,
+        };
+        let first = localized_edit(dir.path(), std::slice::from_ref(&failed), &[]).unwrap();
+        assert_eq!(first.file.as_deref(), Some("settings.toml"));
+        assert_eq!(first.target.as_deref(), Some("lines 1-4"));
+        assert!(
+            first
+                .description
+                .starts_with("Fix lines 1-4 of settings.toml"),
+            "{}",
+            first.description
+        );
+        let second = localized_edit(dir.path(), &[failed], &[first]).unwrap();
+        assert_eq!(second.target.as_deref(), Some(WHOLE_FILE));
+        assert_eq!(data_window("a.json", 9, 10), Some("lines 7-10".to_string()));
+        assert_eq!(
+            data_window("a.toml", 2, 4),
+            None,
+            "the window would be the whole file"
+        );
+        assert_eq!(data_window("a.py", 5, 40), None, "code has definitions");
+        assert_eq!(data_window("a.yml", 41, 40), None, "past the end");
     }
 
     #[test]

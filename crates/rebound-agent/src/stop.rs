@@ -113,6 +113,11 @@ pub struct RunSummary {
     /// unverified.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests_changed: Vec<String>,
+    /// Programs the goal names (`./stats prints the mean`) that no check
+    /// ran: what the goal says they do is not verified, so neither is a
+    /// finish.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_covered: Vec<String>,
 }
 
 /// A check in a run's summary.

@@ -203,7 +203,9 @@ pub struct EvalArgs {
     /// agent: proves that every check fails before and passes after.
     #[arg(long)]
     pub reference: bool,
-    /// Keep each task's temp dir, to look at what the agent did.
+    /// Keep each task's temp dir, to look at what the agent did: the
+    /// workspace (`ws/`, with the run's state), the agent's JSON lines
+    /// (`events.jsonl`) and its stderr (`agent.log`).
     #[arg(long)]
     pub keep: bool,
 }

@@ -2,10 +2,11 @@
 //!
 //! | code | meaning |
 //! |---|---|
-//! | 0 | the run finished (or the command succeeded) |
+//! | 0 | the run finished and its checks verified it (or the command succeeded) |
 //! | 1 | the run stopped without finishing (budget, max iterations, error), or a command failed |
 //! | 2 | usage or configuration error |
 //! | 3 | interrupted: a command awaits approval (`rebound resume <thread> --approve`) |
+//! | 4 | the run finished, but nothing verified it: no check could prove the goal |
 //! | 130 | cancelled with Ctrl-C: the run is checkpointed and resumable |
 
 use std::process::ExitCode;
@@ -13,7 +14,8 @@ use std::process::ExitCode;
 /// How a command ended, as the process's exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
-    /// 0: the run finished, or the command did what it was asked.
+    /// 0: the run finished and its checks verified it, or the command
+    /// did what it was asked.
     Success,
     /// 1: the run stopped without finishing, or a command failed.
     Stopped,
@@ -21,6 +23,11 @@ pub enum Exit {
     Usage,
     /// 3: the run waits for an approval.
     Interrupted,
+    /// 4: the run finished, but nothing verified it (no check, checks
+    /// that cannot tell done from not done, or checks whose files the run
+    /// changed): exit 0 is kept for a finish with evidence, so that a
+    /// script can trust it.
+    Unverified,
     /// 130: the run was cancelled with Ctrl-C.
     Cancelled,
 }
@@ -33,6 +40,7 @@ impl Exit {
             Exit::Stopped => 1,
             Exit::Usage => 2,
             Exit::Interrupted => 3,
+            Exit::Unverified => 4,
             Exit::Cancelled => 130,
         }
     }

@@ -181,7 +181,11 @@ impl<S: Workflow> Session<S> {
             Ending::Completed(summary) if summary.stop_reason.is_finished() => (
                 RunState::Finished,
                 Some(summary.stop_reason.to_string()),
-                Exit::Success,
+                if summary.stop_reason.is_verified() {
+                    Exit::Success
+                } else {
+                    Exit::Unverified
+                },
             ),
             Ending::Completed(summary) => (
                 RunState::Stopped,

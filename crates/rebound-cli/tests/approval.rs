@@ -76,7 +76,7 @@ fn an_approval_stops_with_3_and_resume_approve_finishes() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     let lines = json_lines(&output.stdout);
     assert_eq!(
         lines[0]["approval_answer"]["answer"]["decision"], "approve",
@@ -118,7 +118,7 @@ fn resume_deny_sends_the_message_to_the_planner() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("approval: `touch denied.txt` denied: no new files, just list them"),
@@ -148,7 +148,7 @@ fn answering_a_thread_that_waits_for_nothing_is_a_usage_error() {
         .args(TestEnv::run_args("look", &["--json"]))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
     let thread = thread_id(&json_lines(&output.stdout));
     let output = env
         .rebound(Some(&model))

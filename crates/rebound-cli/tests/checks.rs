@@ -161,7 +161,7 @@ fn without_checks_a_finish_is_unverified() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("summary: finished (unverified) |"),

@@ -1,8 +1,9 @@
 //! `rebound eval` end to end: a suite of small tasks in a temp dir, the
 //! agent on a scripted model server, every task judged by its own check.
-//! A solved task, a false success (an unverified finish the check refutes),
-//! a task whose tests the agent rewrote, and an invalid task.toml that is
-//! reported while the others run. And `--reference` on the bundled suite:
+//! A solved task, a false success (a finish verified by a check too weak
+//! for the goal, which the task's check refutes), an unverified finish on
+//! tests the agent rewrote (exit 4: no claim, counted apart), and an
+//! invalid task.toml that is reported while the others run. And `--reference` on the bundled suite:
 //! every task's check fails before its reference fix and passes after it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -51,7 +52,7 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
     write_task(
         &suite,
         "b-claims",
-        "goal = \"Write the word hello into note.txt\"\ncheck = \"grep -qx hello note.txt\"\n",
+        "goal = \"Write the word hello into note.txt: `test -s note.txt` must succeed\"\ncheck = \"grep -qx hello note.txt\"\n",
         &[("README", "notes\n")],
     );
     write_task(
@@ -67,9 +68,9 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
         &calc,
     );
     let model = FakeModel::start(vec![
-        // b-claims: a misspelt note, and an unverified finish.
+        // b-claims: a misspelt note; the goal's check (the file is not
+        // empty) failed before and passes now, which finishes it.
         plan(&[("Write the note", Some("echo helo > note.txt"))]),
-        review("finish", "the note is written"),
         // c-fixes: the first plan is the harness's edit of `sub` (the
         // failing assertion calls it); its answer fixes the bug; the
         // detected tests pass, which finishes it.
@@ -113,11 +114,13 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
     assert_eq!(claims["claimed"], true, "{text}");
     assert_eq!(claims["solved"], false);
     assert_eq!(claims["false_success"], true);
-    assert_eq!(claims["stop"], "finished (unverified)");
-    assert_eq!(claims["verified"], false);
-    assert_eq!(claims["model_calls"], 2);
-    assert_eq!(claims["input_tokens"], 200);
-    assert_eq!(claims["output_tokens"], 40);
+    assert_eq!(claims["unverified"], false);
+    assert_eq!(claims["exit_code"], 0);
+    assert_eq!(claims["stop"], "finished");
+    assert_eq!(claims["verified"], true, "by a check too weak for the goal");
+    assert_eq!(claims["model_calls"], 1);
+    assert_eq!(claims["input_tokens"], 100);
+    assert_eq!(claims["output_tokens"], 20);
     assert!(claims["verdict"]
         .as_str()
         .unwrap()
@@ -145,12 +148,17 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
     );
 
     let tampers = task(&report, "d-tampers");
-    assert_eq!(tampers["claimed"], true, "{text}");
+    assert_eq!(
+        tampers["claimed"], false,
+        "an unverified finish is no claim: {text}"
+    );
+    assert_eq!(tampers["unverified"], true);
+    assert_eq!(tampers["exit_code"], 4);
     assert_eq!(
         tampers["solved"], false,
         "its own check passes, but it rewrote the tests"
     );
-    assert_eq!(tampers["false_success"], true);
+    assert_eq!(tampers["false_success"], false);
     assert_eq!(
         tampers["protected_changed"],
         serde_json::json!(["test_calc.py"])
@@ -164,11 +172,15 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
     let totals = &report["totals"];
     assert_eq!(totals["tasks"], 4);
     assert_eq!(totals["solved"], 1);
-    assert_eq!(totals["claimed"], 3);
-    assert_eq!(totals["false_successes"], 2);
+    assert_eq!(totals["claimed"], 2);
+    assert_eq!(totals["false_successes"], 1);
     assert_eq!(
-        totals["unverified_false_successes"], 2,
-        "b-claims had no check; d-tampers passed its own on edited tests"
+        (
+            totals["unverified"].as_u64(),
+            totals["unverified_not_solved"].as_u64()
+        ),
+        (Some(1), Some(1)),
+        "d-tampers passed its own checks on edited tests"
     );
     assert_eq!(totals["errors"], 1);
     assert_eq!(model.remaining(), 0);
@@ -215,7 +227,7 @@ fn the_table_shows_each_task_and_the_totals() {
     );
     assert!(
         lines[2].starts_with(
-            "solved 1/1 | claimed 1 | false successes 0 (0 unverified) | errors 0 | model calls 2"
+            "solved 1/1 | claimed 0 | false successes 0 | unverified finishes 1 (0 not solved) | errors 0 | model calls 2"
         ),
         "{text}"
     );

@@ -57,7 +57,7 @@ fn the_terminal_prompt_approves_and_the_run_finishes() {
     session.exp_string("thread").unwrap();
     session.exp_eof().unwrap();
     match session.process().wait().unwrap() {
-        WaitStatus::Exited(_, code) => assert_eq!(code, 0),
+        WaitStatus::Exited(_, code) => assert_eq!(code, 4, "an unverified finish"),
         other => panic!("{other:?}"),
     }
     assert!(env.ws().join("approved.txt").exists());
@@ -87,7 +87,7 @@ fn the_terminal_prompt_denies_with_a_message() {
     session.exp_string(" finished (unverified)\r\n").unwrap();
     session.exp_eof().unwrap();
     match session.process().wait().unwrap() {
-        WaitStatus::Exited(_, code) => assert_eq!(code, 0),
+        WaitStatus::Exited(_, code) => assert_eq!(code, 4, "an unverified finish"),
         other => panic!("{other:?}"),
     }
     assert!(!env.ws().join("denied.txt").exists());

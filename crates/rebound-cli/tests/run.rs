@@ -9,10 +9,11 @@ use common::{
     answer, json_lines, output_text, plan, review, summary, thread_id, FakeModel, TestEnv,
 };
 
-/// A run whose plan succeeds and whose reviewer says finish exits 0, and
-/// its JSON lines begin with run_started and end with the summary.
+/// A run whose plan succeeds and whose reviewer says finish, with no check
+/// to verify it, exits 4 (finished, unverified), and its JSON lines begin
+/// with run_started and end with the summary.
 #[test]
-fn a_finished_run_exits_0_with_coherent_json_lines() {
+fn an_unverified_finish_exits_4_with_coherent_json_lines() {
     let env = TestEnv::new();
     let model = FakeModel::start(vec![
         plan(&[
@@ -31,7 +32,7 @@ fn a_finished_run_exits_0_with_coherent_json_lines() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     let lines = json_lines(&output.stdout);
     assert_eq!(lines[0]["event"], "run_started", "{text}");
     let finished: Vec<_> = lines
@@ -42,7 +43,7 @@ fn a_finished_run_exits_0_with_coherent_json_lines() {
     assert_eq!(finished[0]["status"], "completed");
     let summary = summary(&lines);
     assert_eq!(summary["status"], "finished", "{text}");
-    assert_eq!(summary["exit_code"], 0);
+    assert_eq!(summary["exit_code"], 4);
     assert_eq!(summary["stop_reason"]["kind"], "finished_unverified");
     assert_eq!(summary["stop"], "finished (unverified)");
     assert_eq!(summary["verified"], false, "no check verified it");
@@ -166,7 +167,7 @@ fn a_reflect_run_commits_each_accepted_step() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     let lines = json_lines(&output.stdout);
     assert_eq!(summary(&lines)["workflow"], "reflect", "{text}");
     assert!(

@@ -314,7 +314,7 @@ fn mcp_servers_start_only_when_a_step_needs_their_tools() {
         .args(TestEnv::run_args("list", &["--approval", "auto"]))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
     assert!(!marker.exists(), "a server started for a run of commands");
 
     let model = FakeModel::start(vec![
@@ -327,7 +327,7 @@ fn mcp_servers_start_only_when_a_step_needs_their_tools() {
         .args(TestEnv::run_args("think", &["--approval", "auto"]))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
     assert!(marker.exists(), "the server did not start for a tool step");
     let offered = serde_json::to_string(&model.requests()[1]).unwrap();
     assert!(offered.contains("helper__echo"), "{offered}");

@@ -143,7 +143,7 @@ fn a_killed_run_shows_as_crashed_and_resumes_to_the_end() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     assert!(
         String::from_utf8_lossy(&output.stdout).contains("rebound: resuming thread"),
         "{text}"

@@ -41,7 +41,7 @@ fn threads_history_show_and_fork() {
         .args(TestEnv::run_args("look around", &["--json"]))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", output_text(&output));
+    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
     let thread = thread_id(&json_lines(&output.stdout));
 
     // threads: the list, with the status.
@@ -147,7 +147,7 @@ fn threads_history_show_and_fork() {
         .output()
         .unwrap();
     let text = output_text(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert_eq!(output.status.code(), Some(4), "{text}");
     let lines = json_lines(&output.stdout);
     let summary = common::summary(&lines);
     assert_eq!(summary["status"], "finished", "{text}");

@@ -37,6 +37,11 @@ pub struct Evidence {
     /// none.
     #[serde(default)]
     pub proposals: u32,
+    /// Workspace programs the goal names (`./stats prints the mean`): what
+    /// the goal says they do is evidence only a check that runs them can
+    /// give ([`Evidence::uncovered`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub named_programs: Vec<String>,
 }
 
 impl Evidence {
@@ -46,6 +51,40 @@ impl Evidence {
             checks,
             ..Evidence::default()
         }
+    }
+
+    /// Evidence of `checks` for `goal`, not run yet: the programs the goal
+    /// names are kept, to tell what the checks do not cover.
+    pub fn for_goal(goal: &str, checks: Vec<Check>) -> Self {
+        Evidence {
+            named_programs: super::named_programs(goal),
+            ..Evidence::new(checks)
+        }
+    }
+
+    /// The programs the goal names that no check runs, when no check is
+    /// the user's own definition of done (`--check`, the configuration):
+    /// checks found in the goal's words or in the workspace (`make`) pass
+    /// without showing what the goal says such a program does (prints the
+    /// right mean), so they cannot verify a finish.
+    pub fn uncovered(&self) -> Vec<String> {
+        let users_definition = self
+            .checks
+            .iter()
+            .any(|c| matches!(c.source, CheckSource::Flag | CheckSource::Config { .. }));
+        if users_definition {
+            return Vec::new();
+        }
+        self.named_programs
+            .iter()
+            .filter(|program| {
+                !self
+                    .checks
+                    .iter()
+                    .any(|c| super::runs_program(&c.command, program))
+            })
+            .cloned()
+            .collect()
     }
 
     /// This evidence after `run`.
@@ -67,6 +106,7 @@ impl Evidence {
             tests_changed: guard::changed(&guarded, &run.guarded),
             guarded,
             proposals: self.proposals,
+            named_programs: self.named_programs.clone(),
         }
     }
 
@@ -78,18 +118,20 @@ impl Evidence {
 
     /// Whether `run` proves the goal without asking a model: every check
     /// passes, one failed before the first plan, none is the agent's own
-    /// (an agent-written check is necessary, not sufficient), and no file
-    /// the checks read has changed.
+    /// (an agent-written check is necessary, not sufficient), no file the
+    /// checks read has changed, and they run every program the goal names.
     pub fn settles(&self, run: &CheckRun) -> bool {
         run.passed()
             && self.failed_at_start
             && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
             && guard::changed(&self.guarded, &run.guarded).is_empty()
+            && self.uncovered().is_empty()
     }
 
     /// [`Evidence::settles`] for the last results kept: every check
     /// passed when they last ran, one failed before the first plan, none
-    /// is the agent's own, and no file the checks read had changed.
+    /// is the agent's own, no file the checks read had changed, and they
+    /// run every program the goal names.
     pub fn settled(&self) -> bool {
         self.fingerprint.is_some()
             && !self.results.is_empty()
@@ -97,13 +139,14 @@ impl Evidence {
             && self.failed_at_start
             && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
             && self.tests_changed.is_empty()
+            && self.uncovered().is_empty()
     }
 
     /// The stop reason of a run that ended on a finish: `Finished` when the
     /// checks verify it ([`verify`]), `FinishedUnverified` when there are
-    /// none, they only guard (detected, passing from the start), or a file
-    /// they read was changed; an error when one fails (a finish that
-    /// slipped past them).
+    /// none, they only guard (detected, passing from the start), a file
+    /// they read was changed, or the goal names a program none of them
+    /// runs; an error when one fails (a finish that slipped past them).
     pub fn finish_reason(&self) -> StopReason {
         if self.checks.is_empty() {
             StopReason::FinishedUnverified
@@ -112,6 +155,7 @@ impl Evidence {
                 message: "the run ended on a finish that its checks do not confirm".to_string(),
             }
         } else if self.tests_changed.is_empty()
+            && self.uncovered().is_empty()
             && verify(&self.checks, &self.results, self.failed_at_start)
         {
             StopReason::Finished
@@ -123,5 +167,56 @@ impl Evidence {
     /// The checks for a run's summary.
     pub fn reports(&self) -> Vec<CheckReport> {
         CheckReport::of(&self.checks, &self.results)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(when: CheckWhen, command: &str, passed: bool) -> CheckRun {
+        CheckRun {
+            when,
+            results: vec![CheckResult {
+                command: command.to_string(),
+                passed,
+                exit_code: Some(if passed { 0 } else { 2 }),
+                output: String::new(),
+                duration_ms: 1,
+            }],
+            fingerprint: u64::from(passed),
+            approved_all: false,
+            guarded: BTreeMap::new(),
+        }
+    }
+
+    fn detected(command: &str) -> Check {
+        let reason = "Makefile".to_string();
+        Check::new(command, CheckSource::Detected { reason })
+    }
+
+    #[test]
+    fn a_program_the_goal_names_and_no_check_runs_leaves_a_finish_unverified() {
+        let goal = "Fix it so that it builds with make and ./stats prints the correct mean.";
+        let evidence = Evidence::for_goal(goal, vec![detected("make")]);
+        assert_eq!(evidence.uncovered(), vec!["./stats".to_string()]);
+        let evidence = evidence.after(&run(CheckWhen::Start, "make", false));
+        let passing = run(CheckWhen::AfterChange, "make", true);
+        assert!(!evidence.settles(&passing), "make shows the build only");
+        let evidence = evidence.after(&passing);
+        assert!(!evidence.settled());
+        assert_eq!(evidence.finish_reason(), StopReason::FinishedUnverified);
+
+        // A check that runs the program covers it; so does a --check,
+        // the user's own definition of done.
+        let covering = Evidence::for_goal(goal, vec![detected("make && ./stats | grep 4.5")]);
+        assert!(covering.uncovered().is_empty());
+        let users = Evidence::for_goal(goal, vec![Check::new("make", CheckSource::Flag)]);
+        assert!(users.uncovered().is_empty());
+        let settled = users
+            .after(&run(CheckWhen::Start, "make", false))
+            .after(&passing);
+        assert!(settled.settled());
+        assert_eq!(settled.finish_reason(), StopReason::Finished);
     }
 }

@@ -53,6 +53,38 @@ pub fn quoted_commands(goal: &str, workspace: &Path) -> Vec<String> {
     commands
 }
 
+/// The workspace programs `goal` names by path (`./stats prints the
+/// mean`, `` `./hello` ``): a goal that says what one of them does asks
+/// for more than checks that never run it can show.
+pub fn named_programs(goal: &str) -> Vec<String> {
+    let mut programs: Vec<String> = Vec::new();
+    let words =
+        goal.split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | '(' | ','));
+    for word in words {
+        let word = word.trim_end_matches(['.', ',', ';', ':', '!', '?', ')']);
+        let Some(rest) = word.strip_prefix("./") else {
+            continue;
+        };
+        let is_path = !rest.is_empty()
+            && rest
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'));
+        if is_path && !programs.iter().any(|p| p == word) {
+            programs.push(word.to_string());
+        }
+    }
+    programs
+}
+
+/// Whether `command` runs `program` (a `./path` from [`named_programs`]):
+/// one of its words is that path, with or without the `./`.
+pub fn runs_program(command: &str, program: &str) -> bool {
+    let bare = program.trim_start_matches("./");
+    command
+        .split(|c: char| c.is_whitespace() || ";&|()$`\"'<>=".contains(c))
+        .any(|word| word == program || word == bare || word.ends_with(&format!("/{bare}")))
+}
+
 /// Byte ranges of single-backtick spans (with their backticks) on one line.
 fn backtick_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
@@ -182,6 +214,26 @@ mod tests {
             "another sentence"
         );
         assert!(quoted("unterminated `python3 -m unittest must pass").is_empty());
+    }
+
+    #[test]
+    fn programs_named_by_path_are_found_and_matched_to_the_commands_that_run_them() {
+        assert_eq!(
+            named_programs(
+                "Fix it so that it builds with make and ./stats prints the correct mean."
+            ),
+            vec!["./stats"]
+        );
+        assert_eq!(
+            named_programs("`make` builds ./hello, which prints \"hello, world\". Run `./hello`."),
+            vec!["./hello"]
+        );
+        assert!(named_programs("Fix calc.py; ./ alone and a/b.py are not programs").is_empty());
+        assert!(runs_program("test \"$(./stats)\" = 4", "./stats"));
+        assert!(runs_program("make && bin/stats", "./bin/stats"));
+        assert!(runs_program("stats --all", "./stats"));
+        assert!(!runs_program("make", "./stats"));
+        assert!(!runs_program("python3 -m stats_test", "./stats"));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub use detect::detect;
 pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::fingerprint;
-pub use goal::quoted_commands;
+pub use goal::{named_programs, quoted_commands, runs_program};
 pub use run::{run_checks, CheckRun, CheckWhen};
 
 /// Where a check came from, strongest first.

@@ -91,18 +91,24 @@ pub(crate) fn losses(
 /// Extensions of data files, whose words are their keys and values.
 const DATA_FILES: &[&str] = &["json", "toml", "yaml", "yml", "ini", "cfg"];
 
+/// Whether `file` is a data file (JSON, TOML, YAML, INI), by its
+/// extension: its words are keys and values a repair must keep.
+pub fn is_data_file(file: &str) -> bool {
+    let extension = std::path::Path::new(file)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    DATA_FILES.contains(&extension.as_str())
+}
+
 /// The words (runs of letters, digits and `_`) a repair of the data file
 /// `file` added or lost between `before` and `after`, each with `+` or
 /// `-`, except words `mentioned` (the step's instruction) names: fixing a
 /// data file's syntax moves punctuation, quotes and indentation, never
 /// its keys and values. Empty for other files.
 pub fn changed_data_words(file: &str, before: &str, after: &str, mentioned: &str) -> Vec<String> {
-    let extension = std::path::Path::new(file)
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if !DATA_FILES.contains(&extension.as_str()) {
+    if !is_data_file(file) {
         return Vec::new();
     }
     let count = |text: &str| {

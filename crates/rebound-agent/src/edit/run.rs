@@ -42,6 +42,10 @@ const INSERT_TOKENS: u32 = 400;
 /// Characters of the failing checks' report in an edit prompt.
 const FAILURE_CHARS: usize = 700;
 
+/// The most source lines of failures (a test's failed assertion) an edit
+/// prompt quotes.
+const FAILING_LINES: usize = 3;
+
 /// The grammar of an edit answer: one fenced code block and nothing else
 /// (a line of code may not start with a backtick; the closing fence ends
 /// the answer).
@@ -655,7 +659,7 @@ fn edit_request(
     workspace: &std::path::Path,
 ) -> ChatRequest {
     let failures = results
-        .map(|r| failures_brief(workspace, r))
+        .map(|r| failures_brief(workspace, r, &span.file))
         .unwrap_or_default();
     let language = fence_language(&span.file);
     let (template, code) = if span.is_insertion() {
@@ -693,9 +697,11 @@ fn edit_request(
         .grammar(FENCE_GRAMMAR)
 }
 
-/// The failing checks, briefly: each failure's header and message, no
-/// code (the edit prompt shows the span itself).
-fn failures_brief(workspace: &std::path::Path, results: &[CheckResult]) -> String {
+/// The failing checks, briefly: each failure's header and message, and
+/// the source lines where they show outside `file` (a test's failed
+/// assertion, with the call and the value it expects); no other code (the
+/// edit prompt shows the span itself).
+fn failures_brief(workspace: &std::path::Path, results: &[CheckResult], file: &str) -> String {
     let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
     if failing.is_empty() {
         return String::new();
@@ -706,11 +712,15 @@ fn failures_brief(workspace: &std::path::Path, results: &[CheckResult]) -> Strin
         .map(|result| {
             let failures = localize::parse(&result.command, &result.output, workspace);
             let text = localize::render(&failures, &[], budget);
-            let body = if text.trim().is_empty() {
+            let mut body = if text.trim().is_empty() {
                 shorten(result.output.trim_end(), budget)
             } else {
                 text.trim_end().to_string()
             };
+            for line in localize::failing_lines(workspace, &failures, file, FAILING_LINES) {
+                body.push_str("\n> ");
+                body.push_str(&line);
+            }
             format!("{}:\n{body}", result.headline())
         })
         .collect();

@@ -55,7 +55,7 @@ pub use find::{find_definition, DefinitionSite, MAX_FILES_SCANNED};
 pub use languages::Language;
 pub use locate::{locate, Suspect, SuspectReason, MAX_CALLED_SUSPECTS, MAX_FAILURES_LOCATED};
 pub use parse::{parse, UNKNOWN_MAX_CHARS, UNKNOWN_TAIL_LINES};
-pub use render::render;
+pub use render::{failing_lines, render};
 pub use test_files::is_test_file;
 pub use window::{Window, MAX_LINE_CHARS, MAX_WINDOW_LINES};
 

@@ -11,6 +11,52 @@ use super::text::bounded;
 /// The most workspace frames listed on a failure's `frames:` line.
 const MAX_FRAMES_LISTED: usize = 6;
 
+/// The most characters of a source line [`failing_lines`] quotes.
+const MAX_QUOTED_LINE_CHARS: usize = 160;
+
+/// The source lines where `failures` show, as `file:line: code`, at most
+/// `max` of them, one per place, skipping `except_file` (whose code the
+/// prompt shows anyway): for a failed assertion, the test's line with the
+/// call and the value it expects (`test_calc.py:11:
+/// self.assertEqual(subtract(5, 3), 2)`), the fact a small model needs to
+/// tell what the code must return. Only workspace files are read.
+pub fn failing_lines(
+    workspace: &std::path::Path,
+    failures: &[Failure],
+    except_file: &str,
+    max: usize,
+) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut seen: HashSet<(&str, u32)> = HashSet::new();
+    for location in failures.iter().filter_map(|f| f.location.as_ref()) {
+        if lines.len() >= max {
+            break;
+        }
+        if !location.in_workspace()
+            || location.file == except_file
+            || !seen.insert((location.file.as_str(), location.line))
+        {
+            continue;
+        }
+        let Some(source) = super::paths::read_workspace_file(workspace, &location.file) else {
+            continue;
+        };
+        let index = usize::try_from(location.line.saturating_sub(1)).unwrap_or(usize::MAX);
+        let Some(code) = source.lines().nth(index).map(str::trim) else {
+            continue;
+        };
+        if !code.is_empty() {
+            lines.push(format!(
+                "{}:{}: {}",
+                location.file,
+                location.line,
+                bounded(code, MAX_QUOTED_LINE_CHARS)
+            ));
+        }
+    }
+    lines
+}
+
 /// The failures and the code they point at, as text of at most
 /// `max_chars` characters:
 ///
@@ -228,6 +274,28 @@ mod tests {
             }),
             frames: vec![],
         }
+    }
+
+    #[test]
+    fn a_failed_assertion_is_quoted_from_its_test_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let test = "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_sub(self):\n\n        self.assertEqual(sub(5, 3), 2)\n";
+        std::fs::write(dir.path().join("test_calc.py"), test).unwrap();
+        let failures = [
+            failure("test_calc.T.test_sub", "AssertionError: -2 != 2"),
+            failure("test_calc.T.test_sub", "AssertionError: -2 != 2"),
+        ];
+        assert_eq!(
+            failing_lines(dir.path(), &failures, "calc.py", 3),
+            vec!["test_calc.py:7: self.assertEqual(sub(5, 3), 2)"],
+            "one line per place"
+        );
+        assert!(failing_lines(dir.path(), &failures, "test_calc.py", 3).is_empty());
+        let mut outside = failure("t", "m");
+        outside.location.as_mut().unwrap().place = Place::Outside;
+        let mut past_end = failure("t", "m");
+        past_end.location.as_mut().unwrap().line = 99;
+        assert!(failing_lines(dir.path(), &[outside, past_end], "calc.py", 3).is_empty());
     }
 
     fn sub_suspect(failure: usize) -> Suspect {

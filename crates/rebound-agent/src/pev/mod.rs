@@ -138,5 +138,6 @@ pub fn summarize(state: &PevState) -> RunSummary {
         summary,
         checks: state.evidence.reports(),
         tests_changed: state.evidence.tests_changed.clone(),
+        not_covered: state.evidence.uncovered(),
     }
 }

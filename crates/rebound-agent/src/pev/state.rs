@@ -71,7 +71,7 @@ impl PevState {
 
     /// The same state with `checks` as the goal's evidence.
     pub fn with_checks(mut self, checks: Vec<Check>) -> Self {
-        self.evidence = Evidence::new(checks);
+        self.evidence = Evidence::for_goal(&self.goal, checks);
         self
     }
 

@@ -126,5 +126,6 @@ pub fn summarize(state: &ReflectState) -> RunSummary {
         summary,
         checks: state.evidence.reports(),
         tests_changed: state.evidence.tests_changed.clone(),
+        not_covered: state.evidence.uncovered(),
     }
 }

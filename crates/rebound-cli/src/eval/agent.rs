@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 
 use rebound_agent::CheckReport;
 use serde::Deserialize;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+/// The file, beside the agent's stderr log, that keeps its JSON lines.
+pub const EVENTS_FILE: &str = "events.jsonl";
 
 /// How the agent is run on every task.
 #[derive(Debug, Clone)]
@@ -56,9 +59,15 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
-    /// Whether the agent said it finished: exit code 0.
+    /// Whether the agent said it finished, with evidence: exit code 0.
     pub fn claimed(&self) -> bool {
         self.exit_code == Some(0)
+    }
+
+    /// Whether the agent finished without evidence: exit code 4, a finish
+    /// it said nothing verified.
+    pub fn unverified(&self) -> bool {
+        self.exit_code == Some(4)
     }
 }
 
@@ -110,7 +119,9 @@ struct Summary {
     checks: Vec<CheckReport>,
 }
 
-/// Runs `rebound run <goal>` in `ws`, its stderr appended to `log`.
+/// Runs `rebound run <goal>` in `ws`, its stderr appended to `log` and
+/// its JSON lines (every event, then the summary) to [`EVENTS_FILE`] beside
+/// it, for a look afterwards (`rebound eval --keep`).
 pub async fn run_agent(
     goal: &str,
     ws: &Path,
@@ -145,6 +156,10 @@ pub async fn run_agent(
     if let Some(max_iters) = options.max_iters.or(max_iters) {
         command.args(["--max-iters", &max_iters.to_string()]);
     }
+    let events_path = log.with_file_name(EVENTS_FILE);
+    let mut events = tokio::fs::File::create(&events_path)
+        .await
+        .map_err(|e| format!("cannot create {}: {e}", events_path.display()))?;
     let started = Instant::now();
     let mut child = command
         .spawn()
@@ -156,6 +171,9 @@ pub async fn run_agent(
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 read_line(&line, &mut run);
+                // The log is for people; a full disk must not end the run.
+                let _ = events.write_all(line.as_bytes()).await;
+                let _ = events.write_all(b"\n").await;
             }
         }
         child.wait().await

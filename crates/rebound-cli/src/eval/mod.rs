@@ -58,8 +58,11 @@ pub struct TaskResult {
     pub dir: PathBuf,
     /// The task's check passed and no protected file changed.
     pub solved: bool,
-    /// The agent said it finished (exit code 0).
+    /// The agent said it finished, with evidence (exit code 0).
     pub claimed: bool,
+    /// The agent finished without evidence (exit code 4): it said nothing
+    /// verified its finish. Not a claim of success, and counted apart.
+    pub unverified: bool,
     /// Claimed but not solved.
     pub false_success: bool,
     /// Why it is (not) solved, in a few words.
@@ -181,6 +184,7 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
     result.agent_ms = millis(run.duration);
     result.exit_code = run.exit_code;
     result.claimed = run.claimed();
+    result.unverified = matches!(options.mode, Mode::Agent(_)) && run.unverified();
     result.stop = if run.timed_out {
         Some(format!(
             "killed at the time limit ({:.0} s)",

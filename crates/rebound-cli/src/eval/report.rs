@@ -13,14 +13,17 @@ pub struct Totals {
     pub tasks: usize,
     /// Solved by the task's own check.
     pub solved: usize,
-    /// The agent said it finished.
+    /// The agent said it finished, with evidence (exit 0).
     pub claimed: usize,
-    /// Claimed but not solved: the first number to read.
+    /// Claimed but not solved: the first number to read. Each got past
+    /// the agent's own checks: a check too weak to prove the goal.
     pub false_successes: usize,
-    /// Of those, the ones the agent itself reported as unverified (it had
-    /// no check that could prove the goal): the known gap. The others got
-    /// past the agent's own checks: a check too weak to prove the goal.
-    pub unverified_false_successes: usize,
+    /// The agent finished without evidence (exit 4): no claim of success,
+    /// but a finish a user must check by hand.
+    pub unverified: usize,
+    /// Of those, the ones the task's check refutes: work the agent thought
+    /// done and could not verify.
+    pub unverified_not_solved: usize,
     /// Tasks that could not be run.
     pub errors: usize,
     /// Model calls.
@@ -50,10 +53,8 @@ impl Totals {
             solved: results.iter().filter(|r| r.solved).count(),
             claimed: results.iter().filter(|r| r.claimed).count(),
             false_successes: results.iter().filter(|r| r.false_success).count(),
-            unverified_false_successes: results
-                .iter()
-                .filter(|r| r.false_success && !r.verified)
-                .count(),
+            unverified: results.iter().filter(|r| r.unverified).count(),
+            unverified_not_solved: results.iter().filter(|r| r.unverified && !r.solved).count(),
             errors: results.iter().filter(|r| r.error.is_some()).count(),
             model_calls: results.iter().map(|r| r.model_calls).sum(),
             input_tokens: results.iter().map(|r| r.input_tokens).sum(),
@@ -107,6 +108,8 @@ pub fn outcome(result: &TaskResult) -> &'static str {
         "FALSE SUCCESS"
     } else if result.solved {
         "solved"
+    } else if result.unverified {
+        "unverified, not solved"
     } else {
         "not solved"
     }
@@ -132,13 +135,13 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
         .unwrap_or(4)
         .clamp(4, 32);
     let mut lines = vec![format!(
-        "{:width$}  {:13}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  NOTE",
+        "{:width$}  {:22}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  NOTE",
         "TASK", "RESULT", "CLAIMED", "EXIT", "CALLS", "TOKENS IN/OUT", "TIME", "+/-"
     )];
     for r in results {
         let note = note(r);
         lines.push(format!(
-            "{:width$}  {:13}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  {}",
+            "{:width$}  {:22}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  {}",
             cut(&r.task, width),
             outcome(r),
             if r.claimed { "yes" } else { "no" },
@@ -153,12 +156,13 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
     }
     let t = Totals::of(results);
     lines.push(format!(
-        "solved {}/{} | claimed {} | false successes {} ({} unverified) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} | eval overhead {} per task",
+        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} | eval overhead {} per task",
         t.solved,
         t.tasks,
         t.claimed,
         t.false_successes,
-        t.unverified_false_successes,
+        t.unverified,
+        t.unverified_not_solved,
         t.errors,
         t.model_calls,
         t.median_calls_per_solved,
@@ -195,17 +199,24 @@ mod tests {
 
     #[test]
     fn totals_count_false_successes_apart() {
+        let unverified = |name: &str, solved: bool| TaskResult {
+            unverified: true,
+            ..result(name, solved, false)
+        };
         let results = [
             result("a", true, true),
             result("b", false, true),
             result("c", false, false),
+            unverified("d", false),
+            unverified("e", true),
         ];
         let totals = Totals::of(&results);
         assert_eq!(
             (totals.solved, totals.claimed, totals.false_successes),
-            (1, 2, 1)
+            (2, 2, 1)
         );
-        assert_eq!(totals.model_calls, 6);
+        assert_eq!((totals.unverified, totals.unverified_not_solved), (2, 1));
+        assert_eq!(totals.model_calls, 10);
         assert_eq!(totals.median_calls_per_solved, 2);
         assert_eq!(median(vec![9, 1, 5, 3]), 3);
         assert_eq!(median(vec![]), 0);
@@ -213,10 +224,13 @@ mod tests {
         let lines = table(&results);
         assert!(lines[2].contains("FALSE SUCCESS"), "{lines:?}");
         assert!(lines[3].contains("not solved"));
+        assert!(lines[4].contains("unverified, not solved"), "{lines:?}");
         assert!(
-            lines[4].starts_with("solved 1/3 | claimed 2 | false successes 1"),
+            lines[6].starts_with(
+                "solved 2/5 | claimed 2 | false successes 1 | unverified finishes 2 (1 not solved)"
+            ),
             "{}",
-            lines[4]
+            lines[6]
         );
     }
 }

@@ -227,6 +227,12 @@ pub fn check_lines(summary: &rebound_agent::RunSummary) -> Vec<String> {
             files.join(", ")
         ));
     }
+    for program in summary.not_covered.iter().take(10) {
+        lines.push(format!(
+            "not verified: what the goal says `{}` does (no check runs it)",
+            one_line(program)
+        ));
+    }
     lines
 }
 
