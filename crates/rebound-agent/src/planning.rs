@@ -113,10 +113,10 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
 }
 
 /// Characters of a failed step's error in a repair prompt.
-const REPAIR_ERROR_CHARS: usize = 1_000;
+const REPAIR_ERROR_CHARS: usize = 700;
 
 /// Characters of the failing checks' report in a repair prompt.
-const REPAIR_CHECKS_CHARS: usize = 700;
+const REPAIR_CHECKS_CHARS: usize = 500;
 
 /// What the planner is told of the checks: the failing ones, localized
 /// when that found something (else with their output), in at most `room`
@@ -536,11 +536,12 @@ mod tests {
             failure: Some(&failure),
             checks: &results,
             done: vec!["Listed the files".to_string()],
+            write_check: true,
             ..PlanContext::default()
         };
         let message = planner_message("Write report.txt", "logs/\nlogs/a.log\n", &context);
         assert!(
-            message.len() < 2_600,
+            message.len() < 2_200,
             "{} characters: {message}",
             message.len()
         );
