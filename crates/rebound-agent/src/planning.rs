@@ -547,6 +547,17 @@ mod tests {
         );
     }
 
+    /// A failed run of `command` that printed `output`.
+    fn failed(command: &str, output: &str) -> CheckResult {
+        CheckResult {
+            command: command.to_string(),
+            passed: false,
+            exit_code: Some(1),
+            output: output.to_string(),
+            duration_ms: 1,
+        }
+    }
+
     #[test]
     fn the_harness_never_edits_a_checks_own_script() {
         let dir = tempfile::tempdir().unwrap();
@@ -559,13 +570,7 @@ mod tests {
             "Traceback (most recent call last):\n  File \"{0}/show.py\", line 5, in <module>\n    main()\n  File \"{0}/show.py\", line 2, in main\n    return 1 / 0\nZeroDivisionError: division by zero\n",
             dir.path().display()
         );
-        let result = |command: &str| CheckResult {
-            command: command.to_string(),
-            passed: false,
-            exit_code: Some(1),
-            output: output.clone(),
-            duration_ms: 1,
-        };
+        let result = |command: &str| failed(command, &output);
         assert_eq!(
             localized_edit(dir.path(), &[result("python3 show.py")], &[]),
             None,
@@ -591,13 +596,7 @@ mod tests {
             "Traceback (most recent call last):\n  File \"{}/show.py\", line 3, in <module>\n    tomllib.load(f)\ntomllib.TOMLDecodeError: Invalid value (at line 2, column 8)\n",
             dir.path().display()
         );
-        let failed = CheckResult {
-            command: "python3 show.py".to_string(),
-            passed: false,
-            exit_code: Some(1),
-            output,
-            duration_ms: 1,
-        };
+        let failed = failed("python3 show.py", &output);
         let first = localized_edit(dir.path(), std::slice::from_ref(&failed), &[]).unwrap();
         assert_eq!(first.file.as_deref(), Some("settings.toml"));
         assert_eq!(first.target.as_deref(), Some("lines 1-4"));

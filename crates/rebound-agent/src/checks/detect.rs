@@ -5,6 +5,13 @@ use std::path::Path;
 
 use super::{Check, CheckSource};
 
+/// The check of a goal to commit: nothing is left uncommitted, and what
+/// is left is printed. (No shell variable: a variable's value could be
+/// any path, and the shell's safety rules refuse one that might name a
+/// process's secrets under `/proc`.)
+pub(crate) const COMMIT_CHECK: &str =
+    "git status --porcelain && test -z \"$(git status --porcelain)\"";
+
 /// Words that make a goal about tests or builds (its evidence is the
 /// project's tests).
 const TEST_WORDS: &[&str] = &[
@@ -109,7 +116,7 @@ pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
     if words.contains(&"commit") && workspace.join(".git").exists() {
         add(
             &mut checks,
-            "out=$(git status --porcelain) && printf '%s\\n' \"$out\" && test -z \"$out\"",
+            COMMIT_CHECK,
             "git",
             "a goal to commit, in a git work tree: nothing left uncommitted (what is, is printed)",
         );
@@ -386,14 +393,49 @@ mod tests {
     #[test]
     fn a_goal_to_commit_in_a_git_tree_checks_that_nothing_is_left() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(status.status.success(), "{status:?}");
+        };
+        git(&["init", "-q"]);
         let checks = detect("Commit all my changes with the message 'x'", dir.path());
         assert_eq!(checks.len(), 1);
-        assert_eq!(
-            checks[0].command,
-            "out=$(git status --porcelain) && printf '%s\\n' \"$out\" && test -z \"$out\""
-        );
+        assert_eq!(checks[0].command, COMMIT_CHECK);
         assert!(detect("Commit all my changes", &dir.path().join("nope")).is_empty());
+
+        // The harness's own safety rules let it run (a variable holding a
+        // command's output was once taken for a path under /proc).
+        let policy = rebound_tools::approval::ApprovalPolicy::new(
+            rebound_tools::approval::ApprovalMode::Auto,
+        );
+        let verdict = policy.assess(COMMIT_CHECK);
+        assert_eq!(
+            verdict.action(),
+            rebound_tools::approval::RuleAction::Allow,
+            "{verdict:?}"
+        );
+
+        // It fails, printing what is left, until everything is committed.
+        let run = || {
+            std::process::Command::new("bash")
+                .args(["-c", COMMIT_CHECK])
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        let dirty = run();
+        assert!(!dirty.status.success());
+        assert!(String::from_utf8_lossy(&dirty.stdout).contains("?? a.txt"));
+        git(&["add", "a.txt"]);
+        git(&["commit", "-qm", "x"]);
+        let clean = run();
+        assert!(clean.status.success(), "{clean:?}");
     }
 
     #[test]
