@@ -13,9 +13,11 @@ $XDG_CONFIG_HOME/rebound/config.toml or ~/.config/rebound/config.toml), the
 environment (REBOUND_MODEL, REBOUND_APPROVAL, REBOUND_STATE_DIR, provider keys),
 then flags. `rebound config show` prints the result.
 
-Exit codes: 0 finished; 1 stopped without finishing (budget, max iterations,
-error); 2 usage or configuration error; 3 interrupted, awaiting approval;
-130 cancelled with Ctrl-C (the run is saved: `rebound resume <thread>`).";
+Exit codes: 0 finished, verified by the checks; 1 stopped without finishing
+(budget, max iterations, error); 2 usage or configuration error; 3
+interrupted, awaiting approval; 4 finished unverified (nothing could prove the
+goal: check the work); 130 cancelled with Ctrl-C (the run is saved: `rebound
+resume <thread>`).";
 
 /// rebound: durable, self-correcting agent runs.
 #[derive(Debug, Parser)]

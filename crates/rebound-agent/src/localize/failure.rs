@@ -31,6 +31,9 @@ pub enum FailureKind {
     TomlParseError,
     /// Invalid YAML, as PyYAML reports it.
     YamlParseError,
+    /// Files left uncommitted, as `git status --porcelain` lists them: no
+    /// file's content is wrong, so there is no location.
+    Uncommitted,
     /// Output in no known format: the message is its last lines.
     Unknown,
 }

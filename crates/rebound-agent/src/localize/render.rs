@@ -181,6 +181,7 @@ fn label(failure: &Failure) -> &'static str {
         FailureKind::JsonParseError => "JSON",
         FailureKind::TomlParseError => "TOML",
         FailureKind::YamlParseError => "YAML",
+        FailureKind::Uncommitted => "GIT",
         FailureKind::Unknown => "OUTPUT",
     }
 }

@@ -315,6 +315,35 @@ mod tests {
     }
 
     #[test]
+    fn a_finish_says_what_its_checks_did_not_verify() {
+        let summary = rebound_agent::RunSummary {
+            stop_reason: rebound_agent::StopReason::FinishedUnverified,
+            steps_succeeded: 1,
+            steps_failed: 0,
+            repairs: 0,
+            iters: 1,
+            tokens: 0,
+            work_ms: 0,
+            summary: String::new(),
+            checks: vec![rebound_agent::CheckReport {
+                command: "make".to_string(),
+                source: rebound_agent::checks::CheckSource::Detected {
+                    reason: "Makefile".to_string(),
+                },
+                passed: Some(true),
+            }],
+            tests_changed: Vec::new(),
+            not_covered: vec!["./stats".to_string()],
+        };
+        let lines = super::check_lines(&summary);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(
+            lines[1],
+            "not verified: what the goal says `./stats` does (no check runs it)"
+        );
+    }
+
+    #[test]
     fn each_event_is_one_readable_line() {
         let mut plain = PlainRenderer::default();
         let line = |plain: &mut PlainRenderer, event: Event| plain.line(&event).unwrap();

@@ -4,6 +4,7 @@
 
 mod cc;
 mod data;
+mod git;
 mod make;
 mod panic;
 mod pytest;
@@ -43,7 +44,7 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
     let context = Context::new(command, workspace);
     let lines = output.lines();
     let mut claims = Claims::new(lines.len());
-    let parsers: [Parser; 8] = [
+    let parsers: [Parser; 9] = [
         unittest::parse,
         pytest::parse,
         panic::parse,
@@ -52,6 +53,7 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
         data::parse,
         cc::parse,
         make::parse,
+        git::parse,
     ];
     let mut found = Vec::new();
     for parser in parsers {
