@@ -61,9 +61,13 @@ pub(crate) struct Planned {
 pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> String {
     let mut extra = String::new();
     if let Some(failure) = context.failure {
+        let description = crate::llm::shorten(&failure.step.description, MAX_DESCRIPTION_CHARS);
         let step = match &failure.step.command {
-            Some(command) => format!("{}\nFailed command: {command}", failure.step.description),
-            None => failure.step.description.clone(),
+            Some(command) => format!(
+                "{description}\nFailed command: {}",
+                crate::llm::shorten(command, REPAIR_COMMAND_CHARS)
+            ),
+            None => description,
         };
         // An overruled finish: its first line says who claimed what, the
         // localized failures replace the checks' raw output.
@@ -74,7 +78,7 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
             }
             _ => failure.error.clone(),
         };
-        let error = crate::llm::shorten(&error, REPAIR_ERROR_CHARS);
+        let error = crate::llm::shorten(&squeeze_spaces(&error), REPAIR_ERROR_CHARS);
         extra.push_str(&render(
             prompts::REPAIR,
             &[("step", &step), ("error", &error)],
@@ -100,7 +104,12 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
         ));
     }
     if !context.done.is_empty() {
-        let done: Vec<String> = context.done.iter().map(|d| format!("- {d}")).collect();
+        let skipped = context.done.len().saturating_sub(MAX_DONE_SHOWN);
+        let mut done: Vec<String> = Vec::new();
+        if skipped > 0 {
+            done.push(format!("- ({skipped} earlier steps)"));
+        }
+        done.extend(context.done[skipped..].iter().map(|d| format!("- {d}")));
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
     }
     if context.write_check {
@@ -114,6 +123,31 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
 
 /// Characters of a failed step's error in a repair prompt.
 const REPAIR_ERROR_CHARS: usize = 700;
+
+/// Characters of a failed step's command in a repair prompt.
+const REPAIR_COMMAND_CHARS: usize = 300;
+
+/// The most steps already done a planner prompt lists (the last ones).
+const MAX_DONE_SHOWN: usize = 5;
+
+/// The longest run of spaces kept in an error a prompt quotes: a caret
+/// line under a long source line is hundreds of spaces, each a token or
+/// more, that say nothing a model can use.
+const MAX_SPACE_RUN: usize = 8;
+
+/// `text` with every run of spaces longer than [`MAX_SPACE_RUN`] cut to
+/// that length.
+fn squeeze_spaces(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == ' ' { run + 1 } else { 0 };
+        if run <= MAX_SPACE_RUN {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// Characters of the failing checks' report in a repair prompt.
 const REPAIR_CHECKS_CHARS: usize = 500;
@@ -519,8 +553,8 @@ mod tests {
     fn a_repair_prompt_stays_small_whatever_the_outputs() {
         let huge = "x".repeat(100_000);
         let failure = StepFailure {
-            step: step("bash report.sh"),
-            error: huge.clone(),
+            step: step(&format!("python3 -c '{}'", "x".repeat(5_000))),
+            error: format!("{}^^^\n{huge}", " ".repeat(400)),
             plan: Vec::new(),
         };
         let results: Vec<CheckResult> = (0..3)
@@ -535,13 +569,18 @@ mod tests {
         let context = PlanContext {
             failure: Some(&failure),
             checks: &results,
-            done: vec!["Listed the files".to_string()],
+            done: (0..20).map(|i| format!("Listed the files {i}")).collect(),
             write_check: true,
             ..PlanContext::default()
         };
         let message = planner_message("Write report.txt", "logs/\nlogs/a.log\n", &context);
         assert!(
-            message.len() < 2_200,
+            !message.contains(&" ".repeat(MAX_SPACE_RUN + 1)),
+            "{message}"
+        );
+        assert!(message.contains("- (15 earlier steps)\n- Listed the files 15\n"));
+        assert!(
+            message.len() < 3_000,
             "{} characters: {message}",
             message.len()
         );
