@@ -4,33 +4,38 @@
 
 use super::{Claims, Context, Found};
 use crate::localize::failure::{Failure, FailureKind};
-use crate::localize::text::one_line;
+use crate::localize::text::{is_cut_marker, one_line};
 
 /// Status letters of a porcelain line's two columns.
 const STATUS: &str = " MTADRCU?!";
 
 /// Reads the output as one [`FailureKind::Uncommitted`] failure when every
-/// unclaimed non-blank line of it is a status line (`XY path`); nothing
-/// otherwise.
+/// unclaimed non-blank line of it is a status line (`XY path`) or the
+/// shell tool's framing (`$ command`, `exit code 1 (failure) after 0.0 s`,
+/// a cut marker), and one is a status line; nothing otherwise.
 pub(crate) fn parse(lines: &[String], claims: &mut Claims, _context: &Context) -> Vec<Found> {
     let open: Vec<(usize, &String)> = lines
         .iter()
         .enumerate()
         .filter(|(i, line)| !claims.is_claimed(*i) && !line.trim().is_empty())
         .collect();
-    if open.is_empty() || !open.iter().all(|(_, line)| is_status_line(line)) {
+    let framing = |line: &str| {
+        line.starts_with("$ ") || line.starts_with("exit code ") || is_cut_marker(line)
+    };
+    let status: Vec<&(usize, &String)> = open.iter().filter(|(_, l)| is_status_line(l)).collect();
+    if status.is_empty() || !open.iter().all(|(_, l)| is_status_line(l) || framing(l)) {
         return Vec::new();
     }
     for (i, _) in &open {
         claims.claim(*i..*i + 1);
     }
-    let listed: Vec<&str> = open.iter().map(|(_, line)| line.trim_end()).collect();
+    let listed: Vec<&str> = status.iter().map(|(_, line)| line.trim_end()).collect();
     let message = format!(
         "uncommitted changes: {}",
         one_line([listed.join("; ").as_str()])
     );
     vec![Found::at(
-        open[0].0,
+        status[0].0,
         Failure::new(FailureKind::Uncommitted, message),
     )]
 }
@@ -57,7 +62,7 @@ mod tests {
     fn uncommitted_files_are_listed_and_located_nowhere() {
         let failures = parse_output(
             "git status --porcelain && test -z \"$(git status --porcelain)\"",
-            " M greet.py\n?? templates/\nR  old.txt -> new.txt\n",
+            "exit code 1 (failure) after 0.0 s\n$ git status --porcelain\n M greet.py\n?? templates/\nR  old.txt -> new.txt\n",
             Path::new("/nonexistent"),
         );
         assert_eq!(
