@@ -393,15 +393,7 @@ mod tests {
     #[test]
     fn a_goal_to_commit_in_a_git_tree_checks_that_nothing_is_left() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| {
-            let status = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .current_dir(dir.path())
-                .output()
-                .unwrap();
-            assert!(status.status.success(), "{status:?}");
-        };
+        let git = |args: &[&str]| crate::checks::test_git(dir.path(), args);
         git(&["init", "-q"]);
         let checks = detect("Commit all my changes with the message 'x'", dir.path());
         assert_eq!(checks.len(), 1);

@@ -134,15 +134,7 @@ mod tests {
     #[test]
     fn a_commit_changes_the_fingerprint() {
         let dir = tempfile::tempdir().unwrap();
-        let git = |args: &[&str]| {
-            let status = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
-                .args(args)
-                .current_dir(dir.path())
-                .output()
-                .unwrap();
-            assert!(status.status.success(), "{status:?}");
-        };
+        let git = |args: &[&str]| crate::checks::test_git(dir.path(), args);
         git(&["init", "-q"]);
         std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
         let before = fingerprint(dir.path());

@@ -196,6 +196,20 @@ pub fn failures_text(results: &[CheckResult]) -> String {
         .join("\n\n")
 }
 
+/// Runs `git args` in `dir` for a test (with a throwaway identity) and
+/// asserts that it succeeded.
+#[cfg(test)]
+pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) {
+    #[allow(clippy::unwrap_used)]
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
