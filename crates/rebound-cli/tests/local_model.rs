@@ -93,8 +93,13 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     );
     assert_eq!(
         summary["status"] == "finished",
+        matches!(code, Some(0 | 4)),
+        "exit 0 or 4 exactly when finished: {text}"
+    );
+    assert_eq!(
+        summary["verified"] == true,
         code == Some(0),
-        "exit 0 exactly when finished: {text}"
+        "exit 0 exactly when verified: {text}"
     );
     assert!(summary["tokens"].is_u64(), "{text}");
     assert!(
@@ -267,7 +272,7 @@ fn eval_on_the_local_model_judges_two_tasks_coherently() {
         );
         assert!(task.get("error").is_none(), "{task}");
         assert!(
-            matches!(task["exit_code"].as_i64(), Some(0 | 1)),
+            matches!(task["exit_code"].as_i64(), Some(0 | 1 | 4)),
             "a clean stop: {task}"
         );
         assert_eq!(task["claimed"], task["exit_code"] == 0, "{task}");
