@@ -18,6 +18,16 @@ use serde_json::Value;
 const MODEL: &str = "qwen2.5-coder-0.5b";
 const MODEL_FILE: &str = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf";
 
+/// The tests that run the model take turns: llama.cpp uses every core, and
+/// two processes sharing two cores slow each other down many times over
+/// (its threads spin while they wait), enough to hit an eval's time limit.
+static MODEL_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits for this test's turn with the model.
+fn model_turn() -> std::sync::MutexGuard<'static, ()> {
+    MODEL_TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -50,6 +60,7 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     let Some(dir) = model_dir() else {
         return;
     };
+    let _turn = model_turn();
     let env = TestEnv::new();
     let task = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calc/workspace");
     copy_dir(&task, env.ws());
@@ -232,6 +243,7 @@ fn eval_on_the_local_model_judges_two_tasks_coherently() {
     let Some(dir) = model_dir() else {
         return;
     };
+    let _turn = model_turn();
     let env = TestEnv::new();
     let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
     let started = Instant::now();
