@@ -53,6 +53,10 @@ pub struct AgentConfig {
     /// Sampled candidates an edit step tries after the greedy one, when
     /// the checks still fail (0: only the greedy one).
     pub edit_candidates: u32,
+    /// One-token operator mutants of the span an edit step tries when the
+    /// greedy candidate leaves the checks failing (`b - a` → `a - b`,
+    /// `>` → `>=`; kept only when every check passes; 0: none).
+    pub edit_mutants: u32,
     /// The seed of sampled candidates: the same seed gives the same
     /// candidates, so a run can be reproduced.
     pub seed: u64,
@@ -71,6 +75,7 @@ impl Default for AgentConfig {
             max_loop_count: 10,
             max_answer_tokens: 512,
             edit_candidates: 4,
+            edit_mutants: 40,
             seed: 0,
             localized_edits: true,
         }

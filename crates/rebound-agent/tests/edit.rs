@@ -144,6 +144,7 @@ async fn a_failed_definition_edit_widens_to_the_whole_file() {
     ]));
     let config = AgentConfig {
         edit_candidates: 0,
+        edit_mutants: 0,
         ..AgentConfig::default()
     };
     let graph = graph(&model, &work, dir.path(), config);
@@ -225,6 +226,7 @@ async fn an_unchanged_edit_of_a_file_no_failure_names_lets_the_plan_go_on() {
     let model = Arc::new(ScriptedModel::new([code(BUGGY)]));
     let mut config = AgentConfig {
         edit_candidates: 0,
+        edit_mutants: 0,
         ..AgentConfig::default()
     };
     config.budget.max_attempts = 1;
@@ -256,6 +258,7 @@ async fn sampled_candidates_are_tried_until_one_passes() {
     ]));
     let config = AgentConfig {
         seed: 40,
+        edit_mutants: 0,
         ..AgentConfig::default()
     };
     let graph = graph(&model, &work, dir.path(), config);
@@ -325,6 +328,7 @@ async fn a_failed_edit_leaves_the_file_byte_for_byte() {
     ]));
     let mut config = AgentConfig {
         edit_candidates: 2,
+        edit_mutants: 0,
         ..AgentConfig::default()
     };
     config.budget.max_attempts = 1;
@@ -364,6 +368,87 @@ async fn a_failed_edit_leaves_the_file_byte_for_byte() {
         1,
         "the failed plan is kept for the planner"
     );
+}
+
+/// The model writes the buggy line back; the harness's one-token
+/// mutants of the span, nearest the suspect line first, are judged by the
+/// checks, and the one that makes them pass is kept: no sampled candidate
+/// (no further model call) was needed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_operator_mutant_fixes_what_the_model_wrote_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([code(
+        "def sub(a, b):\n    return b - a\n",
+    )]));
+    let graph = graph(&model, &work, dir.path(), AgentConfig::default());
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(model.requests().len(), 1, "no sampled candidate");
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("calc.py")).unwrap(),
+        FIXED
+    );
+    let outputs = step_outputs(&events);
+    let output = &outputs[0].2;
+    assert!(outputs[0].1, "{output}");
+    assert!(
+        output.contains("operator mutants: kept line 6: `b - a` → `a - b`"),
+        "{output}"
+    );
+    let judged = events
+        .iter()
+        .filter(|e| {
+            matches!(e, AgentEvent::Checks { when, .. } if *when == rebound_agent::checks::CheckWhen::Edit)
+        })
+        .count();
+    assert!(
+        (1..=3).contains(&judged),
+        "the swap is among the first mutants tried: {judged}"
+    );
+}
+
+/// No one-token change fixes the bug: every mutant is judged and
+/// reverted, and the file is byte for byte what it was (CRLF, no final
+/// newline).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_no_mutant_passes_the_file_is_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let original =
+        "def add(a, b):\r\n    return a + b\r\n\r\n\r\ndef sub(a, b):\r\n    return str(b - a)";
+    std::fs::write(work.join("calc.py"), original).unwrap();
+    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
+    let mut config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    config.budget.max_attempts = 1;
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(
+        std::fs::read(work.join("calc.py")).unwrap(),
+        original.as_bytes()
+    );
+    let failure = state.last_error.expect("repair mode");
+    assert!(
+        failure
+            .error
+            .contains("one-token changes tried; none makes every check pass"),
+        "{}",
+        failure.error
+    );
+    let judged = events
+        .iter()
+        .filter(|e| {
+            matches!(e, AgentEvent::Checks { when, .. } if *when == rebound_agent::checks::CheckWhen::Edit)
+        })
+        .count();
+    assert!(judged >= 3, "each mutant ran the checks: {judged}");
 }
 
 /// A planner's own edit step of a file outside the workspace fails with

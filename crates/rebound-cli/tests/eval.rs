@@ -86,8 +86,9 @@ fn the_judge_counts_solved_false_successes_tampering_and_bad_tasks() {
         plan(&[("Make the tests pass", Some(TAMPER))]),
         review("finish", "the tests pass"),
     ]);
-    // One candidate per edit keeps the script short.
-    env.write_user_config("[agent]\nedit_candidates = 0\n");
+    // One candidate per edit, and no operator mutants (they would fix
+    // d-tampers' bug), keep the script short.
+    env.write_user_config("[agent]\nedit_candidates = 0\nedit_mutants = 0\n");
     let output = env
         .rebound(Some(&model))
         .args(["eval", "--json", "--model", "openai:test"])

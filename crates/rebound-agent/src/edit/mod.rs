@@ -45,6 +45,7 @@ mod fence;
 mod file;
 mod keep;
 mod makefile;
+mod mutate;
 mod process;
 mod run;
 mod span;

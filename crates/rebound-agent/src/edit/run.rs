@@ -15,6 +15,7 @@ use rebound_llm::{chat_journaled_observed, ChatRequest, Message};
 use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
+use super::mutate::mutants;
 use super::{
     broken_by_edit, check_syntax, end_of_file, extract_code, losses, resolve_target, splice,
     EditError, EditSpan,
@@ -164,8 +165,8 @@ fn unloaded(test: &str) -> Option<String> {
 /// What became of one candidate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Tried {
-    /// Its number: 0 is the greedy one.
-    number: u32,
+    /// Which candidate: `candidate 1` is the greedy one.
+    name: String,
     /// What happened, in a line.
     verdict: String,
     /// Whether the model gave the code back unchanged.
@@ -215,6 +216,8 @@ struct EditJob {
     /// Whether a failing check points at the span's file (localization
     /// found a suspect in it): an unchanged answer is then a failure.
     implicated: bool,
+    /// The line of the span's file that localization suspects.
+    hint: Option<u32>,
 }
 
 /// Gets `step` ready: where the checks stand (the evidence's last results
@@ -287,6 +290,7 @@ async fn prepare(
     };
     Ok(Ok(EditJob {
         implicated,
+        hint,
         label,
         workspace,
         span,
@@ -329,7 +333,35 @@ async fn try_candidates(
     let mut best: Option<(Tally, String, CheckRun)> = None;
     let mut first_failure: Option<String> = None;
     let candidates = deps.config.edit_candidates;
-    for number in 0..=candidates {
+    let mutable = deps.config.edit_mutants > 0
+        && job.implicated
+        && before.as_ref().is_some_and(|b| !b.passed())
+        && !matches!(syntax_before, super::Syntax::Invalid(_));
+    for number in 0..=candidates + 1 {
+        if number == 1 && mutable {
+            // The greedy answer did not do it: the one-token changes of the
+            // span, before samples that cost a model call each.
+            let found = try_mutants(ctx, deps, evidence, job, &tools, &mut approved_all).await?;
+            tried.push(Tried {
+                name: MUTANTS.to_string(),
+                verdict: found.verdict,
+                unchanged: false,
+            });
+            if let Some(run) = found.run {
+                return Ok(outcome(
+                    true,
+                    span,
+                    &tried,
+                    Some(run),
+                    tokens,
+                    approved_all,
+                    None,
+                ));
+            }
+        }
+        if number > candidates {
+            break;
+        }
         let mut request = request.clone();
         if number > 0 {
             request = request.temperature(SAMPLE_TEMPERATURE).seed(candidate_seed(
@@ -356,7 +388,7 @@ async fn try_candidates(
             Ok((code, text)) => {
                 if !seen.insert(normalized(&code)) {
                     tried.push(Tried {
-                        number,
+                        name: candidate_name(number),
                         verdict: "the same as an earlier candidate".to_string(),
                         unchanged: false,
                     });
@@ -369,7 +401,7 @@ async fn try_candidates(
                 // gives the code back as it is: there is nothing to
                 // change here (the checks still judge the finish).
                 tried.push(Tried {
-                    number,
+                    name: candidate_name(number),
                     verdict: "the model rewrote it as it is: nothing to change".to_string(),
                     unchanged: false,
                 });
@@ -384,7 +416,7 @@ async fn try_candidates(
             }
             Err(error) => {
                 tried.push(Tried {
-                    number,
+                    name: candidate_name(number),
                     verdict: format!("refused: {error}"),
                     unchanged: matches!(error, EditError::NoChange),
                 });
@@ -401,7 +433,7 @@ async fn try_candidates(
         );
         if !dropped.is_empty() {
             tried.push(Tried {
-                number,
+                name: candidate_name(number),
                 verdict: format!(
                     "refused, it drops what it should keep: {}",
                     dropped.join(", ")
@@ -412,7 +444,7 @@ async fn try_candidates(
         }
         if let Some(reason) = broken_by_edit(&syntax_before, &check_syntax(&span.file, &new_text)) {
             tried.push(Tried {
-                number,
+                name: candidate_name(number),
                 verdict: format!("refused, it breaks the syntax: {reason}"),
                 unchanged: false,
             });
@@ -422,7 +454,7 @@ async fn try_candidates(
         let Some(before) = &before else {
             // No check can judge it: the first usable candidate is kept.
             tried.push(Tried {
-                number,
+                name: candidate_name(number),
                 verdict: "applied (no check to judge it)".to_string(),
                 unchanged: false,
             });
@@ -441,7 +473,7 @@ async fn try_candidates(
         let after = Tally::of(workspace, &run.results);
         if after.passed() {
             tried.push(Tried {
-                number,
+                name: candidate_name(number),
                 verdict: "kept: every check passes".to_string(),
                 unchanged: false,
             });
@@ -476,7 +508,7 @@ async fn try_candidates(
             )
         };
         tried.push(Tried {
-            number,
+            name: candidate_name(number),
             verdict,
             unchanged: false,
         });
@@ -494,7 +526,10 @@ async fn try_candidates(
             Some("kept the best candidate; the checks still fail"),
         ));
     }
-    let unchanged = tried.iter().all(|t| t.unchanged);
+    let unchanged = tried
+        .iter()
+        .filter(|t| t.name != MUTANTS)
+        .all(|t| t.unchanged);
     let note = unchanged.then_some(
         "The editor changed nothing: an edit step rewrites a file's text; to run a program \
          (git, make, a script), use a run step with its command.",
@@ -511,6 +546,94 @@ async fn try_candidates(
     }
     Ok(result)
 }
+
+/// The name of candidate `number` in a step's output (`candidate 1` is
+/// the greedy one).
+fn candidate_name(number: u32) -> String {
+    format!("candidate {}", number + 1)
+}
+
+/// The name of the operator mutants in a step's output.
+const MUTANTS: &str = "operator mutants";
+
+/// What the operator mutants of an edit did.
+struct MutantsTried {
+    /// A line for the step's output.
+    verdict: String,
+    /// The checks' run after the mutant that was kept, if one was.
+    run: Option<CheckRun>,
+}
+
+/// Tries the operator mutants of `job`'s span ([`mutants`]), nearest the
+/// suspect line first, each syntax-checked and judged by the checks; the
+/// first that makes every check pass is kept (left written). The file is
+/// otherwise restored. At most [`crate::AgentConfig::edit_mutants`], and
+/// no more than [`MUTANT_CHECK_MS`] of checks at the baseline's pace (the
+/// count is fixed before the first one runs, so a re-run after a crash
+/// tries the same ones).
+async fn try_mutants(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    evidence: &Evidence,
+    job: &EditJob,
+    tools: &rebound_tools::ToolContext,
+    approved_all: &mut bool,
+) -> Result<MutantsTried, NodeError> {
+    let EditJob {
+        workspace,
+        span,
+        original,
+        baseline,
+        ..
+    } = job;
+    let check_ms: u64 = baseline
+        .iter()
+        .flatten()
+        .map(|r| r.duration_ms)
+        .sum::<u64>()
+        .max(1);
+    let affordable = usize::try_from(MUTANT_CHECK_MS / check_ms).unwrap_or(usize::MAX);
+    let limit = affordable.min(deps.config.edit_mutants as usize);
+    let found = mutants(original, span, job.hint, limit);
+    if found.is_empty() {
+        return Ok(MutantsTried {
+            verdict: "none to try in this code".to_string(),
+            run: None,
+        });
+    }
+    let syntax_before = check_syntax(&span.file, original);
+    let mut judged = 0usize;
+    for mutant in &found {
+        if broken_by_edit(&syntax_before, &check_syntax(&span.file, &mutant.text)).is_some() {
+            continue;
+        }
+        write(ctx, deps, tools, &span.file, &mutant.text).await?;
+        let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
+        *approved_all |= run.approved_all;
+        judged += 1;
+        if Tally::of(workspace, &run.results).passed() {
+            return Ok(MutantsTried {
+                verdict: format!(
+                    "kept {} (mutant {judged} of {}): every check passes",
+                    mutant.change,
+                    found.len()
+                ),
+                run: Some(run),
+            });
+        }
+    }
+    if judged > 0 {
+        write(ctx, deps, tools, &span.file, original).await?;
+    }
+    Ok(MutantsTried {
+        verdict: format!("{judged} one-token changes tried; none makes every check pass"),
+        run: None,
+    })
+}
+
+/// Milliseconds of checks the operator mutants of one edit may take, at
+/// the pace of the checks' last run.
+const MUTANT_CHECK_MS: u64 = 60_000;
 
 /// The seed of sampled candidate `number` of an edit done at superstep
 /// `step`: reproducible for a run's seed, and different for each attempt,
@@ -794,7 +917,7 @@ async fn write(
 fn lines(tried: &[Tried]) -> String {
     tried
         .iter()
-        .map(|t| format!("- candidate {}: {}", t.number + 1, t.verdict))
+        .map(|t| format!("- {}: {}", t.name, t.verdict))
         .collect::<Vec<_>>()
         .join("\n")
 }
