@@ -3,15 +3,18 @@
 
 use std::sync::Arc;
 
-use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta, rebuild};
-use crate::checkpoint::{
-    CheckpointId, CheckpointMetadata, CheckpointSource, StateBlob, StoredCheckpoint,
+use crate::branch::{save_head, Head};
+use crate::checkpoint::codec::{
+    decode, decode_meta, encode_json, encode_meta, push_delta, rebuild,
 };
-use crate::driver::resume_data;
+use crate::checkpoint::{
+    CheckpointId, CheckpointMetadata, CheckpointSource, PendingWrite, StoredCheckpoint, WriteKind,
+};
+use crate::driver::{check_conflicts, resume_data, StoredCommand};
+use crate::execute::NodeRun;
 use crate::node::RunShared;
-use crate::persist::{delta_blob, Persister};
 use crate::routing::{route, From};
-use crate::{CompiledGraph, Durability, GraphError, Interrupt, RunConfig, RunId, State};
+use crate::{CompiledGraph, GraphError, Interrupt, RunConfig, RunId, State};
 
 /// A thread's state at one checkpoint.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,11 +137,24 @@ impl<S: State> CompiledGraph<S> {
     }
 
     /// Writes `update` into the state at the config's checkpoint (or the
-    /// latest) as if node `as_node` had written it, and saves the result as
-    /// a new checkpoint following that one — a fork, when it is not the
-    /// latest. With `as_node`, the next nodes are where that node's edges
-    /// lead from the new state; without, they stay as they were. Returns the
-    /// new checkpoint's id; resume the thread to continue from it.
+    /// latest) and saves the result as a new checkpoint following that one
+    /// — a fork, when it is not the latest. Returns the new checkpoint's id;
+    /// resume the thread to continue from it.
+    ///
+    /// What the superstep due at that checkpoint has done so far (answers
+    /// to its interrupts, finished nodes' updates, journaled results) is
+    /// never lost:
+    /// - without `as_node`, the update is merged and the superstep stays
+    ///   due, with its pending writes carried to the new checkpoint: the
+    ///   waiting interrupts still wait, and a resume does not repeat what
+    ///   was done;
+    /// - with `as_node` one of the nodes due, the update is that node's
+    ///   result: when every other node of the superstep has finished, the
+    ///   superstep completes with their kept updates and routes on; else the
+    ///   others stay due, with their pending writes;
+    /// - with `as_node` another node, the update is merged as that node's
+    ///   and the next nodes are where its edges lead: the superstep that was
+    ///   due is abandoned, and its pending writes are not carried (logged).
     pub async fn update_state(
         &self,
         config: &RunConfig,
@@ -178,23 +194,79 @@ impl<S: State> CompiledGraph<S> {
     ) -> Result<CheckpointId, GraphError> {
         let (checkpoint, chain, mut state) = self.load(config).await?;
         let old = decode_meta(&checkpoint)?;
-        let name = node.map_or("__update__", |i| &*self.graph.nodes[i].name);
+        let writes = if old.next.is_empty() {
+            Vec::new()
+        } else {
+            persist
+                .saver
+                .pending_writes(&persist.thread_id, checkpoint.id)
+                .await?
+        };
+        let name = node.map_or(UPDATE_NODE, |i| &*self.graph.nodes[i].name);
+        let mut meta = CheckpointMetadata {
+            source: CheckpointSource::Update,
+            next: old.next.clone(),
+            ran: vec![name.to_string()],
+            reasons: Vec::new(),
+            barriers: old.barriers.clone(),
+            duration_us: 0,
+        };
         let mut delta = Vec::new();
-        push_delta(&mut delta, name, &update)?;
-        state.apply(update);
-
-        let mut barriers = old.barriers.clone();
-        barriers.resize(self.graph.joins.len(), 0);
-        let (next, reasons) = match node {
+        let carried = match node {
+            None => {
+                // The update goes in; the superstep due, and what it has
+                // done so far, stay.
+                push_delta(&mut delta, name, &update)?;
+                state.apply(update);
+                writes
+            }
+            Some(_) if old.next.iter().any(|n| n == name) => {
+                let data = resume_data(writes.clone())?;
+                let unfinished = old
+                    .next
+                    .iter()
+                    .any(|n| n != name && !data.updates.contains_key(n));
+                if unfinished {
+                    // The node is done with this update; the others of the
+                    // superstep still run on resume, with what they did so
+                    // far. The state changes when the superstep completes.
+                    let command = crate::Command { update, goto: None };
+                    let stored = StoredCommand::of(&command);
+                    let mut carried: Vec<PendingWrite> =
+                        writes.into_iter().filter(|w| w.node != name).collect();
+                    carried.push(PendingWrite {
+                        thread_id: persist.thread_id.to_string(),
+                        checkpoint: checkpoint.id,
+                        node: name.to_string(),
+                        kind: WriteKind::Update,
+                        key: String::new(),
+                        value: encode_json(&stored)?,
+                    });
+                    meta.ran = Vec::new();
+                    carried
+                } else {
+                    // The last node of the superstep: it completes, with
+                    // the finished siblings' kept updates.
+                    self.complete_superstep(
+                        &checkpoint,
+                        &old,
+                        &data,
+                        name,
+                        update,
+                        &mut state,
+                        &mut delta,
+                        &mut meta,
+                        &persist,
+                    )?;
+                    Vec::new()
+                }
+            }
             Some(index) => {
-                let shared = RunShared {
-                    run_id: RunId::new(),
-                    thread_id: Some(Arc::clone(&persist.thread_id)),
-                    events: Default::default(),
-                    cancellation: Default::default(),
-                    names: Default::default(),
-                    steps: Default::default(),
-                };
+                push_delta(&mut delta, name, &update)?;
+                state.apply(update);
+                let mut barriers = old.barriers.clone();
+                barriers.resize(self.graph.joins.len(), 0);
+                let shared = routing_only(&persist);
                 let mut next = Vec::new();
                 let reason = route(
                     &self.graph,
@@ -208,38 +280,149 @@ impl<S: State> CompiledGraph<S> {
                 )?;
                 next.sort_unstable();
                 next.dedup();
-                let names = next
+                meta.next = next
                     .iter()
                     .map(|&i| self.graph.nodes[i].name.to_string())
                     .collect();
-                (
-                    names,
-                    reason.map(|r| vec![r.into_owned()]).unwrap_or_default(),
-                )
-            }
-            None => (old.next.clone(), Vec::new()),
-        };
-        let meta = CheckpointMetadata {
-            source: CheckpointSource::Update,
-            next,
-            ran: vec![name.to_string()],
-            reasons,
-            barriers: if barriers.iter().any(|b| *b != 0) {
-                barriers
-            } else {
+                meta.reasons = reason.map(|r| vec![r.into_owned()]).unwrap_or_default();
+                meta.barriers = trimmed(barriers);
+                if !writes.is_empty() {
+                    tracing::info!(
+                        thread = %persist.thread_id,
+                        checkpoint = %checkpoint.id,
+                        dropped = writes.len(),
+                        "update_state as {name:?} routes anew: the pending writes of the \
+                         superstep that was due ({}) are not carried to the new checkpoint",
+                        old.next.join(", ")
+                    );
+                }
                 Vec::new()
+            }
+        };
+        save_head(
+            persist,
+            Head {
+                parent: &checkpoint,
+                chain: &chain,
+                step: checkpoint.step + 1,
+                state: &state,
+                delta,
+                meta: encode_meta(&meta),
+                writes: carried,
             },
-            duration_us: 0,
-        };
-        let mut persister = Persister::new(persist, Durability::Sync, Some(checkpoint.id));
-        persister.resume_policy(&chain);
-        let blob = if persister.wants_snapshot(delta.len() + 1) {
-            StateBlob::Snapshot(encode_json(&state)?)
-        } else {
-            delta_blob(delta)
-        };
-        persister
-            .save(checkpoint.step + 1, blob, encode_meta(&meta))
-            .await
+        )
+        .await
+    }
+
+    /// Completes the superstep due at `checkpoint` (metadata `old`, pending
+    /// writes `data`): `name`'s result is `update`, the others' are their
+    /// kept updates; merged in name order into `state` and `delta`, routed
+    /// into `meta`.
+    #[allow(clippy::too_many_arguments)]
+    fn complete_superstep(
+        &self,
+        checkpoint: &StoredCheckpoint,
+        old: &CheckpointMetadata,
+        data: &crate::driver::ResumeData,
+        name: &str,
+        update: S::Update,
+        state: &mut S,
+        delta: &mut Vec<u8>,
+        meta: &mut CheckpointMetadata,
+        persist: &crate::persist::PersistShared,
+    ) -> Result<(), GraphError> {
+        let mut update = Some(update);
+        let mut runs = Vec::with_capacity(old.next.len());
+        for node in &old.next {
+            let index = self
+                .graph
+                .index_of(node)
+                .ok_or_else(|| GraphError::UnknownNode {
+                    place: format!("the next nodes stored in checkpoint {}", checkpoint.id),
+                    node: node.clone(),
+                })?;
+            let command = match (node == name, data.updates.get(node)) {
+                (true, _) | (false, None) => crate::Command {
+                    update: update.take().unwrap_or_default(),
+                    goto: None,
+                },
+                (false, Some(bytes)) => {
+                    let stored: StoredCommand<S::Update> =
+                        decode(bytes, &persist.thread_id, checkpoint.id, "pending update")?;
+                    stored.into_command()
+                }
+            };
+            runs.push(NodeRun {
+                node: index,
+                command,
+                attempt: 1,
+                duration: std::time::Duration::ZERO,
+            });
+        }
+        runs.sort_by(|a, b| {
+            self.graph.nodes[a.node]
+                .name
+                .cmp(&self.graph.nodes[b.node].name)
+        });
+        check_conflicts::<S>(&self.graph, &runs, checkpoint.step)?;
+        let mut gotos = Vec::with_capacity(runs.len());
+        for run in &mut runs {
+            push_delta(delta, &self.graph.nodes[run.node].name, &run.command.update)?;
+            state.apply(std::mem::take(&mut run.command.update));
+            gotos.push((run.node, run.command.goto.take()));
+        }
+        let mut barriers = old.barriers.clone();
+        barriers.resize(self.graph.joins.len(), 0);
+        let shared = routing_only(persist);
+        let mut next = Vec::new();
+        let mut reasons = Vec::new();
+        for (index, goto) in gotos {
+            if let Some(reason) = route(
+                &self.graph,
+                From::node(&self.graph, index),
+                goto,
+                state,
+                checkpoint.step,
+                &shared,
+                &mut barriers,
+                &mut next,
+            )? {
+                reasons.push(reason.into_owned());
+            }
+        }
+        next.sort_unstable();
+        next.dedup();
+        meta.next = next
+            .iter()
+            .map(|&i| self.graph.nodes[i].name.to_string())
+            .collect();
+        meta.ran = old.next.clone();
+        meta.reasons = reasons;
+        meta.barriers = trimmed(barriers);
+        Ok(())
+    }
+}
+
+/// The name an update without `as_node` is recorded under.
+const UPDATE_NODE: &str = "__update__";
+
+/// What routing outside a run needs: no events, no cancellation.
+fn routing_only(persist: &crate::persist::PersistShared) -> RunShared {
+    RunShared {
+        run_id: RunId::new(),
+        thread_id: Some(Arc::clone(&persist.thread_id)),
+        events: Default::default(),
+        cancellation: Default::default(),
+        names: Default::default(),
+        steps: Default::default(),
+    }
+}
+
+/// Join barriers as stored: empty when none has progress.
+fn trimmed(barriers: Vec<u64>) -> Vec<u64> {
+    if barriers.iter().any(|b| *b != 0) {
+        barriers
+    } else {
+        Vec::new()
     }
 }

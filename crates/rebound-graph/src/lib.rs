@@ -59,6 +59,7 @@
 //! # }
 //! ```
 
+mod branch;
 mod builder;
 pub mod checkpoint;
 mod compile;

@@ -250,18 +250,23 @@ async fn replay_from_a_past_checkpoint_runs_the_later_nodes_again_on_a_new_branc
         "book and pay ran again, plan did not"
     );
 
-    // Two new checkpoints (book, pay) whose chain leads back to after_plan.
+    // A new branch head (the replay, with after_plan's state and next
+    // nodes), then two new checkpoints (book, pay) after it.
     let history = graph.history(&thread("t"), None, None).await.unwrap();
-    assert_eq!(history.len(), 6);
-    let new: Vec<_> = history.iter().take(2).collect();
+    assert_eq!(history.len(), 7);
+    let new: Vec<_> = history.iter().take(3).collect();
     assert_eq!(new[0].parent_id, Some(new[1].checkpoint_id));
-    assert_eq!(new[1].parent_id, Some(after_plan));
-    assert_eq!(new.iter().map(|i| i.step).collect::<Vec<_>>(), [3, 2]);
+    assert_eq!(new[1].parent_id, Some(new[2].checkpoint_id));
+    assert_eq!(new[2].parent_id, Some(after_plan));
+    assert_eq!(new.iter().map(|i| i.step).collect::<Vec<_>>(), [3, 2, 1]);
     assert_eq!(new[0].metadata.ran, ["pay"]);
     assert_eq!(new[1].metadata.ran, ["book"]);
+    assert_eq!(new[2].metadata.source, CheckpointSource::Fork);
+    assert_eq!(new[2].metadata.next, ["book"]);
+    assert!(new[2].metadata.ran.is_empty());
     assert!(new[0].metadata.next.is_empty());
     // The old branch is intact: the same checkpoints, the same states.
-    assert_eq!(&history[2..], &old_history[..]);
+    assert_eq!(&history[3..], &old_history[..]);
     let old_final = graph
         .get_state(&thread("t").with_checkpoint_id(ids[3]))
         .await

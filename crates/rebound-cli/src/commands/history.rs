@@ -75,6 +75,7 @@ async fn list<S: Workflow>(
 fn node(info: &CheckpointInfo) -> String {
     match info.metadata.source {
         CheckpointSource::Input => "(input)".to_string(),
+        CheckpointSource::Fork => "(replay)".to_string(),
         CheckpointSource::Update if info.metadata.ran.iter().all(|n| n == "__update__") => {
             "(fork)".to_string()
         }

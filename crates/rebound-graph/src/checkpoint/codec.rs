@@ -21,6 +21,11 @@ pub enum CheckpointSource {
     /// An update made with `update_state`.
     #[serde(rename = "u")]
     Update,
+    /// A new branch head: a replay of an earlier checkpoint (or a resume
+    /// of an interrupted one the thread has moved on from), with its state
+    /// and its pending writes.
+    #[serde(rename = "f")]
+    Fork,
 }
 
 fn is_zero(value: &u64) -> bool {

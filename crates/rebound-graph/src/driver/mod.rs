@@ -25,8 +25,7 @@ const RECENT_NODES: usize = 10;
 mod pending;
 mod start;
 
-use pending::StoredCommand;
-pub(crate) use pending::{resume_data, ResumeData};
+pub(crate) use pending::{resume_data, ResumeData, StoredCommand};
 
 pub(crate) struct Driver<'a, S: State> {
     graph: &'a Arc<Graph<S>>,
@@ -538,7 +537,7 @@ fn unknown_checkpoint(persist: &PersistShared, config: &RunConfig) -> GraphError
 }
 
 /// Two nodes of one superstep writing the same replace-field is an error.
-fn check_conflicts<S: State>(
+pub(crate) fn check_conflicts<S: State>(
     graph: &Graph<S>,
     runs: &[NodeRun<S::Update>],
     step: u64,

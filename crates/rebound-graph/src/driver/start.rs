@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::pending::{resume_data, ResumeData};
+use super::pending::resume_data;
 use super::{unknown_checkpoint, Driver, RECENT_NODES};
-use crate::checkpoint::codec::{decode_meta, encode_json, rebuild};
-use crate::checkpoint::{CheckpointSource, PendingWrite, StateBlob, WriteKind};
+use crate::branch::{save_head, Head};
+use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, rebuild};
+use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
 use crate::node::RunShared;
 use crate::persist::{PersistShared, Persister};
@@ -189,19 +190,60 @@ impl<'a, S: State> Driver<'a, S> {
         }
         let chain = persist.saver.get_chain(&thread, checkpoint.id).await?;
         let state: S = rebuild(&chain)?;
-        let mut data = if is_latest {
-            resume_data(persist.saver.pending_writes(&thread, checkpoint.id).await?)?
+        let mut writes = persist.saver.pending_writes(&thread, checkpoint.id).await?;
+        if value.is_none() && !is_latest {
+            // A replay: the superstep runs again, asking its questions
+            // again; what it already did (journaled results, finished
+            // siblings) is not done twice.
+            writes.retain(|w| matches!(w.kind, WriteKind::Journal | WriteKind::Update));
+        }
+        let mut data = resume_data(writes.clone())?;
+        let waiting = data.awaiting_values();
+        if value.is_some() && waiting.is_empty() {
+            return Err(GraphError::NothingToResume {
+                thread_id: thread,
+                reason: format!(
+                    "no interrupt is waiting for a value at checkpoint {}",
+                    checkpoint.id
+                ),
+            });
+        }
+        // A checkpoint the thread has moved on from is continued on a new
+        // branch head that takes its pending writes along: the old branch
+        // stays as it was, and what happens next is on the thread's head.
+        let (checkpoint, chain) = if is_latest {
+            (checkpoint, chain)
         } else {
-            ResumeData::default()
+            let head_meta = CheckpointMetadata {
+                source: CheckpointSource::Fork,
+                ran: Vec::new(),
+                reasons: Vec::new(),
+                duration_us: 0,
+                ..meta.clone()
+            };
+            let id = save_head(
+                Arc::clone(&persist),
+                Head {
+                    parent: &checkpoint,
+                    chain: &chain,
+                    step: checkpoint.step,
+                    state: &state,
+                    delta: Vec::new(),
+                    meta: encode_meta(&head_meta),
+                    writes,
+                },
+            )
+            .await?;
+            let head = persist.saver.get(&thread, Some(id)).await?.ok_or_else(|| {
+                GraphError::UnknownCheckpoint {
+                    thread_id: thread.clone(),
+                    checkpoint: id.to_string(),
+                }
+            })?;
+            let chain = persist.saver.get_chain(&thread, id).await?;
+            (head, chain)
         };
         if let Some(value) = value {
-            let waiting = data.awaiting_values();
-            if waiting.is_empty() {
-                return Err(GraphError::NothingToResume {
-                    thread_id: thread,
-                    reason: "no interrupt is waiting for a value".to_string(),
-                });
-            }
             let mut writes = Vec::with_capacity(waiting.len());
             for (node, index) in waiting {
                 let answers = data.resume.entry(node.clone()).or_default();

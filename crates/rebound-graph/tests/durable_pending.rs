@@ -1,0 +1,403 @@
+//! Pending writes survive `update_state` and replay: answers already given,
+//! finished siblings' updates and journaled effects stay attached to the
+//! checkpoint a thread goes on from, so no answer is lost and no effect
+//! runs twice on one branch.
+
+// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rebound_graph::checkpoint::MemorySaver;
+use rebound_graph::{
+    CompiledGraph, GraphError, InterruptKind, NodeContext, NodeError, RunConfig, RunOutcome, State,
+    StateGraph, END, START,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
+struct Desk {
+    #[state(append)]
+    log: Vec<String>,
+    #[state(append)]
+    answers: Vec<String>,
+}
+
+fn thread(id: &str) -> RunConfig {
+    RunConfig::new().with_thread_id(id)
+}
+
+/// How often each side of the graph ran.
+#[derive(Default)]
+struct Counts {
+    /// The asker's journaled effect.
+    effects: AtomicUsize,
+    /// The sibling's body.
+    sibling: AtomicUsize,
+}
+
+impl Counts {
+    fn effects(&self) -> usize {
+        self.effects.load(Ordering::SeqCst)
+    }
+    fn sibling(&self) -> usize {
+        self.sibling.load(Ordering::SeqCst)
+    }
+}
+
+/// START -> {asker, sibling} -> END. The asker makes a journaled effect,
+/// then asks two questions; the sibling finishes at once.
+fn two_questions(counts: &Arc<Counts>) -> CompiledGraph<Desk> {
+    let (asker, sibling) = (Arc::clone(counts), Arc::clone(counts));
+    let mut graph = StateGraph::<Desk>::new();
+    graph
+        .add_node("asker", move |_, ctx: NodeContext| {
+            let counts = Arc::clone(&asker);
+            async move {
+                ctx.journal("effect", async move {
+                    counts.effects.fetch_add(1, Ordering::SeqCst);
+                    "done".to_string()
+                })
+                .await?;
+                let first: String = ctx.interrupt("q1?")?;
+                let second: String = ctx.interrupt("q2?")?;
+                Ok::<_, NodeError>(
+                    DeskUpdate::default()
+                        .log(vec!["asker".to_string()])
+                        .answers(vec![first, second]),
+                )
+            }
+        })
+        .add_sync_node("sibling", move |_, _| {
+            sibling.sibling.fetch_add(1, Ordering::SeqCst);
+            Ok(DeskUpdate::default().log(vec!["sibling".to_string()]))
+        })
+        .add_edge(START, "asker")
+        .add_edge(START, "sibling")
+        .add_edge("asker", END)
+        .add_edge("sibling", END);
+    graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(Arc::new(MemorySaver::new()))
+}
+
+/// Paused at the second question, with the first answered.
+async fn at_the_second_question(graph: &CompiledGraph<Desk>) {
+    let first = graph.run(Desk::default(), thread("t")).await.unwrap();
+    assert_eq!(first.interrupts()[0].payload, json!("q1?"));
+    let second = graph.resume_with(json!("a1"), thread("t")).await.unwrap();
+    assert_eq!(second.interrupts()[0].payload, json!("q2?"));
+}
+
+/// `update_state` without `as_node` on a superstep stopped at a dynamic
+/// interrupt: the interrupt still waits, the answer given keeps, the
+/// finished sibling does not run again, and the journaled effect is not
+/// repeated.
+#[tokio::test]
+async fn an_update_keeps_the_waiting_interrupt_its_answers_and_the_journal() {
+    let counts = Arc::new(Counts::default());
+    let graph = two_questions(&counts);
+    at_the_second_question(&graph).await;
+
+    let update = DeskUpdate::default().log(vec!["patched".to_string()]);
+    let id = graph
+        .update_state(&thread("t"), update, None)
+        .await
+        .unwrap();
+    let snapshot = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(snapshot.checkpoint_id, id);
+    assert_eq!(snapshot.metadata.next, ["asker", "sibling"]);
+    assert_eq!(snapshot.interrupts.len(), 1, "{snapshot:?}");
+    assert_eq!(snapshot.interrupts[0].payload, json!("q2?"));
+    assert_eq!(snapshot.interrupts[0].kind, InterruptKind::Dynamic);
+
+    let done = graph.resume_with(json!("a2"), thread("t")).await.unwrap();
+    let RunOutcome::Completed(done) = done else {
+        panic!("expected completion, got {done:?}");
+    };
+    assert_eq!(done.answers, ["a1", "a2"], "the first answer was kept");
+    assert_eq!(done.log, ["patched", "asker", "sibling"]);
+    assert_eq!(counts.effects(), 1, "the journaled effect ran once");
+    assert_eq!(
+        counts.sibling(),
+        1,
+        "the finished sibling did not run again"
+    );
+}
+
+/// `update_state` as the interrupted node gives that node's result: the
+/// superstep completes with it and the finished sibling's kept update, and
+/// neither runs again.
+#[tokio::test]
+async fn an_update_as_the_interrupted_node_completes_the_superstep_with_the_sibling() {
+    let counts = Arc::new(Counts::default());
+    let graph = two_questions(&counts);
+    at_the_second_question(&graph).await;
+
+    let update = DeskUpdate::default().answers(vec!["by hand".to_string()]);
+    graph
+        .update_state(&thread("t"), update, Some("asker"))
+        .await
+        .unwrap();
+    let snapshot = graph.get_state(&thread("t")).await.unwrap();
+    assert!(snapshot.metadata.next.is_empty(), "{snapshot:?}");
+    assert!(snapshot.interrupts.is_empty());
+    assert_eq!(snapshot.values.answers, ["by hand"]);
+    assert_eq!(
+        snapshot.values.log,
+        ["sibling"],
+        "the sibling's finished update is merged, not lost"
+    );
+    assert_eq!(counts.sibling(), 1);
+    assert_eq!(counts.effects(), 1);
+}
+
+/// Updating the state twice in a row still carries the writes along.
+#[tokio::test]
+async fn two_updates_in_a_row_keep_the_writes() {
+    let counts = Arc::new(Counts::default());
+    let graph = two_questions(&counts);
+    at_the_second_question(&graph).await;
+    for word in ["one", "two"] {
+        let update = DeskUpdate::default().log(vec![word.to_string()]);
+        graph
+            .update_state(&thread("t"), update, None)
+            .await
+            .unwrap();
+    }
+    let done = graph.resume_with(json!("a2"), thread("t")).await.unwrap();
+    assert_eq!(done.state().answers, ["a1", "a2"]);
+    assert_eq!(counts.effects(), 1);
+    assert_eq!(counts.sibling(), 1);
+}
+
+/// START -> a -> ask -> b -> END, `ask` asks a question.
+fn ask_chain(asked: &Arc<AtomicUsize>) -> CompiledGraph<Desk> {
+    let asked = Arc::clone(asked);
+    let mut graph = StateGraph::<Desk>::new();
+    graph
+        .add_sync_node("a", |_, _| {
+            Ok(DeskUpdate::default().log(vec!["a".to_string()]))
+        })
+        .add_sync_node("ask", move |_, ctx| {
+            asked.fetch_add(1, Ordering::SeqCst);
+            let answer: String = ctx.interrupt("Q?")?;
+            Ok(DeskUpdate::default().answers(vec![answer]))
+        })
+        .add_sync_node("b", |_, _| {
+            Ok(DeskUpdate::default().log(vec!["b".to_string()]))
+        })
+        .add_edge(START, "a")
+        .add_edge("a", "ask")
+        .add_edge("ask", "b")
+        .add_edge("b", END);
+    graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(Arc::new(MemorySaver::new()))
+}
+
+/// Replay from the checkpoint before a dynamic interrupt: the interrupt
+/// fires again on a new branch head, which `get_state` shows and a resume
+/// (of the thread, or of that head by id) continues; the old branch stays.
+#[tokio::test]
+async fn a_replay_before_an_interrupt_can_be_resumed_on_its_new_head() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let done = graph.resume_with(json!("old"), thread("t")).await.unwrap();
+    assert_eq!(done.state().answers, ["old"]);
+    let old_head = graph.get_state(&thread("t")).await.unwrap().checkpoint_id;
+    let history = graph.history(&thread("t"), None, None).await.unwrap();
+    let before_ask = history
+        .iter()
+        .find(|c| c.metadata.next == ["ask"])
+        .unwrap()
+        .checkpoint_id;
+
+    let replay = graph
+        .resume(thread("t").with_checkpoint_id(before_ask))
+        .await
+        .unwrap();
+    let RunOutcome::Interrupted { checkpoint_id, .. } = &replay else {
+        panic!("expected the interrupt again, got {replay:?}");
+    };
+    assert_ne!(*checkpoint_id, before_ask, "a new branch head");
+    let head = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(head.checkpoint_id, *checkpoint_id);
+    assert_eq!(head.parent_id, Some(before_ask));
+    assert_eq!(head.interrupts.len(), 1, "{head:?}");
+    assert_eq!(head.interrupts[0].payload, json!("Q?"));
+
+    let done = graph.resume_with(json!("new"), thread("t")).await.unwrap();
+    let RunOutcome::Completed(done) = done else {
+        panic!("expected completion, got {done:?}");
+    };
+    assert_eq!(done.answers, ["new"]);
+    assert_eq!(done.log, ["a", "b"]);
+    // The old branch is intact.
+    let old = graph
+        .get_state(&thread("t").with_checkpoint_id(old_head))
+        .await
+        .unwrap();
+    assert_eq!(old.values.answers, ["old"]);
+}
+
+/// A resume by the id of an interrupted branch head that is no longer the
+/// latest answers that head's interrupt.
+#[tokio::test]
+async fn an_interrupted_head_resumes_by_id_after_the_thread_moved_on() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    let first = graph.run(Desk::default(), thread("t")).await.unwrap();
+    let RunOutcome::Interrupted { checkpoint_id, .. } = first else {
+        panic!("expected an interrupt");
+    };
+    // The thread moves on from an earlier checkpoint (a fork).
+    let history = graph.history(&thread("t"), None, None).await.unwrap();
+    let input = history.last().unwrap().checkpoint_id;
+    let update = DeskUpdate::default().log(vec!["fork".to_string()]);
+    graph
+        .update_state(&thread("t").with_checkpoint_id(input), update, None)
+        .await
+        .unwrap();
+
+    let done = graph
+        .resume_with(json!("late"), thread("t").with_checkpoint_id(checkpoint_id))
+        .await
+        .unwrap();
+    let RunOutcome::Completed(done) = done else {
+        panic!("expected completion, got {done:?}");
+    };
+    assert_eq!(done.answers, ["late"]);
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "asked, then answered");
+}
+
+/// A resume value for a checkpoint where nothing waits is refused.
+#[tokio::test]
+async fn a_value_for_a_checkpoint_where_nothing_waits_is_refused() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let history = graph.history(&thread("t"), None, None).await.unwrap();
+    let input = history.last().unwrap().checkpoint_id;
+    let error = graph
+        .resume_with(json!("x"), thread("t").with_checkpoint_id(input))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, GraphError::NothingToResume { .. }),
+        "{error:?}"
+    );
+}
+
+/// What a user may do to a thread, at its head or at any checkpoint of
+/// its history (by position, newest first, modulo its length).
+#[derive(Debug, Clone)]
+enum Op {
+    /// Answer what waits at the head.
+    Answer,
+    /// Answer what waits at a past checkpoint.
+    AnswerAt(usize),
+    /// Write to the state at a past checkpoint, without `as_node`.
+    UpdateAt(usize),
+    /// Write to the state at a past checkpoint as the asker.
+    UpdateAsAskerAt(usize),
+    /// Replay from a past checkpoint.
+    ReplayAt(usize),
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        3 => Just(Op::Answer),
+        1 => (0..8usize).prop_map(Op::AnswerAt),
+        1 => (0..8usize).prop_map(Op::UpdateAt),
+        1 => (0..8usize).prop_map(Op::UpdateAsAskerAt),
+        1 => (0..8usize).prop_map(Op::ReplayAt),
+    ]
+}
+
+/// Applies `op`; refusals a user can meet (nothing waits there, no such
+/// node due) are fine, anything else is a bug.
+async fn apply(graph: &CompiledGraph<Desk>, op: &Op) {
+    let history = graph.history(&thread("t"), None, None).await.unwrap();
+    let at = |i: usize| thread("t").with_checkpoint_id(history[i % history.len()].checkpoint_id);
+    let result = match op {
+        Op::Answer => graph
+            .resume_with(json!("yes"), thread("t"))
+            .await
+            .map(|_| ()),
+        Op::AnswerAt(i) => graph.resume_with(json!("late"), at(*i)).await.map(|_| ()),
+        Op::UpdateAt(i) => graph
+            .update_state(&at(*i), DeskUpdate::default().log(vec!["u".into()]), None)
+            .await
+            .map(|_| ()),
+        Op::UpdateAsAskerAt(i) => graph
+            .update_state(
+                &at(*i),
+                DeskUpdate::default().answers(vec!["hand".into()]),
+                Some("asker"),
+            )
+            .await
+            .map(|_| ()),
+        Op::ReplayAt(i) => graph
+            .run(rebound_graph::Input::Resume, at(*i))
+            .await
+            .map(|_| ()),
+    };
+    match result {
+        Ok(()) | Err(GraphError::NothingToResume { .. }) => {}
+        Err(other) => panic!("{op:?}: {other:?}"),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Whatever a user does with answers, updates, forks and replays, the
+    /// asker's journaled effect and the finished sibling ran once: every
+    /// branch of the thread shares the superstep they belong to.
+    #[test]
+    fn journaled_effects_run_once_whatever_the_sequence(ops in proptest::collection::vec(op(), 1..12)) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let counts = Arc::new(Counts::default());
+        let graph = two_questions(&counts);
+        runtime.block_on(async {
+            graph.run(Desk::default(), thread("t")).await.unwrap();
+            for op in &ops {
+                apply(&graph, op).await;
+            }
+        });
+        proptest::prop_assert_eq!(counts.effects(), 1, "{:?}", ops);
+        proptest::prop_assert_eq!(counts.sibling(), 1, "{:?}", ops);
+    }
+}
+
+/// `update_state` as a node outside the superstep due routes anew: that
+/// superstep is abandoned with its writes, so the question is asked again.
+#[tokio::test]
+async fn an_update_as_an_earlier_node_routes_anew_and_asks_again() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let update = DeskUpdate::default().log(vec!["a again".to_string()]);
+    graph
+        .update_state(&thread("t"), update, Some("a"))
+        .await
+        .unwrap();
+    let snapshot = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(snapshot.metadata.next, ["ask"]);
+    assert!(snapshot.interrupts.is_empty(), "{snapshot:?}");
+    let again = graph.resume(thread("t")).await.unwrap();
+    assert_eq!(again.interrupts()[0].payload, json!("Q?"));
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    let done = graph.resume_with(json!("yes"), thread("t")).await.unwrap();
+    assert_eq!(done.state().log, ["a", "a again", "b"]);
+}
