@@ -438,6 +438,7 @@ fn the_human_input_payload_has_its_kind() {
         json!({"kind": "human_input", "question": "How many hours?", "asked_by": "learning_planner"})
     );
     let interrupt = Interrupt {
+        id: "3:human_input:0".to_string(),
         node: HUMAN_INPUT.to_string(),
         kind: InterruptKind::Dynamic,
         payload,
@@ -539,9 +540,14 @@ async fn a_session_asks_the_student_and_completes_after_the_answer() {
     else {
         panic!("expected the run to stop at human_input, got {outcome:?}");
     };
+    assert!(
+        interrupts[0].id.ends_with(":human_input:0"),
+        "the id names the step, the node and the call: {interrupts:?}"
+    );
     assert_eq!(
         interrupts,
         [Interrupt {
+            id: interrupts[0].id.clone(),
             node: HUMAN_INPUT.to_string(),
             kind: InterruptKind::Dynamic,
             payload: json!({"kind": "human_input", "question": QUESTION, "asked_by": "learning_planner"}),

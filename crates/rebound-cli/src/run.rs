@@ -78,10 +78,19 @@ pub fn cancel_on_ctrl_c(cancel: CancellationToken) {
 }
 
 /// The first approval request among `interrupts`.
-pub fn first_approval(interrupts: &[Interrupt]) -> Option<ApprovalRequest> {
-    interrupts
-        .iter()
-        .find_map(|i| ApprovalRequest::from_payload(&i.payload))
+pub fn first_approval(interrupts: &[Interrupt]) -> Option<(String, ApprovalRequest)> {
+    interrupts.iter().find_map(|i| {
+        ApprovalRequest::from_payload(&i.payload).map(|request| (i.id.clone(), request))
+    })
+}
+
+/// The input that gives `answer` to the interrupt `id` and to no other
+/// (the engine refuses a bare value when several wait).
+pub fn answer_input<S>(id: String, answer: &ApprovalAnswer) -> anyhow::Result<Input<S>> {
+    let value = serde_json::to_value(answer)?;
+    Ok(Input::ResumeMap(std::collections::BTreeMap::from([(
+        id, value,
+    )])))
 }
 
 impl<S: Workflow> Session<S> {
@@ -138,17 +147,18 @@ impl<S: Workflow> Session<S> {
                 Ok(RunOutcome::Completed(state)) => Ending::Completed(state.summarize()),
                 Ok(RunOutcome::Interrupted { interrupts, .. }) => {
                     match self.answer(&interrupts).await? {
-                        Asked::Answer(answer) => {
-                            input = Input::ResumeWith(serde_json::to_value(&answer)?);
+                        (Asked::Answer(answer), Some(id)) => {
+                            input = answer_input(id, &answer)?;
                             continue;
                         }
-                        Asked::Cancelled => {
+                        (Asked::Answer(_), None) => Ending::Interrupted(interrupts),
+                        (Asked::Cancelled, _) => {
                             // Ctrl-C at the prompt: the run waits for its answer.
                             self.meta.ended(RunState::Interrupted, waiting(&interrupts));
                             self.threads.save(&self.meta)?;
                             return self.finish(Ending::Cancelled, started, true);
                         }
-                        Asked::NoAnswer => Ending::Interrupted(interrupts),
+                        (Asked::NoAnswer, _) => Ending::Interrupted(interrupts),
                     }
                 }
                 Err(GraphError::Cancelled { .. }) => Ending::Cancelled,
@@ -163,16 +173,19 @@ impl<S: Workflow> Session<S> {
     }
 
     /// Asks the user about the run's approval, when it can.
-    async fn answer(&mut self, interrupts: &[Interrupt]) -> anyhow::Result<Asked> {
-        let request = match first_approval(interrupts) {
-            Some(request) if self.interactive => request,
-            _ => return Ok(Asked::NoAnswer),
+    async fn answer(
+        &mut self,
+        interrupts: &[Interrupt],
+    ) -> anyhow::Result<(Asked, Option<String>)> {
+        let (id, request) = match first_approval(interrupts) {
+            Some(found) if self.interactive => found,
+            _ => return Ok((Asked::NoAnswer, None)),
         };
         let asked = ask(&request, &self.cancel).await?;
         if let Asked::Answer(answer) = &asked {
             self.renderer.answered(&request, answer);
         }
-        Ok(asked)
+        Ok((asked, Some(id)))
     }
 
     /// Records the ending, shows it, and gives the exit code.
@@ -218,5 +231,5 @@ impl<S: Workflow> Session<S> {
 
 /// The command an interrupted run waits on, for its record.
 fn waiting(interrupts: &[Interrupt]) -> Option<String> {
-    first_approval(interrupts).map(|request| request.command)
+    first_approval(interrupts).map(|(_, request)| request.command)
 }

@@ -25,7 +25,9 @@ static MODEL_TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Waits for this test's turn with the model.
 fn model_turn() -> std::sync::MutexGuard<'static, ()> {
-    MODEL_TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    MODEL_TURN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 fn copy_dir(from: &Path, to: &Path) {

@@ -94,7 +94,8 @@ pub struct NodeError {
     kind: NodeErrorKind,
     retryable: bool,
     source: BoxError,
-    payload: Option<serde_json::Value>,
+    /// An interrupt's payload and the index of its call within the node.
+    payload: Option<(serde_json::Value, usize)>,
 }
 
 impl NodeError {
@@ -132,17 +133,18 @@ impl NodeError {
         }
     }
 
-    pub(crate) fn interrupt(payload: serde_json::Value) -> Self {
+    pub(crate) fn interrupt(payload: serde_json::Value, index: usize) -> Self {
         NodeError {
             kind: NodeErrorKind::Interrupted,
             retryable: false,
             source: "interrupted, waiting for a human: propagate this error with `?`".into(),
-            payload: Some(payload),
+            payload: Some((payload, index)),
         }
     }
 
-    /// The interrupt payload, when this is an interrupt.
-    pub(crate) fn take_interrupt(&mut self) -> Option<serde_json::Value> {
+    /// The interrupt payload and the index of its call within the node,
+    /// when this is an interrupt.
+    pub(crate) fn take_interrupt(&mut self) -> Option<(serde_json::Value, usize)> {
         self.payload.take()
     }
 
@@ -285,6 +287,33 @@ pub enum GraphError {
         thread_id: String,
         /// Why: unknown thread, finished, no interrupt waiting for a value.
         reason: String,
+    },
+    /// A bare resume value while several interrupts wait: it would answer
+    /// them all. Answer each by its id (`resume_with_map`).
+    #[error(
+        "{} interrupts wait on thread {thread_id:?} ({}): a single value would answer them all; \
+         give one value per interrupt id with resume_with_map",
+        waiting.len(),
+        waiting.join(", ")
+    )]
+    AmbiguousResume {
+        /// The thread.
+        thread_id: String,
+        /// The ids of the waiting interrupts.
+        waiting: Vec<String>,
+    },
+    /// A resume value for an interrupt id that is not waiting for one.
+    #[error(
+        "interrupt {id:?} is not waiting for a value on thread {thread_id:?}; waiting: {}",
+        if waiting.is_empty() { "none".to_string() } else { waiting.join(", ") }
+    )]
+    UnknownInterrupt {
+        /// The thread.
+        thread_id: String,
+        /// The id given.
+        id: String,
+        /// The ids of the interrupts that wait for a value.
+        waiting: Vec<String>,
     },
     /// A thread with no checkpoint at all.
     #[error("unknown thread {thread_id:?}: it has no checkpoint")]

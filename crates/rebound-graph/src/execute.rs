@@ -27,6 +27,8 @@ pub(crate) enum NodeEnd<U> {
     Interrupted {
         node: usize,
         payload: serde_json::Value,
+        /// The index of the `interrupt` call within the node.
+        call: usize,
     },
 }
 
@@ -87,10 +89,11 @@ pub(crate) async fn run_node<S: State>(
             }
             Err(mut error) => {
                 if error.kind() == NodeErrorKind::Interrupted {
-                    let payload = error.take_interrupt().unwrap_or_default();
+                    let (payload, call) = error.take_interrupt().unwrap_or_default();
                     return Ok(NodeEnd::Interrupted {
                         node: index,
                         payload,
+                        call,
                     });
                 }
                 if let Some(policy) = node

@@ -21,6 +21,13 @@ pub enum InterruptKind {
 /// One pending interrupt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interrupt {
+    /// Its id, stable while it waits (through updates, forks and partial
+    /// resumes): `step:node:call` for a dynamic one (the superstep, the
+    /// node, the index of the `interrupt` call within the node),
+    /// `step:node:before` or `step:node:after` for a static one. Answer it
+    /// by id with `CompiledGraph::resume_with_map`.
+    #[serde(default)]
+    pub id: String,
     /// The node it belongs to.
     pub node: String,
     /// Its kind.
@@ -85,8 +92,13 @@ pub enum Input<S> {
     /// checkpoint id: replay from there, forking), after an interrupt or a crash.
     Resume,
     /// Continue after a dynamic interrupt: the value becomes the return value
-    /// of the interrupted node's `NodeContext::interrupt` call.
+    /// of the interrupted node's `NodeContext::interrupt` call. Refused
+    /// when several interrupts wait ([`Input::ResumeMap`] answers each).
     ResumeWith(serde_json::Value),
+    /// Continue with a value for each of some waiting dynamic interrupts,
+    /// by [`Interrupt::id`]; those not answered keep waiting (their nodes
+    /// ask again, repeating no journaled effect).
+    ResumeMap(std::collections::BTreeMap<String, serde_json::Value>),
 }
 
 impl<S> From<S> for Input<S> {

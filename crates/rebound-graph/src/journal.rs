@@ -169,6 +169,6 @@ impl NodeContext {
         let payload = serde_json::to_value(payload).map_err(|e| {
             NodeError::msg(format!("the interrupt payload cannot be encoded: {e}")).permanent()
         })?;
-        Err(NodeError::interrupt(payload))
+        Err(NodeError::interrupt(payload, index))
     }
 }

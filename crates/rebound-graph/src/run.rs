@@ -178,12 +178,26 @@ impl<S: State> CompiledGraph<S> {
 
     /// Continues after a dynamic interrupt; `value` becomes the return value
     /// of the node's `interrupt` call: `run(Input::ResumeWith(value), config)`.
+    /// Refused ([`GraphError::AmbiguousResume`]) when several interrupts
+    /// wait: answer them by id with [`CompiledGraph::resume_with_map`].
     pub async fn resume_with(
         &self,
         value: serde_json::Value,
         config: RunConfig,
     ) -> Result<RunOutcome<S>, GraphError> {
         self.run(Input::ResumeWith(value), config).await
+    }
+
+    /// Continues with a value for each of some waiting dynamic interrupts,
+    /// by [`crate::Interrupt::id`]; those not answered keep waiting:
+    /// `run(Input::ResumeMap(values), config)`. An id that is not waiting
+    /// is [`GraphError::UnknownInterrupt`], and nothing is written.
+    pub async fn resume_with_map(
+        &self,
+        values: std::collections::BTreeMap<String, serde_json::Value>,
+        config: RunConfig,
+    ) -> Result<RunOutcome<S>, GraphError> {
+        self.run(Input::ResumeMap(values), config).await
     }
 
     /// Runs the graph on a new task and returns its events as they happen;

@@ -71,8 +71,9 @@ fn durable(graph: StateGraph<Review>) -> CompiledGraph<Review> {
         .with_checkpointer(Arc::new(MemorySaver::new()))
 }
 
-fn interrupt(node: &str, kind: InterruptKind, payload: Value) -> Interrupt {
+fn interrupt(id: &str, node: &str, kind: InterruptKind, payload: Value) -> Interrupt {
     Interrupt {
+        id: id.to_string(),
         node: node.to_string(),
         kind,
         payload,
@@ -95,7 +96,12 @@ async fn interrupt_before_stops_before_the_node_and_resume_runs_it() {
     else {
         panic!("expected an interrupt, got {outcome:?}");
     };
-    let expected = vec![interrupt("b", InterruptKind::Before, Value::Null)];
+    let expected = vec![interrupt(
+        "1:b:before",
+        "b",
+        InterruptKind::Before,
+        Value::Null,
+    )];
     assert_eq!(interrupts, expected);
     assert_eq!(state.log, ["a"]);
     assert_eq!(counts(&calls), [1, 0, 0]);
@@ -127,7 +133,12 @@ async fn interrupt_after_stops_after_the_node_and_resume_continues() {
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
         outcome.interrupts(),
-        [interrupt("b", InterruptKind::After, Value::Null)]
+        [interrupt(
+            "2:b:after",
+            "b",
+            InterruptKind::After,
+            Value::Null
+        )]
     );
     assert_eq!(outcome.state().log, ["a", "b"]);
     assert_eq!(counts(&calls), [1, 1, 0]);
@@ -137,7 +148,12 @@ async fn interrupt_after_stops_after_the_node_and_resume_continues() {
     assert_eq!(snapshot.metadata.ran, ["b"]);
     assert_eq!(
         snapshot.interrupts,
-        [interrupt("b", InterruptKind::After, Value::Null)]
+        [interrupt(
+            "2:b:after",
+            "b",
+            InterruptKind::After,
+            Value::Null
+        )]
     );
     assert_eq!(snapshot.values.log, ["a", "b"]);
 
@@ -168,7 +184,12 @@ async fn per_run_interrupt_before_applies_to_that_run_only() {
         .unwrap();
     assert_eq!(
         outcome.interrupts(),
-        [interrupt("c", InterruptKind::Before, Value::Null)]
+        [interrupt(
+            "2:c:before",
+            "c",
+            InterruptKind::Before,
+            Value::Null
+        )]
     );
     assert_eq!(counts(&calls), [1, 1, 0]);
     // Resuming with the same per-run setting does not stop at c again.
@@ -189,7 +210,12 @@ async fn per_run_interrupt_before_applies_to_that_run_only() {
         .unwrap();
     assert_eq!(
         outcome.interrupts(),
-        [interrupt("a", InterruptKind::After, Value::Null)]
+        [interrupt(
+            "1:a:after",
+            "a",
+            InterruptKind::After,
+            Value::Null
+        )]
     );
 }
 
@@ -274,6 +300,7 @@ async fn a_dynamic_interrupt_returns_its_payload_and_resume_with_answers_it() {
     let graph = durable(asking(1, &calls));
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     let expected = vec![interrupt(
+        "0:ask:0",
         "ask",
         InterruptKind::Dynamic,
         json!({"question": "q0?"}),
@@ -307,6 +334,7 @@ async fn a_node_that_interrupts_twice_gets_each_answer_in_order() {
     assert_eq!(
         first.interrupts(),
         [interrupt(
+            "0:ask:0",
             "ask",
             InterruptKind::Dynamic,
             json!({"question": "q0?"})
@@ -316,6 +344,7 @@ async fn a_node_that_interrupts_twice_gets_each_answer_in_order() {
     assert_eq!(
         second.interrupts(),
         [interrupt(
+            "0:ask:1",
             "ask",
             InterruptKind::Dynamic,
             json!({"question": "q1?"})
@@ -422,6 +451,7 @@ async fn a_finished_sibling_of_an_interrupted_node_is_not_run_again() {
     assert_eq!(
         outcome.interrupts(),
         [interrupt(
+            "0:asker:0",
             "asker",
             InterruptKind::Dynamic,
             json!("approve?")
@@ -501,12 +531,18 @@ async fn a_static_interrupt_before_a_node_that_then_interrupts_dynamically() {
     let first = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
         first.interrupts(),
-        [interrupt("ask", InterruptKind::Before, Value::Null)]
+        [interrupt(
+            "0:ask:before",
+            "ask",
+            InterruptKind::Before,
+            Value::Null
+        )]
     );
     let second = graph.resume(thread("t")).await.unwrap();
     assert_eq!(
         second.interrupts(),
         [interrupt(
+            "0:ask:0",
             "ask",
             InterruptKind::Dynamic,
             json!({"question": "q0?"})
@@ -533,6 +569,7 @@ async fn an_interrupted_streams_events_end_with_interrupted_then_run_finished() 
     assert_eq!(
         outcome.interrupts(),
         [interrupt(
+            "0:ask:0",
             "ask",
             InterruptKind::Dynamic,
             json!({"question": "q0?"})
@@ -606,7 +643,12 @@ async fn a_join_half_done_before_an_interrupt_completes_after_resume() {
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
         outcome.interrupts(),
-        [interrupt("b2", InterruptKind::Before, Value::Null)]
+        [interrupt(
+            "1:b2:before",
+            "b2",
+            InterruptKind::Before,
+            Value::Null
+        )]
     );
     assert_eq!(
         graph

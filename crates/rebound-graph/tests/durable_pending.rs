@@ -401,3 +401,134 @@ async fn an_update_as_an_earlier_node_routes_anew_and_asks_again() {
     let done = graph.resume_with(json!("yes"), thread("t")).await.unwrap();
     assert_eq!(done.state().log, ["a", "a again", "b"]);
 }
+
+/// START -> {left, right} -> END: both ask at once; `left` first makes a
+/// journaled effect.
+fn two_askers(effects: &Arc<AtomicUsize>) -> CompiledGraph<Desk> {
+    let effects = Arc::clone(effects);
+    let mut graph = StateGraph::<Desk>::new();
+    graph
+        .add_node("left", move |_, ctx: NodeContext| {
+            let effects = Arc::clone(&effects);
+            async move {
+                ctx.journal("effect", async move {
+                    effects.fetch_add(1, Ordering::SeqCst);
+                })
+                .await?;
+                let answer: String = ctx.interrupt("left?")?;
+                Ok::<_, NodeError>(DeskUpdate::default().answers(vec![format!("left {answer}")]))
+            }
+        })
+        .add_sync_node("right", |_, ctx| {
+            let answer: String = ctx.interrupt("right?")?;
+            Ok(DeskUpdate::default().answers(vec![format!("right {answer}")]))
+        })
+        .add_edge(START, "left")
+        .add_edge(START, "right")
+        .add_edge("left", END)
+        .add_edge("right", END);
+    graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(Arc::new(MemorySaver::new()))
+}
+
+fn ids(interrupts: &[rebound_graph::Interrupt]) -> Vec<&str> {
+    interrupts.iter().map(|i| i.id.as_str()).collect()
+}
+
+/// Two interrupts wait: a bare value is refused (it would answer both),
+/// nothing is written; a map answers one by id, the other keeps waiting
+/// under the same id; then the one left takes a bare value.
+#[tokio::test]
+async fn one_answer_per_interrupt_by_id() {
+    let effects = Arc::new(AtomicUsize::new(0));
+    let graph = two_askers(&effects);
+    let outcome = graph.run(Desk::default(), thread("t")).await.unwrap();
+    assert_eq!(ids(outcome.interrupts()), ["0:left:0", "0:right:0"]);
+    let before = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(ids(&before.interrupts), ["0:left:0", "0:right:0"]);
+
+    let error = graph
+        .resume_with(json!("single"), thread("t"))
+        .await
+        .unwrap_err();
+    match &error {
+        GraphError::AmbiguousResume { waiting, .. } => {
+            assert_eq!(waiting, &["0:left:0", "0:right:0"]);
+        }
+        other => panic!("expected AmbiguousResume, got {other:?}"),
+    }
+    assert!(error.to_string().contains("resume_with_map"), "{error}");
+    assert_eq!(graph.get_state(&thread("t")).await.unwrap(), before);
+
+    let partial = graph
+        .resume_with_map(
+            std::collections::BTreeMap::from([("0:left:0".to_string(), json!("L"))]),
+            thread("t"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ids(partial.interrupts()), ["0:right:0"], "{partial:?}");
+    let done = graph.resume_with(json!("R"), thread("t")).await.unwrap();
+    let RunOutcome::Completed(done) = done else {
+        panic!("expected completion, got {done:?}");
+    };
+    assert_eq!(done.answers, ["left L", "right R"]);
+    assert_eq!(effects.load(Ordering::SeqCst), 1);
+}
+
+/// An id that is not waiting is a typed error naming it and the ones that
+/// are; nothing is written.
+#[tokio::test]
+async fn an_unknown_interrupt_id_is_refused() {
+    let effects = Arc::new(AtomicUsize::new(0));
+    let graph = two_askers(&effects);
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let before = graph.get_state(&thread("t")).await.unwrap();
+    let error = graph
+        .resume_with_map(
+            std::collections::BTreeMap::from([
+                ("0:left:0".to_string(), json!("L")),
+                ("9:nobody:0".to_string(), json!("?")),
+            ]),
+            thread("t"),
+        )
+        .await
+        .unwrap_err();
+    match &error {
+        GraphError::UnknownInterrupt { id, waiting, .. } => {
+            assert_eq!(id, "9:nobody:0");
+            assert_eq!(waiting, &["0:left:0", "0:right:0"]);
+        }
+        other => panic!("expected UnknownInterrupt, got {other:?}"),
+    }
+    assert_eq!(graph.get_state(&thread("t")).await.unwrap(), before);
+}
+
+/// Interrupt ids stay the same through an update of the state.
+#[tokio::test]
+async fn interrupt_ids_survive_an_update() {
+    let counts = Arc::new(Counts::default());
+    let graph = two_questions(&counts);
+    at_the_second_question(&graph).await;
+    let id = graph.get_state(&thread("t")).await.unwrap().interrupts[0]
+        .id
+        .clone();
+    assert_eq!(id, "0:asker:1");
+    let update = DeskUpdate::default().log(vec!["patched".to_string()]);
+    graph
+        .update_state(&thread("t"), update, None)
+        .await
+        .unwrap();
+    let after = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(ids(&after.interrupts), [id.as_str()]);
+    let done = graph
+        .resume_with_map(
+            std::collections::BTreeMap::from([(id, json!("a2"))]),
+            thread("t"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.state().answers, ["a1", "a2"]);
+}

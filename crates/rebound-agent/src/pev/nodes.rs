@@ -171,10 +171,9 @@ pub async fn executor(
     .await?;
     if before.is_some_and(|before| before == crate::checks::fingerprint(workspace)) {
         let output = shorten(&outcome.output, 600);
-        let same = state
-            .results
-            .iter()
-            .any(|record| record.step.command == step.command && record.output == output);
+        let same = state.results.iter().any(|record| {
+            record.step.command == step.command && untimed(&record.output) == untimed(&output)
+        });
         if same {
             outcome.success = false;
             outcome.output = format!(
@@ -499,5 +498,38 @@ pub fn advance(state: &PevState) -> PevStateUpdate {
                 update.plan(Vec::new()).step_index(0)
             }
         }
+    }
+}
+
+/// A step's output without how long its command took (`exit code 0
+/// (success) after 0.1 s` → `exit code 0 (success)`), to tell whether a
+/// command gave the same output again.
+fn untimed(output: &str) -> String {
+    output
+        .lines()
+        .map(|line| match line.find(") after ") {
+            Some(at) if line.starts_with("exit code") && line.ends_with(" s") => &line[..=at],
+            _ => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::untimed;
+
+    #[test]
+    fn the_same_output_at_another_speed_is_the_same() {
+        let fast = "exit code 0 (success) after 0.0 s\n$ ls\ncalc.py";
+        let slow = "exit code 0 (success) after 0.1 s\n$ ls\ncalc.py";
+        assert_eq!(untimed(fast), untimed(slow));
+        assert_eq!(untimed(fast), "exit code 0 (success)\n$ ls\ncalc.py");
+        assert_ne!(
+            untimed(fast),
+            untimed("exit code 1 (failure) after 0.0 s\n$ ls\ncalc.py")
+        );
+        let text = "a file that says ) after 3 s\nexit code 0";
+        assert_eq!(untimed(text), text, "only the exit line is cut");
     }
 }

@@ -15,7 +15,7 @@ use crate::config::{process_env, Settings};
 use crate::deps;
 use crate::exit::{usage, Exit};
 use crate::render::Ending;
-use crate::run::{ask, cancel_on_ctrl_c, first_approval, Asked, Session};
+use crate::run::{answer_input, ask, cancel_on_ctrl_c, first_approval, Asked, Session};
 use crate::threads::RunState;
 use crate::workflow::{Workflow, WorkflowKind};
 
@@ -118,7 +118,7 @@ impl Resume<'_> {
             plan_len: snapshot.values.plan_len(),
         };
         let answer = flag_answer(self.args);
-        let Some(request) = first_approval(&snapshot.interrupts) else {
+        let Some((id, request)) = first_approval(&snapshot.interrupts) else {
             if answer.is_some() {
                 return Err(usage(format!(
                     "thread {thread} is not waiting for an approval; resume it without --approve/--deny"
@@ -140,7 +140,7 @@ impl Resume<'_> {
                 return session.end_now(Ending::Interrupted(snapshot.interrupts), Instant::now())
             }
         };
-        let input = Input::ResumeWith(serde_json::to_value(&answer)?);
+        let input = answer_input(id, &answer)?;
         session
             .drive_answered(input, Some((&request, &answer)))
             .await

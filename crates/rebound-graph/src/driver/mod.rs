@@ -317,15 +317,29 @@ impl<'a, S: State> Driver<'a, S> {
         ends.sort_by_key(|end| name_of(end));
 
         let mut interrupts = Vec::new();
+        let mut calls = Vec::new();
         let mut error = None;
         for end in ends {
             match end {
                 Ok(NodeEnd::Done(run)) => runs.push(run),
-                Ok(NodeEnd::Interrupted { node, payload }) => interrupts.push(Interrupt {
-                    node: graph.nodes[node].name.to_string(),
-                    kind: InterruptKind::Dynamic,
+                Ok(NodeEnd::Interrupted {
+                    node,
                     payload,
-                }),
+                    call,
+                }) => {
+                    let name = &*graph.nodes[node].name;
+                    let id = resume.as_ref().map_or_else(
+                        || format!("{}:{name}:{call}", self.step),
+                        |r| r.interrupt_id(self.step, name, call),
+                    );
+                    interrupts.push(Interrupt {
+                        id,
+                        node: name.to_string(),
+                        kind: InterruptKind::Dynamic,
+                        payload,
+                    });
+                    calls.push(call);
+                }
                 Err(e) => {
                     if error.is_none() {
                         error = Some(e);
@@ -358,17 +372,13 @@ impl<'a, S: State> Driver<'a, S> {
                     value: encode_json(&StoredCommand::of(&run.command))?,
                 });
             }
-            for interrupt in &interrupts {
-                let index = resume
-                    .as_ref()
-                    .and_then(|r| r.interrupts.get(&interrupt.node))
-                    .map_or(0, Vec::len);
+            for (interrupt, call) in interrupts.iter().zip(&calls) {
                 writes.push(PendingWrite {
                     thread_id: thread.clone(),
                     checkpoint,
                     node: interrupt.node.clone(),
                     kind: WriteKind::Interrupt,
-                    key: index.to_string(),
+                    key: call.to_string(),
                     value: encode_json(interrupt)?,
                 });
             }
@@ -493,6 +503,16 @@ impl<'a, S: State> Driver<'a, S> {
         let interrupts: Vec<Interrupt> = nodes
             .iter()
             .map(|&i| Interrupt {
+                id: format!(
+                    "{}:{}:{}",
+                    self.step,
+                    self.graph.nodes[i].name,
+                    match kind {
+                        InterruptKind::Before => "before",
+                        InterruptKind::After => "after",
+                        InterruptKind::Dynamic => "dynamic",
+                    }
+                ),
                 node: self.graph.nodes[i].name.to_string(),
                 kind,
                 payload: serde_json::Value::Null,

@@ -17,8 +17,21 @@ pub(crate) struct ResumeData {
     pub(crate) journal: HashMap<String, HashMap<String, Vec<u8>>>,
     /// Values given to resume dynamic interrupts, by node, in order.
     pub(crate) resume: HashMap<String, Vec<serde_json::Value>>,
-    /// Interrupt writes, by node, in order.
-    pub(crate) interrupts: HashMap<String, Vec<Interrupt>>,
+    /// Interrupt writes, by node, in order, with the index of the
+    /// `interrupt` call of a dynamic one (a later write for the same call
+    /// replaces the earlier).
+    pub(crate) interrupts: HashMap<String, Vec<(Option<usize>, Interrupt)>>,
+}
+
+/// A dynamic interrupt that waits for a value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Awaiting {
+    /// Its node.
+    pub(crate) node: String,
+    /// The index of its `interrupt` call within the node.
+    pub(crate) call: usize,
+    /// Its id.
+    pub(crate) id: String,
 }
 
 impl ResumeData {
@@ -50,16 +63,22 @@ impl ResumeData {
                     }
                 }
                 WriteKind::Interrupt => {
-                    let interrupt = decode(
+                    let mut interrupt: Interrupt = decode(
                         &write.value,
                         &write.thread_id,
                         write.checkpoint,
                         "interrupt",
                     )?;
-                    data.interrupts
-                        .entry(write.node)
-                        .or_default()
-                        .push(interrupt);
+                    if interrupt.id.is_empty() {
+                        // Written before interrupts had ids.
+                        interrupt.id = format!("{}:{}", write.node, write.key);
+                    }
+                    let call = write.key.parse::<usize>().ok();
+                    let list = data.interrupts.entry(write.node).or_default();
+                    match list.iter_mut().find(|(c, _)| call.is_some() && *c == call) {
+                        Some(slot) => slot.1 = interrupt,
+                        None => list.push((call, interrupt)),
+                    }
                 }
             }
         }
@@ -73,25 +92,36 @@ impl ResumeData {
             .interrupts
             .iter()
             .filter(|(node, _)| !self.updates.contains_key(*node))
-            .filter_map(|(_, list)| list.last().cloned())
+            .filter_map(|(_, list)| list.last().map(|(_, i)| i.clone()))
             .collect();
         out.sort_by(|a, b| a.node.cmp(&b.node));
         out
     }
 
-    /// The nodes waiting for a resume value, with the index of the
-    /// interrupt call the value answers (their latest one).
-    pub(crate) fn awaiting_values(&self) -> Vec<(String, usize)> {
-        let mut out: Vec<(String, usize)> = self
+    /// The id an interrupt of `node` at call `call` has: the one it was
+    /// given when it first waited, else a new one for superstep `step`.
+    pub(crate) fn interrupt_id(&self, step: u64, node: &str, call: usize) -> String {
+        self.interrupts
+            .get(node)
+            .and_then(|list| list.iter().find(|(c, _)| *c == Some(call)))
+            .map_or_else(|| format!("{step}:{node}:{call}"), |(_, i)| i.id.clone())
+    }
+
+    /// The dynamic interrupts waiting for a value: each unfinished node's
+    /// latest one, by node.
+    pub(crate) fn awaiting_values(&self) -> Vec<Awaiting> {
+        let mut out: Vec<Awaiting> = self
             .interrupts
             .iter()
             .filter(|(node, _)| !self.updates.contains_key(*node))
             .filter_map(|(node, list)| {
-                let dynamic = list
-                    .iter()
-                    .filter(|i| i.kind == InterruptKind::Dynamic)
-                    .count();
-                (dynamic > 0).then(|| (node.clone(), dynamic - 1))
+                let (call, interrupt) = list.last()?;
+                let call = (*call).filter(|_| interrupt.kind == InterruptKind::Dynamic)?;
+                Some(Awaiting {
+                    node: node.clone(),
+                    call,
+                    id: interrupt.id.clone(),
+                })
             })
             .collect();
         out.sort();

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::pending::resume_data;
+use super::pending::{resume_data, Awaiting, ResumeData};
 use super::{unknown_checkpoint, Driver, RECENT_NODES};
 use crate::branch::{save_head, Head};
 use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, rebuild};
@@ -71,7 +71,12 @@ impl<'a, S: State> Driver<'a, S> {
         match input {
             Input::State(state) => Self::start_fresh(setup, persist, state).await,
             Input::Resume => Self::start_resumed(setup, persist, None).await,
-            Input::ResumeWith(value) => Self::start_resumed(setup, persist, Some(value)).await,
+            Input::ResumeWith(value) => {
+                Self::start_resumed(setup, persist, Some(Answers::One(value))).await
+            }
+            Input::ResumeMap(values) => {
+                Self::start_resumed(setup, persist, Some(Answers::ById(values))).await
+            }
         }
     }
 
@@ -153,7 +158,7 @@ impl<'a, S: State> Driver<'a, S> {
     async fn start_resumed(
         setup: Setup<'a, S>,
         persist: Option<Arc<PersistShared>>,
-        value: Option<serde_json::Value>,
+        value: Option<Answers>,
     ) -> Result<Self, GraphError> {
         let (graph, config) = (setup.graph, setup.config);
         let Some(persist) = persist else {
@@ -198,16 +203,10 @@ impl<'a, S: State> Driver<'a, S> {
             writes.retain(|w| matches!(w.kind, WriteKind::Journal | WriteKind::Update));
         }
         let mut data = resume_data(writes.clone())?;
-        let waiting = data.awaiting_values();
-        if value.is_some() && waiting.is_empty() {
-            return Err(GraphError::NothingToResume {
-                thread_id: thread,
-                reason: format!(
-                    "no interrupt is waiting for a value at checkpoint {}",
-                    checkpoint.id
-                ),
-            });
-        }
+        let answers = match &value {
+            None => Vec::new(),
+            Some(answers) => answers.matched(&data, &thread, checkpoint.id)?,
+        };
         // A checkpoint the thread has moved on from is continued on a new
         // branch head that takes its pending writes along: the old branch
         // stays as it was, and what happens next is on the thread's head.
@@ -243,22 +242,22 @@ impl<'a, S: State> Driver<'a, S> {
             let chain = persist.saver.get_chain(&thread, id).await?;
             (head, chain)
         };
-        if let Some(value) = value {
-            let mut writes = Vec::with_capacity(waiting.len());
-            for (node, index) in waiting {
-                let answers = data.resume.entry(node.clone()).or_default();
+        if !answers.is_empty() {
+            let mut writes = Vec::with_capacity(answers.len());
+            for (waiting, value) in answers {
                 writes.push(PendingWrite {
                     thread_id: thread.clone(),
                     checkpoint: checkpoint.id,
-                    node,
+                    node: waiting.node.clone(),
                     kind: WriteKind::Resume,
-                    key: index.to_string(),
+                    key: waiting.call.to_string(),
                     value: encode_json(&value)?,
                 });
-                // Answers the latest interrupt, replacing an earlier answer
+                // Answers the interrupt's call, replacing an earlier answer
                 // to it (one the node rejected, say).
-                answers.truncate(index);
-                answers.push(value.clone());
+                let given = data.resume.entry(waiting.node).or_default();
+                given.truncate(waiting.call);
+                given.push(value);
             }
             persist.saver.put_writes(writes).await?;
         }
@@ -282,5 +281,57 @@ impl<'a, S: State> Driver<'a, S> {
         }
         driver.resume = Some(data);
         Ok(driver)
+    }
+}
+
+/// The values a resume gives.
+enum Answers {
+    /// One value, for the one interrupt that waits.
+    One(serde_json::Value),
+    /// Values by interrupt id.
+    ById(std::collections::BTreeMap<String, serde_json::Value>),
+}
+
+impl Answers {
+    /// The waiting interrupts these values answer, each with its value;
+    /// a typed error when nothing waits, when one value would answer
+    /// several, or for an id that is not waiting.
+    fn matched(
+        &self,
+        data: &ResumeData,
+        thread: &str,
+        checkpoint: crate::checkpoint::CheckpointId,
+    ) -> Result<Vec<(Awaiting, serde_json::Value)>, GraphError> {
+        let waiting = data.awaiting_values();
+        let ids = || waiting.iter().map(|w| w.id.clone()).collect::<Vec<_>>();
+        if waiting.is_empty() {
+            return Err(GraphError::NothingToResume {
+                thread_id: thread.to_string(),
+                reason: format!("no interrupt is waiting for a value at checkpoint {checkpoint}"),
+            });
+        }
+        match self {
+            Answers::One(value) => match &waiting[..] {
+                [only] => Ok(vec![(only.clone(), value.clone())]),
+                _ => Err(GraphError::AmbiguousResume {
+                    thread_id: thread.to_string(),
+                    waiting: ids(),
+                }),
+            },
+            Answers::ById(values) => values
+                .iter()
+                .map(|(id, value)| {
+                    waiting
+                        .iter()
+                        .find(|w| &w.id == id)
+                        .map(|w| (w.clone(), value.clone()))
+                        .ok_or_else(|| GraphError::UnknownInterrupt {
+                            thread_id: thread.to_string(),
+                            id: id.clone(),
+                            waiting: ids(),
+                        })
+                })
+                .collect(),
+        }
     }
 }
