@@ -252,6 +252,9 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
                 .map(|d| Ok((d.clone().into_boxed_str(), resolver.target(place, d)?)))
                 .collect::<Result<_, CompileError>>()?;
         }
+        if opts.timeout.is_some_and(|t| t.is_zero()) {
+            return Err(CompileError::ZeroTimeout { node: name });
+        }
         let merged = &mut node_options[i];
         if opts.retry.is_some() {
             merged.retry = opts.retry;

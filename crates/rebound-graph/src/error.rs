@@ -32,6 +32,12 @@ pub enum CompileError {
         /// The nodes that do exist.
         known: Vec<String>,
     },
+    /// A node's timeout of zero: every attempt would fail at once.
+    #[error("node {node:?} has a timeout of zero: every attempt would time out at once; give a positive timeout or none")]
+    ZeroTimeout {
+        /// The node.
+        node: String,
+    },
     /// START was used as a target or END as a source.
     #[error("{place}: START can only be a source and END only a target")]
     MisplacedTerminal {

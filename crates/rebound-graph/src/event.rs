@@ -83,7 +83,9 @@ pub enum Event {
         /// The attempt (1-based).
         attempt: u32,
     },
-    /// A node finished and its update was merged.
+    /// A node finished, told as soon as it did. Its update is merged at the
+    /// end of the superstep, in node-name order, when the superstep
+    /// completes (else it is kept as a pending write).
     NodeFinished {
         /// The node.
         node: Arc<str>,

@@ -11,13 +11,14 @@ use tokio_util::sync::CancellationToken;
 use crate::compile::{CompiledNode, Graph};
 use crate::journal::NodeScratch;
 use crate::node::{NodeFn, RunShared};
-use crate::{Command, Event, GraphError, NodeContext, NodeError, NodeErrorKind, State};
+use crate::{
+    ChangedFields, Command, Event, GraphError, NodeContext, NodeError, NodeErrorKind, State,
+};
 
 /// A node attempt that finished: its output, attempt number and duration.
 pub(crate) struct NodeRun<U> {
     pub(crate) node: usize,
     pub(crate) command: Command<U>,
-    pub(crate) attempt: u32,
     pub(crate) duration: Duration,
 }
 
@@ -80,12 +81,21 @@ pub(crate) async fn run_node<S: State>(
         let started = timed.then(Instant::now);
         match attempt_once(node, Arc::clone(&state), ctx).await {
             Ok(command) => {
+                let duration = started.map(|t| t.elapsed()).unwrap_or_default();
+                // Told as soon as the node is done, not at the superstep's
+                // merge: a fast node's event does not wait for a slow one.
+                shared.events.emit(|| Event::NodeFinished {
+                    node: node.name.clone(),
+                    step,
+                    attempt,
+                    duration,
+                    changed: ChangedFields::new(S::written(&command.update), S::FIELDS),
+                });
                 return Ok(NodeEnd::Done(NodeRun {
                     node: index,
                     command,
-                    attempt,
-                    duration: started.map(|t| t.elapsed()).unwrap_or_default(),
-                }))
+                    duration,
+                }));
             }
             Err(mut error) => {
                 if error.kind() == NodeErrorKind::Interrupted {

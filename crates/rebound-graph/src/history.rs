@@ -355,7 +355,6 @@ impl<S: State> CompiledGraph<S> {
             runs.push(NodeRun {
                 node: index,
                 command,
-                attempt: 1,
                 duration: std::time::Duration::ZERO,
             });
         }

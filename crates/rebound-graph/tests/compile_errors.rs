@@ -624,3 +624,27 @@ fn compile_error_is_a_std_error() {
     fn takes(_: &dyn std::error::Error) {}
     takes(&CompileError::NoEntry);
 }
+
+#[test]
+fn a_zero_timeout_is_refused_naming_the_node() {
+    let mut graph = graph_with(&["slow"]);
+    graph
+        .add_edge(START, "slow")
+        .add_edge("slow", END)
+        .configure_node(
+            "slow",
+            NodeOptions::new().timeout(std::time::Duration::ZERO),
+        );
+    match compile_err(graph) {
+        CompileError::ZeroTimeout { node } => assert_eq!(node, "slow"),
+        other => panic!("expected ZeroTimeout, got {other:?}"),
+    }
+    let mut fine = graph_with(&["slow"]);
+    fine.add_edge(START, "slow")
+        .add_edge("slow", END)
+        .configure_node(
+            "slow",
+            NodeOptions::new().timeout(std::time::Duration::from_millis(1)),
+        );
+    assert!(fine.compile().is_ok());
+}

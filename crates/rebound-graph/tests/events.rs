@@ -463,26 +463,30 @@ async fn parallel_superstep_events() {
     .await;
     result.unwrap();
     let json: Vec<Value> = events.iter().map(normalized).collect();
-    // Both starts come first, in either order.
-    let mut starts = vec![json[2].clone(), json[3].clone()];
-    starts.sort_by_key(|v| v["node"].as_str().unwrap().to_string());
-    assert_eq!(
-        starts,
-        [
-            json!({"event": "node_started", "node": "a", "step": 0, "attempt": 1}),
-            json!({"event": "node_started", "node": "b", "step": 0, "attempt": 1}),
-        ]
-    );
     assert_eq!(
         json[1],
         json!({"event": "route_chosen", "from": START, "to": ["b", "a"], "step": 0, "reason": null})
     );
-    // Finishes merge in name order, then routing in the same order.
+    // Each node's events come as they happen: its start, then its finish
+    // (not held for the merge), in whatever order the two nodes run.
+    let node_events = &json[2..6];
+    for (node, field) in [("a", "draft"), ("b", "notes")] {
+        let at = |event: &str| {
+            node_events
+                .iter()
+                .position(|e| e["event"] == event && e["node"] == node)
+                .unwrap_or_else(|| panic!("{event} of {node}: {json:?}"))
+        };
+        assert!(at("node_started") < at("node_finished"), "{json:?}");
+        assert_eq!(
+            node_events[at("node_finished")],
+            json!({"event": "node_finished", "node": node, "step": 0, "attempt": 1, "changed": [field]})
+        );
+    }
+    // The merge routes in name order once both are done.
     assert_eq!(
-        json[4..8],
+        json[6..8],
         [
-            json!({"event": "node_finished", "node": "a", "step": 0, "attempt": 1, "changed": ["draft"]}),
-            json!({"event": "node_finished", "node": "b", "step": 0, "attempt": 1, "changed": ["notes"]}),
             json!({"event": "route_chosen", "from": "a", "to": [END], "step": 0, "reason": null}),
             json!({"event": "route_chosen", "from": "b", "to": [END], "step": 0, "reason": null}),
         ]
@@ -490,6 +494,43 @@ async fn parallel_superstep_events() {
     assert_eq!(
         json[8],
         json!({"event": "run_finished", "status": "completed", "steps": 1})
+    );
+}
+
+/// A fast node's finish is told while a slow sibling still runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fast_nodes_finish_does_not_wait_for_a_slow_sibling() {
+    // Named so that the merge's name order would tell the slow one first.
+    let mut graph = StateGraph::<S>::new();
+    graph
+        .add_node("a_slow", |_, _| async {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            Ok::<_, NodeError>(SUpdate::default().notes(vec!["a_slow".into()]))
+        })
+        .add_sync_node("b_fast", |_, _| {
+            Ok(SUpdate::default().draft("b_fast".into()))
+        })
+        .add_edge(START, "a_slow")
+        .add_edge(START, "b_fast")
+        .add_edge("a_slow", END)
+        .add_edge("b_fast", END);
+    let (events, result) = drain(
+        graph
+            .compile()
+            .unwrap()
+            .stream(S::default(), RunConfig::new()),
+    )
+    .await;
+    result.unwrap();
+    let json: Vec<Value> = events.iter().map(normalized).collect();
+    let at = |event: &str, node: &str| {
+        json.iter()
+            .position(|e| e["event"] == event && e["node"] == node)
+            .unwrap()
+    };
+    assert!(
+        at("node_finished", "b_fast") < at("node_finished", "a_slow"),
+        "{json:?}"
     );
 }
 

@@ -899,3 +899,79 @@ async fn node_can_watch_its_cancellation_token() {
     tokio::time::sleep(Duration::from_millis(1)).await;
     assert!(saw.load(Ordering::SeqCst));
 }
+
+/// A node of a parallel superstep fails: its slow sibling is stopped at
+/// its next await point and the error comes at once; a sibling that had
+/// finished is kept as a pending write, so the resume does not run it
+/// again, while the stopped one runs again.
+#[tokio::test(start_paused = true)]
+async fn a_failing_node_stops_its_siblings_and_the_finished_one_is_kept() {
+    let fast_calls = Arc::new(AtomicU32::new(0));
+    let slow_done = Arc::new(AtomicU32::new(0));
+    let fail_calls = Arc::new(AtomicU32::new(0));
+    let mut graph = StateGraph::<S>::new();
+    let (fast, slow, fail) = (
+        Arc::clone(&fast_calls),
+        Arc::clone(&slow_done),
+        Arc::clone(&fail_calls),
+    );
+    graph
+        .add_sync_node("fast", move |_, _| {
+            fast.fetch_add(1, Ordering::SeqCst);
+            Ok(SUpdate::default().log(vec!["fast".into()]))
+        })
+        .add_node("slow", move |_, _| {
+            let slow = Arc::clone(&slow);
+            async move {
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                slow.fetch_add(1, Ordering::SeqCst);
+                Ok::<_, NodeError>(SUpdate::default().log(vec!["slow".into()]))
+            }
+        })
+        .add_node("fails", move |_, _| {
+            let first = fail.fetch_add(1, Ordering::SeqCst) == 0;
+            async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                if first {
+                    return Err(NodeError::msg("boom").permanent());
+                }
+                Ok(SUpdate::default().log(vec!["fails".into()]))
+            }
+        })
+        .add_edge(START, "fast")
+        .add_edge(START, "slow")
+        .add_edge(START, "fails")
+        .add_edge("fast", END)
+        .add_edge("slow", END)
+        .add_edge("fails", END);
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(Arc::new(rebound_graph::checkpoint::MemorySaver::new()));
+    let config = || RunConfig::new().with_thread_id("t");
+
+    let started = tokio::time::Instant::now();
+    let error = graph.run(S::default(), config()).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "the error did not wait for the slow sibling: {:?}",
+        started.elapsed()
+    );
+    match &error {
+        GraphError::Node { node, .. } => assert_eq!(node, "fails"),
+        other => panic!("expected the node's error, got {other:?}"),
+    }
+    assert_eq!(
+        slow_done.load(Ordering::SeqCst),
+        0,
+        "the slow sibling stopped"
+    );
+
+    let done = graph.resume(config()).await.unwrap().into_state();
+    let mut log = done.log.clone();
+    log.sort();
+    assert_eq!(log, ["fails", "fast", "slow"]);
+    assert_eq!(fast_calls.load(Ordering::SeqCst), 1, "kept, not run again");
+    assert_eq!(slow_done.load(Ordering::SeqCst), 1);
+    assert_eq!(fail_calls.load(Ordering::SeqCst), 2);
+}

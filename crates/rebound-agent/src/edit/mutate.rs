@@ -17,7 +17,7 @@
 //! the span only, nearest the suspect line first.
 
 use super::EditSpan;
-use crate::localize::{parse_source, Language};
+use crate::localize::{in_rust_test, parse_source, Language};
 use tree_sitter::Node;
 
 /// A one-token change of a file.
@@ -175,6 +175,10 @@ pub(crate) fn mutants(
 /// The changes `node` offers: as a binary expression (operand, operator
 /// token, operand) or as an integer literal.
 fn changes_at(node: Node<'_>, source: &str, language: Language, found: &mut Vec<Found>) {
+    if language == Language::Rust && in_rust_test(node, source) {
+        // The tests are the evidence, not a place to mutate.
+        return;
+    }
     let line = u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX);
     let shown = (node.start_byte(), node.end_byte());
     if INTEGER_KINDS.contains(&node.kind()) && node.child_count() == 0 {
@@ -345,6 +349,17 @@ mod tests {
         assert!(mutants
             .iter()
             .any(|m| m.text == c.replace("s / n", "n / s")));
+    }
+
+    #[test]
+    fn rust_tests_in_the_span_are_not_mutated() {
+        let rust = "pub fn double(x: i32) -> i32 {\n    x + x\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn doubles() {\n        assert_eq!(super::double(2), 4);\n    }\n}\n";
+        let mutants = mutants(rust, &span("src/lib.rs", rust, 1, 11), None, 40);
+        assert!(!mutants.is_empty());
+        assert!(
+            mutants.iter().all(|m| m.change.starts_with("line 2:")),
+            "{mutants:?}"
+        );
     }
 
     #[test]

@@ -68,6 +68,10 @@ pub struct Tally {
     /// line of its first error (a later line is progress through the
     /// file).
     pub stopped_at: BTreeMap<String, u32>,
+    /// Compiler errors (Rust, C): a build that fails hides the tests it
+    /// would have run, so it is never progress over failing tests.
+    #[serde(default)]
+    pub compile_errors: usize,
 }
 
 impl Tally {
@@ -86,6 +90,12 @@ impl Tally {
                 tally.failures.insert(format!("check:{}", result.command));
             }
             for failure in known {
+                if matches!(
+                    failure.kind,
+                    FailureKind::RustCompileError | FailureKind::CCompileError
+                ) {
+                    tally.compile_errors += 1;
+                }
                 let parser = matches!(
                     failure.kind,
                     FailureKind::JsonParseError
@@ -119,7 +129,8 @@ impl Tally {
     }
 
     /// Whether this is strictly better than `before`: no more failing
-    /// checks, no test failing that did not before, and fewer failures or
+    /// checks, no compiler error where the build passed before, no test
+    /// failing that did not before, and fewer failures or
     /// a test module that failed to load now loads. A module that failed
     /// to load (unittest's `unittest.loader._FailedTest.m`, a pytest
     /// collection error of `tests/test_m.py`) stood for all its tests:
@@ -145,7 +156,11 @@ impl Tally {
                 .stopped_at
                 .iter()
                 .all(|(file, was)| self.stopped_at.get(file).is_none_or(|line| line >= was));
+        // A build that newly fails hides the tests it ran: fewer failures
+        // counted is not progress.
+        let builds = self.compile_errors == 0 || before.compile_errors > 0;
         self.failing_checks <= before.failing_checks
+            && builds
             && no_new
             && (self.failures.len() < before.failures.len() || loads || further)
     }
@@ -342,11 +357,13 @@ async fn try_candidates(
             // The greedy answer did not do it: the one-token changes of the
             // span, before samples that cost a model call each.
             let found = try_mutants(ctx, deps, evidence, job, &tools, &mut approved_all).await?;
-            tried.push(Tried {
-                name: MUTANTS.to_string(),
-                verdict: found.verdict,
-                unchanged: false,
-            });
+            if let Some(verdict) = found.verdict {
+                tried.push(Tried {
+                    name: MUTANTS.to_string(),
+                    verdict,
+                    unchanged: false,
+                });
+            }
             if let Some(run) = found.run {
                 return Ok(outcome(
                     true,
@@ -558,8 +575,8 @@ const MUTANTS: &str = "operator mutants";
 
 /// What the operator mutants of an edit did.
 struct MutantsTried {
-    /// A line for the step's output.
-    verdict: String,
+    /// A line for the step's output (`None`: there was none to try).
+    verdict: Option<String>,
     /// The checks' run after the mutant that was kept, if one was.
     run: Option<CheckRun>,
 }
@@ -593,11 +610,16 @@ async fn try_mutants(
         .sum::<u64>()
         .max(1);
     let affordable = usize::try_from(MUTANT_CHECK_MS / check_ms).unwrap_or(usize::MAX);
-    let limit = affordable.min(deps.config.edit_mutants as usize);
+    let limit = if localize::is_test_file(&span.file) {
+        // The tests are the evidence: they are not mutated until they pass.
+        0
+    } else {
+        affordable.min(deps.config.edit_mutants as usize)
+    };
     let found = mutants(original, span, job.hint, limit);
     if found.is_empty() {
         return Ok(MutantsTried {
-            verdict: "none to try in this code".to_string(),
+            verdict: None,
             run: None,
         });
     }
@@ -613,11 +635,11 @@ async fn try_mutants(
         judged += 1;
         if Tally::of(workspace, &run.results).passed() {
             return Ok(MutantsTried {
-                verdict: format!(
+                verdict: Some(format!(
                     "kept {} (mutant {judged} of {}): every check passes",
                     mutant.change,
                     found.len()
-                ),
+                )),
                 run: Some(run),
             });
         }
@@ -626,7 +648,9 @@ async fn try_mutants(
         write(ctx, deps, tools, &span.file, original).await?;
     }
     Ok(MutantsTried {
-        verdict: format!("{judged} one-token changes tried; none makes every check pass"),
+        verdict: Some(format!(
+            "{judged} one-token changes tried; none makes every check pass"
+        )),
         run: None,
     })
 }
@@ -1020,6 +1044,36 @@ mod tests {
         assert_eq!(unknown.failures.len(), 1);
         let passed = Tally::of(dir.path(), &[result("./check.sh", true, "")]);
         assert!(passed.passed());
+    }
+
+    #[test]
+    fn a_build_that_newly_fails_is_not_progress() {
+        let dir = tempfile::tempdir().unwrap();
+        let three = Tally::of(
+            dir.path(),
+            &[result("python3 -m unittest", false, TWO_FAIL)],
+        );
+        let broken = Tally {
+            failing_checks: 1,
+            failures: ["RustCompileError:function is private".to_string()].into(),
+            compile_errors: 1,
+            ..Tally::default()
+        };
+        assert!(broken.failures.len() < three.failures.len());
+        assert!(!broken.improves_on(&three), "{broken:?}");
+        let worse = Tally {
+            failures: [
+                "RustCompileError:function is private".to_string(),
+                "RustCompileError:not found in this scope".to_string(),
+            ]
+            .into(),
+            compile_errors: 2,
+            ..broken.clone()
+        };
+        assert!(
+            broken.improves_on(&worse),
+            "fewer compiler errors than a build that failed already"
+        );
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub use languages::Language;
 pub use locate::{locate, Suspect, SuspectReason, MAX_CALLED_SUSPECTS, MAX_FAILURES_LOCATED};
 pub use parse::{parse, UNKNOWN_MAX_CHARS, UNKNOWN_TAIL_LINES};
 pub use render::{failing_lines, render};
+pub(crate) use test_files::in_rust_test;
 pub use test_files::is_test_file;
 pub use window::{Window, MAX_LINE_CHARS, MAX_WINDOW_LINES};
 

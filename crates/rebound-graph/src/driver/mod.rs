@@ -12,12 +12,11 @@ use crate::checkpoint::codec::{
 };
 use crate::checkpoint::{CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
-use crate::event::ChangedFields;
 use crate::execute::{run_node, NodeEnd, NodeRun, ScratchSeed};
 use crate::node::RunShared;
 use crate::persist::{delta_blob, PersistShared, Persister};
 use crate::routing::{route, From};
-use crate::{Event, GraphError, Interrupt, InterruptKind, RunConfig, RunOutcome, State};
+use crate::{GraphError, Interrupt, InterruptKind, RunConfig, RunOutcome, State};
 
 /// How many recently visited nodes a recursion-limit error lists.
 const RECENT_NODES: usize = 10;
@@ -228,7 +227,6 @@ impl<'a, S: State> Driver<'a, S> {
                     ends.push(Ok(NodeEnd::Done(NodeRun {
                         node: index,
                         command: stored.into_command(),
-                        attempt: 1,
                         duration: Duration::ZERO,
                     })));
                 }
@@ -266,11 +264,21 @@ impl<'a, S: State> Driver<'a, S> {
                     });
                 }
                 while let Some(joined) = tasks.join_next().await {
-                    ends.push(joined.unwrap_or_else(|e| {
-                        Err(GraphError::TaskFailed {
+                    let end = match joined {
+                        Ok(end) => end,
+                        // A sibling stopped below, after another failed.
+                        Err(e) if e.is_cancelled() => continue,
+                        Err(e) => Err(GraphError::TaskFailed {
                             message: e.to_string(),
-                        })
-                    }));
+                        }),
+                    };
+                    if end.is_err() {
+                        // The superstep fails: its other nodes stop at their
+                        // next await point instead of running to the end;
+                        // those that finished stay as pending writes.
+                        tasks.abort_all();
+                    }
+                    ends.push(end);
                 }
             }
             ends
@@ -420,19 +428,11 @@ impl<'a, S: State> Driver<'a, S> {
         let mut gotos = Vec::with_capacity(runs.len());
         for run in runs.iter_mut() {
             let update = std::mem::take(&mut run.command.update);
-            let changed =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| target.apply(update)))
-                    .map_err(|panic| GraphError::Panicked {
-                        place: format!("merging the update of {:?}", graph.nodes[run.node].name),
-                        message: crate::execute::panic_message(&*panic),
-                    })?;
-            self.shared.events.emit(|| Event::NodeFinished {
-                node: graph.nodes[run.node].name.clone(),
-                step,
-                attempt: run.attempt,
-                duration: run.duration,
-                changed: ChangedFields::new(changed, S::FIELDS),
-            });
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| target.apply(update)))
+                .map_err(|panic| GraphError::Panicked {
+                    place: format!("merging the update of {:?}", graph.nodes[run.node].name),
+                    message: crate::execute::panic_message(&*panic),
+                })?;
             if self.recent.len() == RECENT_NODES {
                 self.recent.pop_front();
             }
