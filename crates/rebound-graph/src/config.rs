@@ -59,6 +59,19 @@ pub struct RunConfig {
     pub(crate) durability: Durability,
     pub(crate) interrupt_before: Vec<String>,
     pub(crate) interrupt_after: Vec<String>,
+    pub(crate) modes: StreamModes,
+}
+
+/// What a run's event stream carries besides its events, like LangGraph's
+/// stream modes: the whole state after each superstep, and each node's
+/// update as it finishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamModes {
+    /// [`crate::Event::Values`]: the state after the input and after each
+    /// superstep.
+    pub values: bool,
+    /// [`crate::Event::Updates`]: each node's update, when it finishes.
+    pub updates: bool,
 }
 
 impl Default for RunConfig {
@@ -72,6 +85,7 @@ impl Default for RunConfig {
             durability: Durability::Sync,
             interrupt_before: Vec::new(),
             interrupt_after: Vec::new(),
+            modes: StreamModes::default(),
         }
     }
 }
@@ -80,6 +94,14 @@ impl RunConfig {
     /// The defaults: no thread, [`DEFAULT_RECURSION_LIMIT`], no cancellation.
     pub fn new() -> Self {
         RunConfig::default()
+    }
+
+    /// What the event stream carries besides the events (nothing extra by
+    /// default): values, updates, or both.
+    #[must_use]
+    pub fn with_stream_modes(mut self, modes: StreamModes) -> Self {
+        self.modes = modes;
+        self
     }
 
     /// The thread this run belongs to.

@@ -153,6 +153,24 @@ pub enum Event {
         /// The payload for the human.
         payload: serde_json::Value,
     },
+    /// The whole state after the input and after each superstep (stream
+    /// mode [`crate::StreamModes::values`]).
+    Values {
+        /// The supersteps run on the thread up to this state.
+        step: u64,
+        /// The state, as JSON.
+        values: serde_json::Value,
+    },
+    /// A node's update, as it finishes (stream mode
+    /// [`crate::StreamModes::updates`]).
+    Updates {
+        /// The node.
+        node: Arc<str>,
+        /// The superstep.
+        step: u64,
+        /// The fields it wrote, as JSON.
+        update: serde_json::Value,
+    },
     /// The run ended.
     RunFinished {
         /// The run's id.
@@ -277,6 +295,8 @@ impl std::fmt::Display for Event {
                 }
                 Ok(())
             }
+            Event::Values { step, .. } => write!(f, "[{step}] state"),
+            Event::Updates { node, step, .. } => write!(f, "[{step}] {node} update"),
             Event::RunFinished {
                 status,
                 steps,

@@ -84,6 +84,14 @@ pub(crate) async fn run_node<S: State>(
                 let duration = started.map(|t| t.elapsed()).unwrap_or_default();
                 // Told as soon as the node is done, not at the superstep's
                 // merge: a fast node's event does not wait for a slow one.
+                if shared.modes.updates {
+                    shared.events.emit(|| Event::Updates {
+                        node: node.name.clone(),
+                        step,
+                        update: serde_json::to_value(&command.update)
+                            .unwrap_or(serde_json::Value::Null),
+                    });
+                }
                 shared.events.emit(|| Event::NodeFinished {
                     node: node.name.clone(),
                     step,

@@ -414,6 +414,7 @@ fn routing_only(persist: &crate::persist::PersistShared) -> RunShared {
         cancellation: Default::default(),
         names: Default::default(),
         steps: Default::default(),
+        modes: Default::default(),
     }
 }
 

@@ -82,7 +82,7 @@ mod state;
 mod stream;
 
 pub use builder::{StateGraph, END, START};
-pub use config::{RunConfig, RunId, DEFAULT_RECURSION_LIMIT};
+pub use config::{RunConfig, RunId, StreamModes, DEFAULT_RECURSION_LIMIT};
 pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
 pub use event::{ChangedFields, Event, EventSink, RunStatus};
 pub use history::{CheckpointInfo, StateSnapshot};

@@ -124,6 +124,8 @@ pub(crate) struct RunShared {
     pub(crate) names: Box<[Arc<str>]>,
     /// Supersteps completed by the run so far (read when it is cancelled).
     pub(crate) steps: std::sync::atomic::AtomicU64,
+    /// What the stream carries besides events (only with a listener).
+    pub(crate) modes: crate::StreamModes,
 }
 
 /// A node's view of its run: ids, step, attempt, events and cancellation.

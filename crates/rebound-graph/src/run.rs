@@ -129,6 +129,11 @@ impl<S: State> CompiledGraph<S> {
                 .map(|n| Arc::from(&*n.name))
                 .collect(),
             steps: Default::default(),
+            modes: if config.events.is_some() {
+                config.modes
+            } else {
+                crate::StreamModes::default()
+            },
         });
         let started = Instant::now();
         shared.events.emit(|| Event::RunStarted {

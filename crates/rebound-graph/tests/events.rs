@@ -729,3 +729,39 @@ async fn abandoning_result_aborts_the_run_too() {
         "the run went on after its RunStream and result future were dropped"
     );
 }
+
+/// Stream modes: the state after the input and after each superstep
+/// (values) and each node's update as it finishes (updates), only when
+/// asked for.
+#[tokio::test]
+async fn values_and_updates_stream_when_asked_for() {
+    let modes = rebound_graph::StreamModes {
+        values: true,
+        updates: true,
+    };
+    let stream = two_step().stream(S::default(), RunConfig::new().with_stream_modes(modes));
+    let (events, result) = drain(stream).await;
+    result.unwrap();
+    let json: Vec<Value> = events
+        .iter()
+        .map(normalized)
+        .filter(|e| e["event"] == "values" || e["event"] == "updates")
+        .collect();
+    assert_eq!(
+        json,
+        [
+            json!({"event": "values", "step": 0, "values": {"topic": "", "draft": "", "notes": []}}),
+            json!({"event": "updates", "node": "plan", "step": 0, "update": {"topic": "rust"}}),
+            json!({"event": "values", "step": 1, "values": {"topic": "rust", "draft": "", "notes": []}}),
+            json!({"event": "updates", "node": "write", "step": 1, "update": {"draft": "about rust", "notes": ["drafted"]}}),
+            json!({"event": "values", "step": 2, "values": {"topic": "rust", "draft": "about rust", "notes": ["drafted"]}}),
+        ]
+    );
+    let (plain, _) = drain(two_step().stream(S::default(), RunConfig::new())).await;
+    assert!(
+        plain
+            .iter()
+            .all(|e| !matches!(e, Event::Values { .. } | Event::Updates { .. })),
+        "not by default"
+    );
+}

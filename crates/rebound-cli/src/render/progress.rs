@@ -229,6 +229,8 @@ impl Progress {
                 request: ApprovalRequest::from_payload(&sanitized(payload)),
             },
             Event::RunFinished { .. } => Progress::RunFinished,
+            // The CLI does not ask for these stream modes.
+            Event::Values { .. } | Event::Updates { .. } => Progress::Other,
         }
     }
 }

@@ -485,7 +485,18 @@ impl<'a, S: State> Driver<'a, S> {
                 persister.save(self.step, blob, meta).await?;
             }
         }
+        self.emit_values();
         Ok(())
+    }
+
+    /// Tells the whole state, when the stream asks for values.
+    fn emit_values(&self) {
+        if self.shared.modes.values {
+            self.shared.events.emit(|| crate::Event::Values {
+                step: self.step,
+                values: serde_json::to_value(&*self.state).unwrap_or(serde_json::Value::Null),
+            });
+        }
     }
 
     /// Stops at a static interrupt before or after `nodes`.

@@ -151,6 +151,7 @@ impl<'a, S: State> Driver<'a, S> {
                 persister.save(step, snapshot, meta).await?;
             }
         }
+        driver.emit_values();
         Ok(driver)
     }
 
