@@ -16,6 +16,9 @@ pub const START: &str = "__start__";
 /// The name of the virtual exit node: a branch routed here stops.
 pub const END: &str = "__end__";
 
+/// In `interrupt_before`/`interrupt_after` (of a graph or a run): every node.
+pub const ALL_NODES: &str = "*";
+
 /// A router: reads the state after the source node's superstep and answers
 /// the next target(s).
 pub(crate) type Router<S> = Arc<dyn Fn(&S) -> Route + Send + Sync>;
@@ -171,7 +174,8 @@ impl<S: State> StateGraph<S> {
     }
 
     /// Stops every run before these nodes run (a static interrupt; needs a
-    /// checkpointer). Resuming runs them.
+    /// checkpointer). Resuming runs them. [`crate::ALL_NODES`] (`"*"`)
+    /// names every node.
     pub fn interrupt_before<I, T>(&mut self, nodes: I) -> &mut Self
     where
         I: IntoIterator<Item = T>,

@@ -324,6 +324,10 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
         (&interrupt_after, &mut after, "interrupt_after"),
     ] {
         for name in names {
+            if name == crate::ALL_NODES {
+                flags.iter_mut().for_each(|flag| *flag = true);
+                continue;
+            }
             flags[resolver.node(|| place.to_string(), name)?] = true;
         }
     }

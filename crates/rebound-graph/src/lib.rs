@@ -81,7 +81,7 @@ mod run;
 mod state;
 mod stream;
 
-pub use builder::{StateGraph, END, START};
+pub use builder::{StateGraph, ALL_NODES, END, START};
 pub use config::{RunConfig, RunId, StreamModes, DEFAULT_RECURSION_LIMIT};
 pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
 pub use event::{ChangedFields, Event, EventSink, RunStatus};

@@ -664,3 +664,27 @@ async fn a_join_half_done_before_an_interrupt_completes_after_resume() {
     assert_eq!(done.log, ["a", "b1", "b2", "c"]);
     assert_eq!(c_calls.load(Ordering::SeqCst), 1);
 }
+
+/// `"*"` stops before (or after) every node, for the graph or one run.
+#[tokio::test]
+async fn a_star_interrupts_at_every_node() {
+    let calls = calls();
+    let mut graph = chain(&calls);
+    graph.interrupt_before([rebound_graph::ALL_NODES]);
+    let graph = durable(graph);
+    let mut stops = Vec::new();
+    let mut outcome = graph.run(Review::default(), thread("t")).await.unwrap();
+    while let RunOutcome::Interrupted { interrupts, .. } = &outcome {
+        stops.push(interrupts[0].node.clone());
+        outcome = graph.resume(thread("t")).await.unwrap();
+    }
+    assert_eq!(stops, ["a", "b", "c"]);
+    assert_eq!(outcome.state().log, ["a", "b", "c"]);
+
+    let calls = self::calls();
+    let graph = durable(chain(&calls));
+    let config = thread("u").with_interrupt_after(["*"]);
+    let first = graph.run(Review::default(), config).await.unwrap();
+    assert_eq!(first.interrupts()[0].node, "a");
+    assert_eq!(first.interrupts()[0].kind, InterruptKind::After);
+}

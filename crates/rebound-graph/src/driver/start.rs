@@ -52,6 +52,10 @@ impl<'a, S: State> Driver<'a, S> {
             ),
         ] {
             for name in names {
+                if name == crate::ALL_NODES {
+                    flags.to_mut().iter_mut().for_each(|flag| *flag = true);
+                    continue;
+                }
                 let index = graph
                     .index_of(name)
                     .ok_or_else(|| GraphError::UnknownNode {
