@@ -58,7 +58,7 @@ impl<S: State> Outgoing<S> {
 pub(crate) struct CompiledNode<S: State> {
     pub(crate) name: Arc<str>,
     pub(crate) func: NodeFn<S>,
-    pub(crate) retry: Option<RetryPolicy>,
+    pub(crate) retry: Vec<RetryPolicy>,
     pub(crate) timeout: Option<Duration>,
     /// Declared `goto` targets, by name.
     pub(crate) destinations: Vec<(Box<str>, Target)>,
@@ -256,7 +256,7 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
             return Err(CompileError::ZeroTimeout { node: name });
         }
         let merged = &mut node_options[i];
-        if opts.retry.is_some() {
+        if !opts.retry.is_empty() {
             merged.retry = opts.retry;
         }
         if opts.timeout.is_some() {

@@ -114,9 +114,11 @@ pub(crate) async fn run_node<S: State>(
                         call,
                     });
                 }
+                // The first policy that takes the error decides.
                 if let Some(policy) = node
                     .retry
-                    .as_ref()
+                    .iter()
+                    .find(|p| p.matches(&error))
                     .filter(|p| p.should_retry(attempt, &error))
                 {
                     let delay = policy.backoff(attempt);

@@ -74,7 +74,7 @@ pub(crate) enum NodeFn<S: State> {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct NodeOptions {
-    pub(crate) retry: Option<RetryPolicy>,
+    pub(crate) retry: Vec<RetryPolicy>,
     pub(crate) timeout: Option<Duration>,
     pub(crate) destinations: Option<Vec<String>>,
 }
@@ -85,10 +85,13 @@ impl NodeOptions {
         NodeOptions::default()
     }
 
-    /// Retries failed attempts according to `policy`.
+    /// Retries failed attempts according to `policy`. Called again, adds
+    /// another policy: for each failure the first policy whose predicate
+    /// takes the error decides (its attempts and backoff), e.g. many quick
+    /// retries for a rate limit and one slow one for anything else.
     #[must_use]
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = Some(policy);
+        self.retry.push(policy);
         self
     }
 

@@ -101,7 +101,14 @@ impl RetryPolicy {
 
     /// Whether `error`, raised by attempt number `attempt` (1-based), is retried.
     pub fn should_retry(&self, attempt: u32, error: &NodeError) -> bool {
-        attempt < self.max_attempts && error.is_retryable() && (self.retry_on)(error)
+        attempt < self.max_attempts && self.matches(error)
+    }
+
+    /// Whether this policy is the one for `error`: it can be retried at all
+    /// (not [`NodeError::permanent`]) and the predicate takes it. Of a
+    /// node's several policies, the first that matches decides.
+    pub fn matches(&self, error: &NodeError) -> bool {
+        error.is_retryable() && (self.retry_on)(error)
     }
 
     /// The delay after the failure of attempt number `attempt` (1-based).

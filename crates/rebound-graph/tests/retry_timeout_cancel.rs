@@ -975,3 +975,45 @@ async fn a_failing_node_stops_its_siblings_and_the_finished_one_is_kept() {
     assert_eq!(slow_done.load(Ordering::SeqCst), 1);
     assert_eq!(fail_calls.load(Ordering::SeqCst), 2);
 }
+
+/// Several retry policies: the first whose predicate takes the error
+/// decides. Rate limits get many attempts, anything else two.
+#[tokio::test]
+async fn the_first_matching_retry_policy_decides() {
+    let calls = Arc::new(AtomicU32::new(0));
+    let counter = Arc::clone(&calls);
+    let graph = with_target(move |g| {
+        g.add_sync_node("target", move |_, _| {
+            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            // Eight rate limits, then another error.
+            Err::<SUpdate, _>(NodeError::msg(if n <= 8 {
+                "rate limited"
+            } else {
+                "server error"
+            }))
+        })
+        .configure_node(
+            "target",
+            NodeOptions::new()
+                .retry(
+                    RetryPolicy::new(20)
+                        .initial_backoff(Duration::ZERO)
+                        .retry_on(|e| e.to_string().contains("rate limited")),
+                )
+                .retry(RetryPolicy::new(2).initial_backoff(Duration::ZERO)),
+        );
+    });
+    let failure = node_failure(
+        graph
+            .compile()
+            .unwrap()
+            .invoke(S::default(), RunConfig::new())
+            .await,
+    );
+    // Attempts 1-8 are rate limited: the first policy (20 attempts)
+    // retries them; attempt 9 fails otherwise: the second policy decides,
+    // and its 2 attempts (of the node's, in all) are spent.
+    assert_eq!(calls.load(Ordering::SeqCst), 9);
+    assert_eq!(failure.attempt, 9);
+    assert_eq!(failure.message, "server error");
+}
