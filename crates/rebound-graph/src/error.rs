@@ -308,6 +308,12 @@ pub enum GraphError {
         /// The ids of the waiting interrupts.
         waiting: Vec<String>,
     },
+    /// A resume command that cannot be applied.
+    #[error("the resume command cannot be applied: {reason}")]
+    BadCommand {
+        /// Why.
+        reason: String,
+    },
     /// A resume value for an interrupt id that is not waiting for one.
     #[error(
         "interrupt {id:?} is not waiting for a value on thread {thread_id:?}; waiting: {}",

@@ -99,6 +99,26 @@ pub enum Input<S> {
     /// by [`Interrupt::id`]; those not answered keep waiting (their nodes
     /// ask again, repeating no journaled effect).
     ResumeMap(std::collections::BTreeMap<String, serde_json::Value>),
+    /// Answers, a state update and a goto together, saved in one checkpoint
+    /// (LangGraph's `Command(resume=..., update=..., goto=...)`).
+    Command(ResumeCommand),
+}
+
+/// A resume that may also write to the state and choose the next nodes:
+/// the update and the answers are saved with one new checkpoint, then the
+/// run goes on from it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResumeCommand {
+    /// A value for the one waiting interrupt.
+    pub resume: Option<serde_json::Value>,
+    /// Values by interrupt id (not with `resume`).
+    pub resume_map: std::collections::BTreeMap<String, serde_json::Value>,
+    /// Fields to write into the state first, as JSON of its update type
+    /// (merged through the fields' rules).
+    pub update: Option<serde_json::Value>,
+    /// The nodes to run next instead of those due; nodes no longer due
+    /// drop what they did so far.
+    pub goto: Option<Vec<String>>,
 }
 
 impl<S> From<S> for Input<S> {

@@ -86,7 +86,7 @@ pub use config::{RunConfig, RunId, StreamModes, DEFAULT_RECURSION_LIMIT};
 pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
 pub use event::{ChangedFields, Event, EventSink, RunStatus};
 pub use history::{CheckpointInfo, StateSnapshot};
-pub use interrupt::{Input, Interrupt, InterruptKind, RunOutcome};
+pub use interrupt::{Input, Interrupt, InterruptKind, ResumeCommand, RunOutcome};
 pub use node::{Command, NodeContext, NodeOptions, NodeResult};
 pub use persist::Durability;
 pub use rebound_graph_derive::State;

@@ -532,3 +532,94 @@ async fn interrupt_ids_survive_an_update() {
         .unwrap();
     assert_eq!(done.state().answers, ["a1", "a2"]);
 }
+
+/// A resume command answers, writes to the state and picks the next node
+/// in one new checkpoint: the update is in the state the resumed node
+/// reads, and the goto replaces the nodes due.
+#[tokio::test]
+async fn a_resume_command_answers_updates_and_goes_to_in_one_checkpoint() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let before = graph.history(&thread("t"), None, None).await.unwrap().len();
+
+    let command = rebound_graph::ResumeCommand {
+        resume: Some(json!("yes")),
+        update: Some(json!({"log": ["by command"]})),
+        ..Default::default()
+    };
+    let done = graph
+        .run(rebound_graph::Input::Command(command), thread("t"))
+        .await
+        .unwrap();
+    let RunOutcome::Completed(done) = done else {
+        panic!("expected completion, got {done:?}");
+    };
+    assert_eq!(done.answers, ["yes"]);
+    assert_eq!(done.log, ["a", "by command", "b"]);
+    let history = graph.history(&thread("t"), None, None).await.unwrap();
+    // One checkpoint for the command, then ask's and b's.
+    assert_eq!(history.len(), before + 3);
+    let command_checkpoint = &history[2];
+    assert_eq!(command_checkpoint.metadata.ran, ["__command__"]);
+    assert_eq!(command_checkpoint.metadata.next, ["ask"]);
+
+    // A goto past the question: `ask` is not run.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    graph.run(Desk::default(), thread("u")).await.unwrap();
+    let command = rebound_graph::ResumeCommand {
+        goto: Some(vec!["b".to_string()]),
+        ..Default::default()
+    };
+    let done = graph
+        .run(rebound_graph::Input::Command(command), thread("u"))
+        .await
+        .unwrap();
+    assert_eq!(done.state().log, ["a", "b"]);
+    assert!(done.state().answers.is_empty());
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+}
+
+/// A bad command changes nothing: an update that does not fit the state,
+/// a goto to an unknown node, both kinds of resume at once.
+#[tokio::test]
+async fn a_bad_resume_command_is_refused_and_writes_nothing() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let graph = ask_chain(&asked);
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let before = graph.get_state(&thread("t")).await.unwrap();
+    let commands = [
+        rebound_graph::ResumeCommand {
+            update: Some(json!({"log": "not a list"})),
+            ..Default::default()
+        },
+        rebound_graph::ResumeCommand {
+            goto: Some(vec!["nowhere".to_string()]),
+            ..Default::default()
+        },
+        rebound_graph::ResumeCommand {
+            goto: Some(Vec::new()),
+            ..Default::default()
+        },
+        rebound_graph::ResumeCommand {
+            resume: Some(json!("x")),
+            resume_map: [("0:ask:0".to_string(), json!("y"))].into(),
+            ..Default::default()
+        },
+    ];
+    for command in commands {
+        let error = graph
+            .run(rebound_graph::Input::Command(command.clone()), thread("t"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                error,
+                GraphError::BadCommand { .. } | GraphError::UnknownNode { .. }
+            ),
+            "{command:?}: {error:?}"
+        );
+        assert_eq!(graph.get_state(&thread("t")).await.unwrap(), before);
+    }
+}

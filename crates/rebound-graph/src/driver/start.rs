@@ -9,13 +9,13 @@ use std::time::Duration;
 use super::pending::{resume_data, Awaiting, ResumeData};
 use super::{unknown_checkpoint, Driver, RECENT_NODES};
 use crate::branch::{save_head, Head};
-use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, rebuild};
+use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta, rebuild};
 use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
 use crate::node::RunShared;
 use crate::persist::{PersistShared, Persister};
 use crate::routing::{route, From};
-use crate::{GraphError, Input, RunConfig, State};
+use crate::{GraphError, Input, ResumeCommand, RunConfig, State};
 
 /// What every way of starting a run needs.
 struct Setup<'a, S: State> {
@@ -74,13 +74,14 @@ impl<'a, S: State> Driver<'a, S> {
         };
         match input {
             Input::State(state) => Self::start_fresh(setup, persist, state).await,
-            Input::Resume => Self::start_resumed(setup, persist, None).await,
+            Input::Resume => Self::start_resumed(setup, persist, None, None).await,
             Input::ResumeWith(value) => {
-                Self::start_resumed(setup, persist, Some(Answers::One(value))).await
+                Self::start_resumed(setup, persist, Some(Answers::One(value)), None).await
             }
             Input::ResumeMap(values) => {
-                Self::start_resumed(setup, persist, Some(Answers::ById(values))).await
+                Self::start_resumed(setup, persist, Some(Answers::ById(values)), None).await
             }
+            Input::Command(command) => Self::start_commanded(setup, persist, command).await,
         }
     }
 
@@ -159,11 +160,41 @@ impl<'a, S: State> Driver<'a, S> {
         Ok(driver)
     }
 
-    /// Resumes the thread; `value` answers its waiting dynamic interrupts.
+    /// Resumes the thread with a [`ResumeCommand`]: its answers, and its
+    /// update and goto applied to a new checkpoint saved with the answers.
+    async fn start_commanded(
+        setup: Setup<'a, S>,
+        persist: Option<Arc<PersistShared>>,
+        command: ResumeCommand,
+    ) -> Result<Self, GraphError> {
+        let ResumeCommand {
+            resume,
+            resume_map,
+            update,
+            goto,
+        } = command;
+        let answers = match (resume, resume_map.is_empty()) {
+            (Some(_), false) => {
+                return Err(GraphError::BadCommand {
+                    reason: "give either one resume value or values by interrupt id, not both"
+                        .to_string(),
+                })
+            }
+            (Some(value), true) => Some(Answers::One(value)),
+            (None, false) => Some(Answers::ById(resume_map)),
+            (None, true) => None,
+        };
+        let change = (update.is_some() || goto.is_some()).then_some(Change { update, goto });
+        Self::start_resumed(setup, persist, answers, change).await
+    }
+
+    /// Resumes the thread; `value` answers its waiting dynamic interrupts;
+    /// `change` writes to the state and picks the next nodes first.
     async fn start_resumed(
         setup: Setup<'a, S>,
         persist: Option<Arc<PersistShared>>,
         value: Option<Answers>,
+        change: Option<Change>,
     ) -> Result<Self, GraphError> {
         let (graph, config) = (setup.graph, setup.config);
         let Some(persist) = persist else {
@@ -199,40 +230,104 @@ impl<'a, S: State> Driver<'a, S> {
             });
         }
         let chain = persist.saver.get_chain(&thread, checkpoint.id).await?;
-        let state: S = rebuild(&chain)?;
+        let mut state: S = rebuild(&chain)?;
         let mut writes = persist.saver.pending_writes(&thread, checkpoint.id).await?;
-        if value.is_none() && !is_latest {
+        if value.is_none() && change.is_none() && !is_latest {
             // A replay: the superstep runs again, asking its questions
             // again; what it already did (journaled results, finished
             // siblings) is not done twice.
             writes.retain(|w| matches!(w.kind, WriteKind::Journal | WriteKind::Update));
+        }
+        let mut next = meta.next.clone();
+        let mut delta = Vec::new();
+        if let Some(change) = &change {
+            if let Some(update) = &change.update {
+                let update: S::Update =
+                    serde_json::from_value(update.clone()).map_err(|e| GraphError::BadCommand {
+                        reason: format!("its update does not fit the state: {e}"),
+                    })?;
+                push_delta(&mut delta, COMMAND_NODE, &update)?;
+                state.apply(update);
+            }
+            if let Some(goto) = &change.goto {
+                if goto.is_empty() {
+                    return Err(GraphError::BadCommand {
+                        reason: "its goto names no node to run".to_string(),
+                    });
+                }
+                for name in goto {
+                    graph
+                        .index_of(name)
+                        .ok_or_else(|| GraphError::UnknownNode {
+                            place: "the command's goto".to_string(),
+                            node: name.clone(),
+                        })?;
+                }
+                next = goto.clone();
+                next.sort();
+                next.dedup();
+                // Nodes no longer due take their pending writes with them.
+                writes.retain(|w| next.contains(&w.node));
+            }
         }
         let mut data = resume_data(writes.clone())?;
         let answers = match &value {
             None => Vec::new(),
             Some(answers) => answers.matched(&data, &thread, checkpoint.id)?,
         };
+        let mut answer_writes = Vec::with_capacity(answers.len());
+        for (waiting, value) in answers {
+            answer_writes.push(PendingWrite {
+                thread_id: thread.clone(),
+                checkpoint: checkpoint.id,
+                node: waiting.node.clone(),
+                kind: WriteKind::Resume,
+                key: waiting.call.to_string(),
+                value: encode_json(&value)?,
+            });
+            // Answers the interrupt's call, replacing an earlier answer to
+            // it (one the node rejected, say).
+            let given = data.resume.entry(waiting.node).or_default();
+            given.truncate(waiting.call);
+            given.push(value);
+        }
         // A checkpoint the thread has moved on from is continued on a new
         // branch head that takes its pending writes along: the old branch
         // stays as it was, and what happens next is on the thread's head.
-        let (checkpoint, chain) = if is_latest {
+        // A command's change is a new checkpoint too, saved together with
+        // its answers.
+        let (checkpoint, chain) = if is_latest && change.is_none() {
+            if !answer_writes.is_empty() {
+                persist.saver.put_writes(answer_writes).await?;
+            }
             (checkpoint, chain)
         } else {
+            let changed = change.is_some();
             let head_meta = CheckpointMetadata {
-                source: CheckpointSource::Fork,
-                ran: Vec::new(),
+                source: if changed {
+                    CheckpointSource::Update
+                } else {
+                    CheckpointSource::Fork
+                },
+                next: next.clone(),
+                ran: if delta.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![COMMAND_NODE.to_string()]
+                },
                 reasons: Vec::new(),
                 duration_us: 0,
                 ..meta.clone()
             };
+            writes.extend(answer_writes);
             let id = save_head(
                 Arc::clone(&persist),
                 Head {
                     parent: &checkpoint,
                     chain: &chain,
-                    step: checkpoint.step,
+                    step: checkpoint.step + u64::from(changed),
                     state: &state,
-                    delta: Vec::new(),
+                    delta,
                     meta: encode_meta(&head_meta),
                     writes,
                 },
@@ -247,32 +342,12 @@ impl<'a, S: State> Driver<'a, S> {
             let chain = persist.saver.get_chain(&thread, id).await?;
             (head, chain)
         };
-        if !answers.is_empty() {
-            let mut writes = Vec::with_capacity(answers.len());
-            for (waiting, value) in answers {
-                writes.push(PendingWrite {
-                    thread_id: thread.clone(),
-                    checkpoint: checkpoint.id,
-                    node: waiting.node.clone(),
-                    kind: WriteKind::Resume,
-                    key: waiting.call.to_string(),
-                    value: encode_json(&value)?,
-                });
-                // Answers the interrupt's call, replacing an earlier answer
-                // to it (one the node rejected, say).
-                let given = data.resume.entry(waiting.node).or_default();
-                given.truncate(waiting.call);
-                given.push(value);
-            }
-            persist.saver.put_writes(writes).await?;
-        }
-
         let mut persister =
             Persister::new(Arc::clone(&persist), config.durability, Some(checkpoint.id));
         persister.resume_policy(&chain);
         let mut driver = Self::empty(setup, state, Some(persister));
         driver.step = checkpoint.step;
-        for name in &meta.next {
+        for name in &next {
             let index = graph
                 .index_of(name)
                 .ok_or_else(|| GraphError::UnknownNode {
@@ -339,4 +414,15 @@ impl Answers {
                 .collect(),
         }
     }
+}
+
+/// The name a command's update is recorded under.
+const COMMAND_NODE: &str = "__command__";
+
+/// What a [`ResumeCommand`] changes before the run goes on.
+struct Change {
+    /// Fields to write, as JSON of the state's update.
+    update: Option<serde_json::Value>,
+    /// The nodes to run next.
+    goto: Option<Vec<String>>,
 }
