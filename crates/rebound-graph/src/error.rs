@@ -308,9 +308,9 @@ pub enum GraphError {
         /// The ids of the waiting interrupts.
         waiting: Vec<String>,
     },
-    /// A resume command that cannot be applied.
-    #[error("the resume command cannot be applied: {reason}")]
-    BadCommand {
+    /// A resume command or an input update that cannot be applied.
+    #[error("the input cannot be applied: {reason}")]
+    BadInput {
         /// Why.
         reason: String,
     },

@@ -99,6 +99,11 @@ pub enum Input<S> {
     /// by [`Interrupt::id`]; those not answered keep waiting (their nodes
     /// ask again, repeating no journaled effect).
     ResumeMap(std::collections::BTreeMap<String, serde_json::Value>),
+    /// A fresh run from START on a thread that has a state: the update (as
+    /// JSON of the state's update type) is merged into the thread's latest
+    /// state through the fields' rules, instead of replacing it as
+    /// [`Input::State`] does.
+    Update(serde_json::Value),
     /// Answers, a state update and a goto together, saved in one checkpoint
     /// (LangGraph's `Command(resume=..., update=..., goto=...)`).
     Command(ResumeCommand),

@@ -616,10 +616,58 @@ async fn a_bad_resume_command_is_refused_and_writes_nothing() {
         assert!(
             matches!(
                 error,
-                GraphError::BadCommand { .. } | GraphError::UnknownNode { .. }
+                GraphError::BadInput { .. } | GraphError::UnknownNode { .. }
             ),
             "{command:?}: {error:?}"
         );
         assert_eq!(graph.get_state(&thread("t")).await.unwrap(), before);
     }
+}
+
+/// `Input::Update` starts a fresh run from the thread's state with the
+/// update merged in (appended here), where `Input::State` replaces it.
+#[tokio::test]
+async fn a_partial_input_is_merged_into_the_threads_state() {
+    let mut graph = StateGraph::<Desk>::new();
+    graph
+        .add_sync_node("count", |_, _| {
+            Ok(DeskUpdate::default().log(vec!["count".to_string()]))
+        })
+        .add_edge(START, "count")
+        .add_edge("count", END);
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(Arc::new(MemorySaver::new()));
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let merged = graph
+        .run(
+            rebound_graph::Input::Update(json!({"log": ["input"]})),
+            thread("t"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(merged.state().log, ["count", "input", "count"]);
+
+    let unknown = graph
+        .run(
+            rebound_graph::Input::Update(json!({"log": ["x"]})),
+            thread("new"),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(unknown, GraphError::UnknownThread { .. }),
+        "{unknown:?}"
+    );
+    let bad = graph
+        .run(rebound_graph::Input::Update(json!({"log": 3})), thread("t"))
+        .await
+        .unwrap_err();
+    assert!(matches!(bad, GraphError::BadInput { .. }), "{bad:?}");
+    assert_eq!(
+        graph.get_state(&thread("t")).await.unwrap().values.log,
+        ["count", "input", "count"],
+        "nothing written"
+    );
 }

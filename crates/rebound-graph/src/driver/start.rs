@@ -82,6 +82,10 @@ impl<'a, S: State> Driver<'a, S> {
                 Self::start_resumed(setup, persist, Some(Answers::ById(values)), None).await
             }
             Input::Command(command) => Self::start_commanded(setup, persist, command).await,
+            Input::Update(update) => {
+                let state = Self::merged_input(persist.as_deref(), config, update).await?;
+                Self::start_fresh(setup, persist, state).await
+            }
         }
     }
 
@@ -160,6 +164,35 @@ impl<'a, S: State> Driver<'a, S> {
         Ok(driver)
     }
 
+    /// The thread's latest state (or the config's checkpoint's) with
+    /// `update` merged in: the input of a fresh run.
+    async fn merged_input(
+        persist: Option<&PersistShared>,
+        config: &RunConfig,
+        update: serde_json::Value,
+    ) -> Result<S, GraphError> {
+        let Some(persist) = persist else {
+            return Err(GraphError::NoCheckpointer {
+                what: "an input merged into the thread's state".to_string(),
+            });
+        };
+        let thread = persist.thread_id.to_string();
+        let Some(base) = persist.saver.get(&thread, config.checkpoint_id).await? else {
+            return Err(match config.checkpoint_id {
+                Some(_) => unknown_checkpoint(persist, config),
+                None => GraphError::UnknownThread { thread_id: thread },
+            });
+        };
+        let chain = persist.saver.get_chain(&thread, base.id).await?;
+        let mut state: S = rebuild(&chain)?;
+        let update: S::Update =
+            serde_json::from_value(update).map_err(|e| GraphError::BadInput {
+                reason: format!("the input update does not fit the state: {e}"),
+            })?;
+        state.apply(update);
+        Ok(state)
+    }
+
     /// Resumes the thread with a [`ResumeCommand`]: its answers, and its
     /// update and goto applied to a new checkpoint saved with the answers.
     async fn start_commanded(
@@ -175,7 +208,7 @@ impl<'a, S: State> Driver<'a, S> {
         } = command;
         let answers = match (resume, resume_map.is_empty()) {
             (Some(_), false) => {
-                return Err(GraphError::BadCommand {
+                return Err(GraphError::BadInput {
                     reason: "give either one resume value or values by interrupt id, not both"
                         .to_string(),
                 })
@@ -243,7 +276,7 @@ impl<'a, S: State> Driver<'a, S> {
         if let Some(change) = &change {
             if let Some(update) = &change.update {
                 let update: S::Update =
-                    serde_json::from_value(update.clone()).map_err(|e| GraphError::BadCommand {
+                    serde_json::from_value(update.clone()).map_err(|e| GraphError::BadInput {
                         reason: format!("its update does not fit the state: {e}"),
                     })?;
                 push_delta(&mut delta, COMMAND_NODE, &update)?;
@@ -251,7 +284,7 @@ impl<'a, S: State> Driver<'a, S> {
             }
             if let Some(goto) = &change.goto {
                 if goto.is_empty() {
-                    return Err(GraphError::BadCommand {
+                    return Err(GraphError::BadInput {
                         reason: "its goto names no node to run".to_string(),
                     });
                 }
