@@ -27,6 +27,9 @@ pub(crate) struct Head<'a, S> {
     /// The pending writes it takes along (any checkpoint id: they are
     /// re-keyed to the new one).
     pub(crate) writes: Vec<PendingWrite>,
+    /// Whether it is a copy of `parent` beside it (following `parent`'s
+    /// own parent, with its whole state) rather than a checkpoint after it.
+    pub(crate) sibling: bool,
 }
 
 /// Saves `head` after its parent, with its writes, in one transaction.
@@ -39,9 +42,14 @@ pub(crate) async fn save_head<S: State>(
         max_steps: usize::MAX,
         max_delay: Duration::MAX,
     };
-    let mut persister = Persister::new(persist, hold, Some(head.parent.id));
+    let follows = if head.sibling {
+        head.parent.parent
+    } else {
+        Some(head.parent.id)
+    };
+    let mut persister = Persister::new(persist, hold, follows);
     persister.resume_policy(head.chain);
-    let blob = if persister.wants_snapshot(head.delta.len() + 1) {
+    let blob = if head.sibling || persister.wants_snapshot(head.delta.len() + 1) {
         StateBlob::Snapshot(encode_json(head.state)?)
     } else {
         delta_blob(head.delta)

@@ -154,7 +154,12 @@ impl<S: State> CompiledGraph<S> {
     ///   others stay due, with their pending writes;
     /// - with `as_node` another node, the update is merged as that node's
     ///   and the next nodes are where its edges lead: the superstep that was
-    ///   due is abandoned, and its pending writes are not carried (logged).
+    ///   due is abandoned, and its pending writes are not carried (logged);
+    /// - with `as_node` [`crate::END`], the update is merged and the thread
+    ///   ends there: nothing is due, and the pending writes are dropped;
+    /// - with `as_node` [`COPY`], the checkpoint is copied beside itself (a
+    ///   sibling following the same parent, with the update merged and its
+    ///   pending writes): a fork that leaves the original as it was.
     pub async fn update_state(
         &self,
         config: &RunConfig,
@@ -166,19 +171,18 @@ impl<S: State> CompiledGraph<S> {
             .ok_or_else(|| GraphError::NoCheckpointer {
                 what: "update_state".to_string(),
             })?;
-        let node = match as_node {
-            Some(name) => {
-                Some(
-                    self.graph
-                        .index_of(name)
-                        .ok_or_else(|| GraphError::UnknownNode {
-                            place: "update_state's as_node".to_string(),
-                            node: name.to_string(),
-                        })?,
-                )
-            }
-            None => None,
-        };
+        let node =
+            match as_node {
+                None => AsNode::Unset,
+                Some(crate::END) => AsNode::End,
+                Some(COPY) => AsNode::Copy,
+                Some(name) => AsNode::Node(self.graph.index_of(name).ok_or_else(|| {
+                    GraphError::UnknownNode {
+                        place: "update_state's as_node".to_string(),
+                        node: name.to_string(),
+                    }
+                })?),
+            };
         persist.saver.acquire(&persist.thread_id).await?;
         let result = self.fork(config, update, node, Arc::clone(&persist)).await;
         persist.saver.release(&persist.thread_id).await?;
@@ -189,7 +193,7 @@ impl<S: State> CompiledGraph<S> {
         &self,
         config: &RunConfig,
         update: S::Update,
-        node: Option<usize>,
+        node: AsNode,
         persist: Arc<crate::persist::PersistShared>,
     ) -> Result<CheckpointId, GraphError> {
         let (checkpoint, chain, mut state) = self.load(config).await?;
@@ -202,7 +206,11 @@ impl<S: State> CompiledGraph<S> {
                 .pending_writes(&persist.thread_id, checkpoint.id)
                 .await?
         };
-        let name = node.map_or(UPDATE_NODE, |i| &*self.graph.nodes[i].name);
+        let name = match node {
+            AsNode::Unset | AsNode::Copy => UPDATE_NODE,
+            AsNode::End => crate::END,
+            AsNode::Node(i) => &*self.graph.nodes[i].name,
+        };
         let mut meta = CheckpointMetadata {
             source: CheckpointSource::Update,
             next: old.next.clone(),
@@ -212,15 +220,30 @@ impl<S: State> CompiledGraph<S> {
             duration_us: 0,
         };
         let mut delta = Vec::new();
+        let sibling = matches!(node, AsNode::Copy);
         let carried = match node {
-            None => {
+            AsNode::Copy => {
+                push_delta(&mut delta, name, &update)?;
+                state.apply(update);
+                meta.source = CheckpointSource::Fork;
+                meta.ran = Vec::new();
+                writes
+            }
+            AsNode::End => {
+                push_delta(&mut delta, name, &update)?;
+                state.apply(update);
+                meta.next = Vec::new();
+                meta.barriers = Vec::new();
+                Vec::new()
+            }
+            AsNode::Unset => {
                 // The update goes in; the superstep due, and what it has
                 // done so far, stay.
                 push_delta(&mut delta, name, &update)?;
                 state.apply(update);
                 writes
             }
-            Some(_) if old.next.iter().any(|n| n == name) => {
+            AsNode::Node(_) if old.next.iter().any(|n| n == name) => {
                 let data = resume_data(writes.clone())?;
                 let unfinished = old
                     .next
@@ -261,7 +284,7 @@ impl<S: State> CompiledGraph<S> {
                     Vec::new()
                 }
             }
-            Some(index) => {
+            AsNode::Node(index) => {
                 push_delta(&mut delta, name, &update)?;
                 state.apply(update);
                 let mut barriers = old.barriers.clone();
@@ -304,11 +327,16 @@ impl<S: State> CompiledGraph<S> {
             Head {
                 parent: &checkpoint,
                 chain: &chain,
-                step: checkpoint.step + 1,
+                step: if sibling {
+                    checkpoint.step
+                } else {
+                    checkpoint.step + 1
+                },
                 state: &state,
                 delta,
                 meta: encode_meta(&meta),
                 writes: carried,
+                sibling,
             },
         )
         .await
@@ -404,6 +432,22 @@ impl<S: State> CompiledGraph<S> {
 
 /// The name an update without `as_node` is recorded under.
 const UPDATE_NODE: &str = "__update__";
+
+/// `update_state`'s `as_node` that copies the checkpoint beside itself.
+pub const COPY: &str = "__copy__";
+
+/// Whom `update_state` writes as.
+#[derive(Clone, Copy)]
+enum AsNode {
+    /// Nobody: the superstep due stays.
+    Unset,
+    /// A node of the graph.
+    Node(usize),
+    /// END: the thread ends.
+    End,
+    /// A copy beside the checkpoint.
+    Copy,
+}
 
 /// What routing outside a run needs: no events, no cancellation.
 fn routing_only(persist: &crate::persist::PersistShared) -> RunShared {

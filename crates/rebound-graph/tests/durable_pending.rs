@@ -671,3 +671,64 @@ async fn a_partial_input_is_merged_into_the_threads_state() {
         "nothing written"
     );
 }
+
+/// `as_node = END` ends the thread with the update, dropping what was due;
+/// `as_node = COPY` copies a checkpoint beside itself, with its pending
+/// writes, and leaves the original as it was.
+#[tokio::test]
+async fn an_update_as_end_ends_and_a_copy_forks_beside() {
+    let counts = Arc::new(Counts::default());
+    let graph = two_questions(&counts);
+    at_the_second_question(&graph).await;
+    let paused = graph.get_state(&thread("t")).await.unwrap();
+
+    // A copy: a sibling of the paused checkpoint, with its writes.
+    let copy = graph
+        .update_state(
+            &thread("t"),
+            DeskUpdate::default().log(vec!["copy".to_string()]),
+            Some(rebound_graph::COPY),
+        )
+        .await
+        .unwrap();
+    let copied = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(copied.checkpoint_id, copy);
+    assert_eq!(copied.parent_id, paused.parent_id, "beside, not after");
+    assert_eq!(copied.step, paused.step);
+    assert_eq!(copied.values.log, ["copy"]);
+    assert_eq!(copied.metadata.next, paused.metadata.next);
+    assert_eq!(
+        copied.interrupts, paused.interrupts,
+        "the writes came along"
+    );
+    let done = graph.resume_with(json!("a2"), thread("t")).await.unwrap();
+    assert_eq!(done.state().answers, ["a1", "a2"]);
+    assert_eq!(counts.effects(), 1);
+    assert_eq!(counts.sibling(), 1);
+    let original = graph
+        .get_state(&thread("t").with_checkpoint_id(paused.checkpoint_id))
+        .await
+        .unwrap();
+    assert_eq!(original, paused, "the original is as it was");
+
+    // END: the thread ends with the update; nothing is due.
+    let graph = two_questions(&Arc::new(Counts::default()));
+    at_the_second_question(&graph).await;
+    graph
+        .update_state(
+            &thread("t"),
+            DeskUpdate::default().log(vec!["ended".to_string()]),
+            Some(END),
+        )
+        .await
+        .unwrap();
+    let ended = graph.get_state(&thread("t")).await.unwrap();
+    assert!(ended.metadata.next.is_empty());
+    assert!(ended.interrupts.is_empty());
+    assert_eq!(ended.values.log, ["ended"]);
+    let error = graph.resume(thread("t")).await.unwrap_err();
+    assert!(
+        matches!(error, GraphError::NothingToResume { .. }),
+        "{error:?}"
+    );
+}

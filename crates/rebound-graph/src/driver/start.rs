@@ -363,6 +363,7 @@ impl<'a, S: State> Driver<'a, S> {
                     delta,
                     meta: encode_meta(&head_meta),
                     writes,
+                    sibling: false,
                 },
             )
             .await?;
