@@ -189,11 +189,27 @@ pub fn failures_text(results: &[CheckResult]) -> String {
             format!(
                 "{}:\n{}",
                 r.headline(),
-                crate::llm::shorten(r.output.trim_end(), SHOWN_OUTPUT_CHARS)
+                crate::llm::shorten(unframed(r).trim_end(), SHOWN_OUTPUT_CHARS)
             )
         })
         .collect::<Vec<_>>()
         .join("\n\n")
+}
+
+/// A check's output without the shell tool's framing that its headline
+/// already says (the `exit code N (...) after X s` line and the `$ command`
+/// echo): a long command is not quoted twice to a model. A time-out or a
+/// signal, which the headline does not say, stays.
+pub fn unframed(result: &CheckResult) -> String {
+    let echo = format!("$ {}", result.command);
+    let mut lines = result.output.lines().peekable();
+    if lines.peek().is_some_and(|l| l.starts_with("exit code ")) {
+        lines.next();
+    }
+    if lines.peek().is_some_and(|l| *l == echo) {
+        lines.next();
+    }
+    lines.collect::<Vec<_>>().join("\n")
 }
 
 /// Runs `git args` in `dir` for a test (with a throwaway identity) and
@@ -213,6 +229,28 @@ pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_output_in_a_prompt_does_not_repeat_the_command() {
+        let result = CheckResult {
+            command: "python3 -c 'print(1'".to_string(),
+            passed: false,
+            exit_code: Some(1),
+            output: "exit code 1 (failure) after 0.2 s\n$ python3 -c 'print(1'\nSyntaxError: '(' was never closed\n".to_string(),
+            duration_ms: 200,
+        };
+        assert_eq!(unframed(&result), "SyntaxError: '(' was never closed");
+        let text = failures_text(&[result.clone()]);
+        assert_eq!(text.matches("print(1").count(), 1, "{text}");
+        let timed_out = CheckResult {
+            output: "timed out after 60.0 s; the command and its child processes were killed\n$ python3 -c 'print(1'\n".to_string(),
+            ..result
+        };
+        assert!(
+            unframed(&timed_out).starts_with("timed out"),
+            "the headline does not say it"
+        );
+    }
 
     #[test]
     fn flags_config_and_goal_are_combined_without_duplicates_and_detection_waits() {
