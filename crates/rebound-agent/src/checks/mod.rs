@@ -240,7 +240,7 @@ mod tests {
             duration_ms: 200,
         };
         assert_eq!(unframed(&result), "SyntaxError: '(' was never closed");
-        let text = failures_text(&[result.clone()]);
+        let text = failures_text(std::slice::from_ref(&result));
         assert_eq!(text.matches("print(1").count(), 1, "{text}");
         let timed_out = CheckResult {
             output: "timed out after 60.0 s; the command and its child processes were killed\n$ python3 -c 'print(1'\n".to_string(),
