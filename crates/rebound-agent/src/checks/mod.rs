@@ -201,13 +201,11 @@ pub fn failures_text(results: &[CheckResult]) -> String {
 /// echo): a long command is not quoted twice to a model. A time-out or a
 /// signal, which the headline does not say, stays.
 pub fn unframed(result: &CheckResult) -> String {
-    let echo = format!("$ {}", result.command);
+    use rebound_tools::shell::{is_exit_line, ECHO_PREFIX};
     let mut lines = result.output.lines().peekable();
-    if lines.peek().is_some_and(|l| l.starts_with("exit code ")) {
-        lines.next();
-    }
-    if lines.peek().is_some_and(|l| *l == echo) {
-        lines.next();
+    if lines.next_if(|l| is_exit_line(l)).is_some() {
+        // The command's echo follows its status line (cut when long).
+        lines.next_if(|l| l.starts_with(ECHO_PREFIX));
     }
     lines.collect::<Vec<_>>().join("\n")
 }
@@ -249,6 +247,18 @@ mod tests {
         assert!(
             unframed(&timed_out).starts_with("timed out"),
             "the headline does not say it"
+        );
+        let long = CheckResult {
+            command: format!("python3 -c '{}'", "x = 1; ".repeat(100)),
+            output:
+                "exit code 1 (failure) after 0.1 s\n$ python3 -c 'x = 1; x = 1; … (cut)\nboom\n"
+                    .to_string(),
+            ..timed_out
+        };
+        assert_eq!(
+            unframed(&long),
+            "boom",
+            "a long command's echo is cut, and still dropped"
         );
     }
 

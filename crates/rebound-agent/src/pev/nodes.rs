@@ -507,10 +507,7 @@ pub fn advance(state: &PevState) -> PevStateUpdate {
 fn untimed(output: &str) -> String {
     output
         .lines()
-        .map(|line| match line.find(") after ") {
-            Some(at) if line.starts_with("exit code") && line.ends_with(" s") => &line[..=at],
-            _ => line,
-        })
+        .map(|line| rebound_tools::shell::untimed_exit_line(line).unwrap_or(line))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -11,6 +11,29 @@ use crate::ToolOutput;
 /// The longest command echoed back in the model-facing content.
 const ECHO_MAX: usize = 500;
 
+/// How the status line of a command that exited starts (`exit code 1
+/// (failure) after 0.2 s`).
+const EXIT_PREFIX: &str = "exit code ";
+
+/// How the line echoing the command starts, right after the status line.
+pub const ECHO_PREFIX: &str = "$ ";
+
+/// Whether `line` is the status line [`CommandResult::into_output`]
+/// writes for a command that exited (`exit code 1 (failure) after 0.2 s`).
+pub fn is_exit_line(line: &str) -> bool {
+    untimed_exit_line(line).is_some()
+}
+
+/// An exit status line without how long the command took (`exit code 1
+/// (failure)`), so that two runs' outputs can be compared; `None` for any
+/// other line.
+pub fn untimed_exit_line(line: &str) -> Option<&str> {
+    if !line.starts_with(EXIT_PREFIX) || !line.ends_with(" s") {
+        return None;
+    }
+    line.find(") after ").map(|at| &line[..=at])
+}
+
 /// What running a command did: how it ended, how long it took, and its
 /// output as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,7 +89,7 @@ impl CommandResult {
             format!("cancelled after {secs:.1} s; the command and its child processes were killed")
         } else if let Some(code) = self.exit_code {
             let verdict = if code == 0 { "success" } else { "failure" };
-            format!("exit code {code} ({verdict}) after {secs:.1} s")
+            format!("{EXIT_PREFIX}{code} ({verdict}) after {secs:.1} s")
         } else if let Some(signal) = self.signal {
             format!(
                 "killed by signal {signal} ({}) after {secs:.1} s",
@@ -82,7 +105,7 @@ impl CommandResult {
     /// field as JSON.
     pub fn into_output(self) -> ToolOutput {
         let mut content = self.status_line();
-        let _ = write!(content, "\n$ {}\n", echo(&self.command));
+        let _ = write!(content, "\n{ECHO_PREFIX}{}\n", echo(&self.command));
         if self.output.is_empty() {
             content.push_str("(no output)\n");
         } else {
@@ -186,6 +209,21 @@ mod tests {
             output: "oops!\n".to_string(),
             sandboxed: true,
         }
+    }
+
+    #[test]
+    fn the_framing_is_recognised_where_it_is_written() {
+        let content = result(Some(2)).into_output().content;
+        let mut lines = content.lines();
+        let status = lines.next().unwrap();
+        assert!(is_exit_line(status));
+        assert_eq!(untimed_exit_line(status), Some("exit code 2 (failure)"));
+        assert!(lines.next().unwrap().starts_with(ECHO_PREFIX));
+        assert!(!is_exit_line("oops!"));
+        assert!(!is_exit_line("exit code 2 means nothing here"));
+        let mut timed_out = result(None);
+        timed_out.timed_out = true;
+        assert!(!is_exit_line(&timed_out.status_line()));
     }
 
     #[test]

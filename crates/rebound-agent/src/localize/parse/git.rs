@@ -20,7 +20,9 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, _context: &Context) -
         .filter(|(i, line)| !claims.is_claimed(*i) && !line.trim().is_empty())
         .collect();
     let framing = |line: &str| {
-        line.starts_with("$ ") || line.starts_with("exit code ") || is_cut_marker(line)
+        line.starts_with(rebound_tools::shell::ECHO_PREFIX)
+            || rebound_tools::shell::is_exit_line(line)
+            || is_cut_marker(line)
     };
     let status: Vec<&(usize, &String)> = open.iter().filter(|(_, l)| is_status_line(l)).collect();
     if status.is_empty() || !open.iter().all(|(_, l)| is_status_line(l) || framing(l)) {
