@@ -348,15 +348,29 @@ async fn try_candidates(
     let mut best: Option<(Tally, String, CheckRun)> = None;
     let mut first_failure: Option<String> = None;
     let candidates = deps.config.edit_candidates;
+    // The tests are the evidence: they are not mutated until they pass.
     let mutable = deps.config.edit_mutants > 0
         && job.implicated
+        && !localize::is_test_file(&span.file)
         && before.as_ref().is_some_and(|b| !b.passed())
         && !matches!(syntax_before, super::Syntax::Invalid(_));
-    for number in 0..=candidates + 1 {
-        if number == 1 && mutable {
-            // The greedy answer did not do it: the one-token changes of the
-            // span, before samples that cost a model call each.
-            let found = try_mutants(ctx, deps, evidence, job, &tools, &mut approved_all).await?;
+    // The greedy answer, then (when it did not do it) the one-token
+    // changes of the span, then samples that cost a model call each.
+    let attempts = std::iter::once(Some(0))
+        .chain(mutable.then_some(None))
+        .chain((1..=candidates).map(Some));
+    for attempt in attempts {
+        let Some(number) = attempt else {
+            let found = try_mutants(
+                ctx,
+                deps,
+                evidence,
+                job,
+                &tools,
+                &syntax_before,
+                &mut approved_all,
+            )
+            .await?;
             if let Some(verdict) = found.verdict {
                 tried.push(Tried {
                     name: MUTANTS.to_string(),
@@ -375,10 +389,8 @@ async fn try_candidates(
                     None,
                 ));
             }
-        }
-        if number > candidates {
-            break;
-        }
+            continue;
+        };
         let mut request = request.clone();
         if number > 0 {
             request = request.temperature(SAMPLE_TEMPERATURE).seed(candidate_seed(
@@ -594,6 +606,7 @@ async fn try_mutants(
     evidence: &Evidence,
     job: &EditJob,
     tools: &rebound_tools::ToolContext,
+    syntax_before: &super::Syntax,
     approved_all: &mut bool,
 ) -> Result<MutantsTried, NodeError> {
     let EditJob {
@@ -610,12 +623,7 @@ async fn try_mutants(
         .sum::<u64>()
         .max(1);
     let affordable = usize::try_from(MUTANT_CHECK_MS / check_ms).unwrap_or(usize::MAX);
-    let limit = if localize::is_test_file(&span.file) {
-        // The tests are the evidence: they are not mutated until they pass.
-        0
-    } else {
-        affordable.min(deps.config.edit_mutants as usize)
-    };
+    let limit = affordable.min(deps.config.edit_mutants as usize);
     let found = mutants(original, span, job.hint, limit);
     if found.is_empty() {
         return Ok(MutantsTried {
@@ -623,10 +631,9 @@ async fn try_mutants(
             run: None,
         });
     }
-    let syntax_before = check_syntax(&span.file, original);
     let mut judged = 0usize;
     for mutant in &found {
-        if broken_by_edit(&syntax_before, &check_syntax(&span.file, &mutant.text)).is_some() {
+        if broken_by_edit(syntax_before, &check_syntax(&span.file, &mutant.text)).is_some() {
             continue;
         }
         write(ctx, deps, tools, &span.file, &mutant.text).await?;
