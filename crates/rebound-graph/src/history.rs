@@ -221,40 +221,44 @@ impl<S: State> CompiledGraph<S> {
         };
         let mut delta = Vec::new();
         let sibling = matches!(node, AsNode::Copy);
-        let carried = match node {
-            AsNode::Copy => {
-                push_delta(&mut delta, name, &update)?;
-                state.apply(update);
-                meta.source = CheckpointSource::Fork;
-                meta.ran = Vec::new();
-                writes
-            }
-            AsNode::End => {
-                push_delta(&mut delta, name, &update)?;
-                state.apply(update);
-                meta.next = Vec::new();
-                meta.barriers = Vec::new();
-                Vec::new()
-            }
-            AsNode::Unset => {
-                // The update goes in; the superstep due, and what it has
-                // done so far, stay.
-                push_delta(&mut delta, name, &update)?;
-                state.apply(update);
-                writes
-            }
-            AsNode::Node(_) if old.next.iter().any(|n| n == name) => {
-                let data = resume_data(writes.clone())?;
-                let unfinished = old
-                    .next
-                    .iter()
-                    .any(|n| n != name && !data.updates.contains_key(n));
-                if unfinished {
+        let due = match node {
+            AsNode::Node(index) if old.next.iter().any(|n| n == name) => Some(index),
+            _ => None,
+        };
+        let carried = if let Some(index) = due {
+            let data = resume_data(writes.clone())?;
+            match self.others_finished(&checkpoint, &old.next, &data, name, &persist)? {
+                Some(others) => {
+                    // The last node of the superstep: it completes, with
+                    // the finished siblings' kept updates, in name order.
+                    let mut runs = others;
+                    runs.push(NodeRun {
+                        node: index,
+                        command: crate::Command { update, goto: None },
+                        duration: std::time::Duration::ZERO,
+                    });
+                    runs.sort_by(|a, b| {
+                        self.graph.nodes[a.node]
+                            .name
+                            .cmp(&self.graph.nodes[b.node].name)
+                    });
+                    check_conflicts::<S>(&self.graph, &runs, checkpoint.step)?;
+                    let mut gotos = Vec::with_capacity(runs.len());
+                    for run in &mut runs {
+                        let node = &self.graph.nodes[run.node].name;
+                        push_delta(&mut delta, node, &run.command.update)?;
+                        state.apply(std::mem::take(&mut run.command.update));
+                        gotos.push((run.node, run.command.goto.take()));
+                    }
+                    self.route_into(&mut meta, gotos, &state, checkpoint.step, &persist)?;
+                    meta.ran = old.next.clone();
+                    Vec::new()
+                }
+                None => {
                     // The node is done with this update; the others of the
                     // superstep still run on resume, with what they did so
                     // far. The state changes when the superstep completes.
                     let command = crate::Command { update, goto: None };
-                    let stored = StoredCommand::of(&command);
                     let mut carried: Vec<PendingWrite> =
                         writes.into_iter().filter(|w| w.node != name).collect();
                     carried.push(PendingWrite {
@@ -263,63 +267,43 @@ impl<S: State> CompiledGraph<S> {
                         node: name.to_string(),
                         kind: WriteKind::Update,
                         key: String::new(),
-                        value: encode_json(&stored)?,
+                        value: encode_json(&StoredCommand::of(&command))?,
                     });
                     meta.ran = Vec::new();
                     carried
-                } else {
-                    // The last node of the superstep: it completes, with
-                    // the finished siblings' kept updates.
-                    self.complete_superstep(
-                        &checkpoint,
-                        &old,
-                        &data,
-                        name,
-                        update,
-                        &mut state,
-                        &mut delta,
-                        &mut meta,
-                        &persist,
-                    )?;
-                    Vec::new()
                 }
             }
-            AsNode::Node(index) => {
-                push_delta(&mut delta, name, &update)?;
-                state.apply(update);
-                let mut barriers = old.barriers.clone();
-                barriers.resize(self.graph.joins.len(), 0);
-                let shared = routing_only(&persist);
-                let mut next = Vec::new();
-                let reason = route(
-                    &self.graph,
-                    From::node(&self.graph, index),
-                    None,
-                    &state,
-                    checkpoint.step,
-                    &shared,
-                    &mut barriers,
-                    &mut next,
-                )?;
-                next.sort_unstable();
-                next.dedup();
-                meta.next = next
-                    .iter()
-                    .map(|&i| self.graph.nodes[i].name.to_string())
-                    .collect();
-                meta.reasons = reason.map(|r| vec![r.into_owned()]).unwrap_or_default();
-                meta.barriers = trimmed(barriers);
-                if !writes.is_empty() {
-                    tracing::info!(
-                        thread = %persist.thread_id,
-                        checkpoint = %checkpoint.id,
-                        dropped = writes.len(),
-                        "update_state as {name:?} routes anew: the pending writes of the \
-                         superstep that was due ({}) are not carried to the new checkpoint",
-                        old.next.join(", ")
-                    );
+        } else {
+            push_delta(&mut delta, name, &update)?;
+            state.apply(update);
+            match node {
+                // The superstep due, and what it has done so far, stay.
+                AsNode::Unset => writes,
+                AsNode::Copy => {
+                    meta.source = CheckpointSource::Fork;
+                    meta.ran = Vec::new();
+                    writes
                 }
-                Vec::new()
+                AsNode::End => {
+                    meta.next = Vec::new();
+                    meta.barriers = Vec::new();
+                    Vec::new()
+                }
+                AsNode::Node(index) => {
+                    let from = vec![(index, None)];
+                    self.route_into(&mut meta, from, &state, checkpoint.step, &persist)?;
+                    if !writes.is_empty() {
+                        tracing::info!(
+                            thread = %persist.thread_id,
+                            checkpoint = %checkpoint.id,
+                            dropped = writes.len(),
+                            "update_state as {name:?} routes anew: the pending writes of the \
+                             superstep that was due ({}) are not carried to the new checkpoint",
+                            old.next.join(", ")
+                        );
+                    }
+                    Vec::new()
+                }
             }
         };
         save_head(
@@ -342,26 +326,22 @@ impl<S: State> CompiledGraph<S> {
         .await
     }
 
-    /// Completes the superstep due at `checkpoint` (metadata `old`, pending
-    /// writes `data`): `name`'s result is `update`, the others' are their
-    /// kept updates; merged in name order into `state` and `delta`, routed
-    /// into `meta`.
-    #[allow(clippy::too_many_arguments)]
-    fn complete_superstep(
+    /// The results of the nodes due at `checkpoint` other than `name`, from
+    /// their kept updates (`data`); `None` when one of them has not
+    /// finished.
+    fn others_finished(
         &self,
         checkpoint: &StoredCheckpoint,
-        old: &CheckpointMetadata,
+        due: &[String],
         data: &crate::driver::ResumeData,
         name: &str,
-        update: S::Update,
-        state: &mut S,
-        delta: &mut Vec<u8>,
-        meta: &mut CheckpointMetadata,
         persist: &crate::persist::PersistShared,
-    ) -> Result<(), GraphError> {
-        let mut update = Some(update);
-        let mut runs = Vec::with_capacity(old.next.len());
-        for node in &old.next {
+    ) -> Result<Option<Vec<NodeRun<S::Update>>>, GraphError> {
+        let mut runs = Vec::with_capacity(due.len());
+        for node in due.iter().filter(|n| *n != name) {
+            let Some(bytes) = data.updates.get(node) else {
+                return Ok(None);
+            };
             let index = self
                 .graph
                 .index_of(node)
@@ -369,53 +349,45 @@ impl<S: State> CompiledGraph<S> {
                     place: format!("the next nodes stored in checkpoint {}", checkpoint.id),
                     node: node.clone(),
                 })?;
-            let command = match (node == name, data.updates.get(node)) {
-                (true, _) | (false, None) => crate::Command {
-                    update: update.take().unwrap_or_default(),
-                    goto: None,
-                },
-                (false, Some(bytes)) => {
-                    let stored: StoredCommand<S::Update> =
-                        decode(bytes, &persist.thread_id, checkpoint.id, "pending update")?;
-                    stored.into_command()
-                }
-            };
+            let stored: StoredCommand<S::Update> =
+                decode(bytes, &persist.thread_id, checkpoint.id, "pending update")?;
             runs.push(NodeRun {
                 node: index,
-                command,
+                command: stored.into_command(),
                 duration: std::time::Duration::ZERO,
             });
         }
-        runs.sort_by(|a, b| {
-            self.graph.nodes[a.node]
-                .name
-                .cmp(&self.graph.nodes[b.node].name)
-        });
-        check_conflicts::<S>(&self.graph, &runs, checkpoint.step)?;
-        let mut gotos = Vec::with_capacity(runs.len());
-        for run in &mut runs {
-            push_delta(delta, &self.graph.nodes[run.node].name, &run.command.update)?;
-            state.apply(std::mem::take(&mut run.command.update));
-            gotos.push((run.node, run.command.goto.take()));
-        }
-        let mut barriers = old.barriers.clone();
+        Ok(Some(runs))
+    }
+
+    /// Routes out of `from` (nodes with their gotos) over `state`, as the
+    /// end of superstep `step` does, into `meta`: the next nodes by name,
+    /// the routers' reasons and the join barriers.
+    fn route_into(
+        &self,
+        meta: &mut CheckpointMetadata,
+        from: Vec<(usize, Option<crate::Route>)>,
+        state: &S,
+        step: u64,
+        persist: &crate::persist::PersistShared,
+    ) -> Result<(), GraphError> {
+        let mut barriers = std::mem::take(&mut meta.barriers);
         barriers.resize(self.graph.joins.len(), 0);
         let shared = routing_only(persist);
         let mut next = Vec::new();
         let mut reasons = Vec::new();
-        for (index, goto) in gotos {
-            if let Some(reason) = route(
+        for (index, goto) in from {
+            let reason = route(
                 &self.graph,
                 From::node(&self.graph, index),
                 goto,
                 state,
-                checkpoint.step,
+                step,
                 &shared,
                 &mut barriers,
                 &mut next,
-            )? {
-                reasons.push(reason.into_owned());
-            }
+            )?;
+            reasons.extend(reason.map(std::borrow::Cow::into_owned));
         }
         next.sort_unstable();
         next.dedup();
@@ -423,7 +395,6 @@ impl<S: State> CompiledGraph<S> {
             .iter()
             .map(|&i| self.graph.nodes[i].name.to_string())
             .collect();
-        meta.ran = old.next.clone();
         meta.reasons = reasons;
         meta.barriers = trimmed(barriers);
         Ok(())
