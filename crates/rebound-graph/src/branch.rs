@@ -33,10 +33,12 @@ pub(crate) struct Head<'a, S> {
 }
 
 /// Saves `head` after its parent, with its writes, in one transaction.
+/// Returns its id, and a writer positioned after it (its snapshot policy
+/// counted), for a run that goes on from it.
 pub(crate) async fn save_head<S: State>(
     persist: Arc<PersistShared>,
     head: Head<'_, S>,
-) -> Result<CheckpointId, GraphError> {
+) -> Result<(CheckpointId, Persister), GraphError> {
     // Held in the buffer until the writes go with it.
     let hold = Durability::Batched {
         max_steps: usize::MAX,
@@ -64,5 +66,5 @@ pub(crate) async fn save_head<S: State>(
         })
         .collect();
     persister.flush_with(writes).await?;
-    Ok(id)
+    Ok((id, persister))
 }

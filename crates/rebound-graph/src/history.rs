@@ -324,6 +324,7 @@ impl<S: State> CompiledGraph<S> {
             },
         )
         .await
+        .map(|(id, _)| id)
     }
 
     /// The results of the nodes due at `checkpoint` other than `name`, from

@@ -99,6 +99,12 @@ impl Persister {
         }
     }
 
+    /// The same writer, committing per `durability` from now on.
+    pub(crate) fn with_durability(mut self, durability: Durability) -> Self {
+        self.durability = durability;
+        self
+    }
+
     /// Continues the snapshot policy from a loaded chain (newest first).
     pub(crate) fn resume_policy(&mut self, chain: &[StoredCheckpoint]) {
         for checkpoint in chain {

@@ -185,11 +185,7 @@ impl<'a, S: State> Driver<'a, S> {
         };
         let chain = persist.saver.get_chain(&thread, base.id).await?;
         let mut state: S = rebuild(&chain)?;
-        let update: S::Update =
-            serde_json::from_value(update).map_err(|e| GraphError::BadInput {
-                reason: format!("the input update does not fit the state: {e}"),
-            })?;
-        state.apply(update);
+        state.apply(decode_update::<S>(update, "the input")?);
         Ok(state)
     }
 
@@ -272,37 +268,10 @@ impl<'a, S: State> Driver<'a, S> {
             writes.retain(|w| matches!(w.kind, WriteKind::Journal | WriteKind::Update));
         }
         let mut next = meta.next.clone();
-        let mut delta = Vec::new();
-        if let Some(change) = &change {
-            if let Some(update) = &change.update {
-                let update: S::Update =
-                    serde_json::from_value(update.clone()).map_err(|e| GraphError::BadInput {
-                        reason: format!("its update does not fit the state: {e}"),
-                    })?;
-                push_delta(&mut delta, COMMAND_NODE, &update)?;
-                state.apply(update);
-            }
-            if let Some(goto) = &change.goto {
-                if goto.is_empty() {
-                    return Err(GraphError::BadInput {
-                        reason: "its goto names no node to run".to_string(),
-                    });
-                }
-                for name in goto {
-                    graph
-                        .index_of(name)
-                        .ok_or_else(|| GraphError::UnknownNode {
-                            place: "the command's goto".to_string(),
-                            node: name.clone(),
-                        })?;
-                }
-                next = goto.clone();
-                next.sort();
-                next.dedup();
-                // Nodes no longer due take their pending writes with them.
-                writes.retain(|w| next.contains(&w.node));
-            }
-        }
+        let delta = match &change {
+            Some(change) => change.apply(graph, &mut state, &mut next, &mut writes)?,
+            None => Vec::new(),
+        };
         let mut data = resume_data(writes.clone())?;
         let answers = match &value {
             None => Vec::new(),
@@ -329,11 +298,14 @@ impl<'a, S: State> Driver<'a, S> {
         // stays as it was, and what happens next is on the thread's head.
         // A command's change is a new checkpoint too, saved together with
         // its answers.
-        let (checkpoint, chain) = if is_latest && change.is_none() {
+        let (persister, step) = if is_latest && change.is_none() {
             if !answer_writes.is_empty() {
                 persist.saver.put_writes(answer_writes).await?;
             }
-            (checkpoint, chain)
+            let mut persister =
+                Persister::new(Arc::clone(&persist), config.durability, Some(checkpoint.id));
+            persister.resume_policy(&chain);
+            (persister, checkpoint.step)
         } else {
             let changed = change.is_some();
             let head_meta = CheckpointMetadata {
@@ -353,12 +325,13 @@ impl<'a, S: State> Driver<'a, S> {
                 ..meta.clone()
             };
             writes.extend(answer_writes);
-            let id = save_head(
+            let step = checkpoint.step + u64::from(changed);
+            let (_, persister) = save_head(
                 Arc::clone(&persist),
                 Head {
                     parent: &checkpoint,
                     chain: &chain,
-                    step: checkpoint.step + u64::from(changed),
+                    step,
                     state: &state,
                     delta,
                     meta: encode_meta(&head_meta),
@@ -367,20 +340,10 @@ impl<'a, S: State> Driver<'a, S> {
                 },
             )
             .await?;
-            let head = persist.saver.get(&thread, Some(id)).await?.ok_or_else(|| {
-                GraphError::UnknownCheckpoint {
-                    thread_id: thread.clone(),
-                    checkpoint: id.to_string(),
-                }
-            })?;
-            let chain = persist.saver.get_chain(&thread, id).await?;
-            (head, chain)
+            (persister.with_durability(config.durability), step)
         };
-        let mut persister =
-            Persister::new(Arc::clone(&persist), config.durability, Some(checkpoint.id));
-        persister.resume_policy(&chain);
         let mut driver = Self::empty(setup, state, Some(persister));
-        driver.step = checkpoint.step;
+        driver.step = step;
         for name in &next {
             let index = graph
                 .index_of(name)
@@ -459,4 +422,52 @@ struct Change {
     update: Option<serde_json::Value>,
     /// The nodes to run next.
     goto: Option<Vec<String>>,
+}
+
+impl Change {
+    /// Writes the update into `state` and replaces the nodes due (`next`)
+    /// with the goto, dropping the pending writes of nodes no longer due;
+    /// returns the update's delta. Nothing is changed when it fails.
+    fn apply<S: State>(
+        &self,
+        graph: &Graph<S>,
+        state: &mut S,
+        next: &mut Vec<String>,
+        writes: &mut Vec<PendingWrite>,
+    ) -> Result<Vec<u8>, GraphError> {
+        if let Some(goto) = &self.goto {
+            if goto.is_empty() {
+                return Err(GraphError::BadInput {
+                    reason: "its goto names no node to run".to_string(),
+                });
+            }
+            if let Some(unknown) = goto.iter().find(|name| graph.index_of(name).is_none()) {
+                return Err(GraphError::UnknownNode {
+                    place: "the command's goto".to_string(),
+                    node: unknown.clone(),
+                });
+            }
+        }
+        let mut delta = Vec::new();
+        if let Some(update) = &self.update {
+            let update = decode_update::<S>(update.clone(), "the command")?;
+            push_delta(&mut delta, COMMAND_NODE, &update)?;
+            state.apply(update);
+        }
+        if let Some(goto) = &self.goto {
+            *next = goto.clone();
+            next.sort();
+            next.dedup();
+            // Nodes no longer due take their pending writes with them.
+            writes.retain(|w| next.contains(&w.node));
+        }
+        Ok(delta)
+    }
+}
+
+/// `value` as the state's update type; `what` names where it came from.
+fn decode_update<S: State>(value: serde_json::Value, what: &str) -> Result<S::Update, GraphError> {
+    serde_json::from_value(value).map_err(|e| GraphError::BadInput {
+        reason: format!("{what}'s update does not fit the state: {e}"),
+    })
 }
