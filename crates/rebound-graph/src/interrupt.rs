@@ -18,6 +18,23 @@ pub enum InterruptKind {
     Dynamic,
 }
 
+impl InterruptKind {
+    /// Its name: `before`, `after` or `dynamic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InterruptKind::Before => "before",
+            InterruptKind::After => "after",
+            InterruptKind::Dynamic => "dynamic",
+        }
+    }
+}
+
+/// A new interrupt's id: `step:node:which`, where `which` is the index of
+/// a dynamic interrupt's call within the node, or the static kind.
+pub(crate) fn new_id(step: u64, node: &str, which: impl std::fmt::Display) -> String {
+    format!("{step}:{node}:{which}")
+}
+
 /// One pending interrupt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interrupt {

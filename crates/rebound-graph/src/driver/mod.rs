@@ -336,10 +336,11 @@ impl<'a, S: State> Driver<'a, S> {
                     call,
                 }) => {
                     let name = &*graph.nodes[node].name;
-                    let id = resume.as_ref().map_or_else(
-                        || format!("{}:{name}:{call}", self.step),
-                        |r| r.interrupt_id(self.step, name, call),
-                    );
+                    // Asked again (a partial resume): the id it had.
+                    let id = resume
+                        .as_ref()
+                        .and_then(|r| r.known_id(name, call))
+                        .unwrap_or_else(|| crate::interrupt::new_id(self.step, name, call));
                     interrupts.push(Interrupt {
                         id,
                         node: name.to_string(),
@@ -514,16 +515,7 @@ impl<'a, S: State> Driver<'a, S> {
         let interrupts: Vec<Interrupt> = nodes
             .iter()
             .map(|&i| Interrupt {
-                id: format!(
-                    "{}:{}:{}",
-                    self.step,
-                    self.graph.nodes[i].name,
-                    match kind {
-                        InterruptKind::Before => "before",
-                        InterruptKind::After => "after",
-                        InterruptKind::Dynamic => "dynamic",
-                    }
-                ),
+                id: crate::interrupt::new_id(self.step, &self.graph.nodes[i].name, kind.as_str()),
                 node: self.graph.nodes[i].name.to_string(),
                 kind,
                 payload: serde_json::Value::Null,

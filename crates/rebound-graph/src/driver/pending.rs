@@ -98,13 +98,13 @@ impl ResumeData {
         out
     }
 
-    /// The id an interrupt of `node` at call `call` has: the one it was
-    /// given when it first waited, else a new one for superstep `step`.
-    pub(crate) fn interrupt_id(&self, step: u64, node: &str, call: usize) -> String {
+    /// The id the interrupt of `node` at call `call` was given when it first
+    /// waited, if it did.
+    pub(crate) fn known_id(&self, node: &str, call: usize) -> Option<String> {
         self.interrupts
             .get(node)
             .and_then(|list| list.iter().find(|(c, _)| *c == Some(call)))
-            .map_or_else(|| format!("{step}:{node}:{call}"), |(_, i)| i.id.clone())
+            .map(|(_, interrupt)| interrupt.id.clone())
     }
 
     /// The dynamic interrupts waiting for a value: each unfinished node's
