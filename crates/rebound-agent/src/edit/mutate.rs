@@ -122,19 +122,19 @@ pub(crate) fn mutants(
     if span.text.is_empty() || limit == 0 {
         return Vec::new();
     }
-    let Some((span_start, span_end)) = byte_range(original, span.start_line, span.end_line) else {
-        return Vec::new();
-    };
     let Some(tree) = parse_source(language, original) else {
         return Vec::new();
     };
+    // Tree-sitter rows count from 0, span lines from 1.
+    let rows = (span.start_line.saturating_sub(1) as usize)..(span.end_line as usize);
     let mut found = Vec::new();
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
-        if node.end_byte() <= span_start || node.start_byte() >= span_end {
+        let (first, last) = (node.start_position().row, node.end_position().row);
+        if last < rows.start || first >= rows.end {
             continue;
         }
-        if node.start_byte() >= span_start && node.end_byte() <= span_end {
+        if rows.contains(&first) && rows.contains(&last) {
             changes_at(node, original, language, &mut found);
         }
         let mut cursor = node.walk();
@@ -145,13 +145,15 @@ pub(crate) fn mutants(
     let mut seen = std::collections::BTreeSet::new();
     let mut out = Vec::new();
     for change in found {
+        let replaced = &original[change.start..change.end];
+        if change.with == replaced || !seen.insert((change.start, change.end, change.with.clone()))
+        {
+            continue;
+        }
         let mut text = String::with_capacity(original.len() + change.with.len());
         text.push_str(&original[..change.start]);
         text.push_str(&change.with);
         text.push_str(&original[change.end..]);
-        if text == original || !seen.insert(text.clone()) {
-            continue;
-        }
         let (from, to) = change.shown;
         let before = &original[from..to];
         let after_end = to + change.with.len() - (change.end - change.start);
@@ -252,26 +254,6 @@ fn changes_at(node: Node<'_>, source: &str, language: Language, found: &mut Vec<
             }
         }
     }
-}
-
-/// The byte range of lines `start..=end` (1-based) of `text`.
-fn byte_range(text: &str, start: u32, end: u32) -> Option<(usize, usize)> {
-    if start == 0 || end < start {
-        return None;
-    }
-    let mut offset = 0;
-    let mut from = None;
-    for (index, line) in text.split_inclusive('\n').enumerate() {
-        let number = u32::try_from(index + 1).unwrap_or(u32::MAX);
-        if number == start {
-            from = Some(offset);
-        }
-        offset += line.len();
-        if number == end {
-            return from.map(|from| (from, offset));
-        }
-    }
-    from.map(|from| (from, offset))
 }
 
 /// An expression on one line, cut to [`SHOWN_CHARS`].
