@@ -147,18 +147,17 @@ impl<S: Workflow> Session<S> {
                 Ok(RunOutcome::Completed(state)) => Ending::Completed(state.summarize()),
                 Ok(RunOutcome::Interrupted { interrupts, .. }) => {
                     match self.answer(&interrupts).await? {
-                        (Asked::Answer(answer), Some(id)) => {
+                        Some((id, Asked::Answer(answer))) => {
                             input = answer_input(id, &answer)?;
                             continue;
                         }
-                        (Asked::Answer(_), None) => Ending::Interrupted(interrupts),
-                        (Asked::Cancelled, _) => {
+                        Some((_, Asked::Cancelled)) => {
                             // Ctrl-C at the prompt: the run waits for its answer.
                             self.meta.ended(RunState::Interrupted, waiting(&interrupts));
                             self.threads.save(&self.meta)?;
                             return self.finish(Ending::Cancelled, started, true);
                         }
-                        (Asked::NoAnswer, _) => Ending::Interrupted(interrupts),
+                        Some((_, Asked::NoAnswer)) | None => Ending::Interrupted(interrupts),
                     }
                 }
                 Err(GraphError::Cancelled { .. }) => Ending::Cancelled,
@@ -172,20 +171,22 @@ impl<S: Workflow> Session<S> {
         }
     }
 
-    /// Asks the user about the run's approval, when it can.
+    /// Asks the user about the run's approval, when it can: the approval's
+    /// interrupt id and what the user did; `None` when there was nothing to
+    /// ask or nobody to ask.
     async fn answer(
         &mut self,
         interrupts: &[Interrupt],
-    ) -> anyhow::Result<(Asked, Option<String>)> {
+    ) -> anyhow::Result<Option<(String, Asked)>> {
         let (id, request) = match first_approval(interrupts) {
             Some(found) if self.interactive => found,
-            _ => return Ok((Asked::NoAnswer, None)),
+            _ => return Ok(None),
         };
         let asked = ask(&request, &self.cancel).await?;
         if let Asked::Answer(answer) = &asked {
             self.renderer.answered(&request, answer);
         }
-        Ok((asked, Some(id)))
+        Ok(Some((id, asked)))
     }
 
     /// Records the ending, shows it, and gives the exit code.
