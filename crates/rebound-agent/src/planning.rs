@@ -59,6 +59,38 @@ pub(crate) struct Planned {
 
 /// The planner's user message.
 pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> String {
+    render_planner_message(goal, files, &planner_context(context))
+}
+
+/// The planner's user message around `extra`, the [`planner_context`].
+fn render_planner_message(goal: &str, files: &str, extra: &str) -> String {
+    render(
+        prompts::PLANNER_USER,
+        &[("goal", goal), ("files", files), ("context", extra)],
+    )
+}
+
+/// Tokens a planner prompt should stay within, system text included
+/// ([`crate::llm::estimate_tokens`]): the project's files are shown whole
+/// only when they fit in what the rest of the prompt leaves.
+const PLANNER_PROMPT_TOKENS: usize = 1_400;
+
+/// The project's files for a planner prompt whose other parts are `goal`
+/// and `extra`: with their contents when they fit in
+/// [`PLANNER_PROMPT_TOKENS`], else by name.
+fn files_for_prompt(workspace: &std::path::Path, goal: &str, extra: &str) -> String {
+    let used = [prompts::PLANNER, prompts::PLANNER_USER, goal, extra]
+        .iter()
+        .map(|text| crate::llm::estimate_tokens(text))
+        .sum::<usize>();
+    listing(workspace, 40, PLANNER_PROMPT_TOKENS.saturating_sub(used))
+}
+
+/// What the planner is told beyond the goal and the files: the failure it
+/// repairs or the reviewer's feedback, the failing checks (unless the
+/// failure already shows how they fail), the steps done, the request for a
+/// check.
+fn planner_context(context: &PlanContext<'_>) -> String {
     let mut extra = String::new();
     if let Some(failure) = context.failure {
         let description = crate::llm::shorten(&failure.step.description, MAX_DESCRIPTION_CHARS);
@@ -86,10 +118,13 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
     } else if let Some(feedback) = context.feedback {
         extra.push_str(&render(prompts::FEEDBACK, &[("feedback", feedback)]));
     }
-    let repairs_checks = context
-        .failure
-        .is_some_and(|failure| failure.step.description == VERIFY_STEP);
-    if !repairs_checks {
+    // The failure may already be the checks' failure: a finish they
+    // overruled, or an edit whose candidates they judged.
+    let shown = context.failure.is_some_and(|failure| {
+        failure.step.description == VERIFY_STEP
+            || shows_every_failure(&failure.error, context.checks)
+    });
+    if !shown {
         // In repair mode the error above often holds the same output: the
         // checks get less room, so the prompt stays small.
         let room = if context.failure.is_some() {
@@ -109,16 +144,17 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
         if skipped > 0 {
             done.push(format!("- ({skipped} earlier steps)"));
         }
-        done.extend(context.done[skipped..].iter().map(|d| format!("- {d}")));
+        done.extend(
+            context.done[skipped..]
+                .iter()
+                .map(|d| format!("- {}", crate::llm::shorten(d, DONE_STEP_CHARS))),
+        );
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
     }
     if context.write_check {
         extra.push_str(prompts::WRITE_CHECK);
     }
-    render(
-        prompts::PLANNER_USER,
-        &[("goal", goal), ("files", files), ("context", &extra)],
-    )
+    extra
 }
 
 /// Characters of a failed step's error in a repair prompt.
@@ -129,6 +165,25 @@ const REPAIR_COMMAND_CHARS: usize = 300;
 
 /// The most steps already done a planner prompt lists (the last ones).
 const MAX_DONE_SHOWN: usize = 5;
+
+/// Characters of each step done a planner prompt lists.
+const DONE_STEP_CHARS: usize = 160;
+
+/// Whether `error` already shows how each failing check of `results`
+/// fails: it holds the last line of the check's output.
+fn shows_every_failure(error: &str, results: &[CheckResult]) -> bool {
+    let mut failing = results.iter().filter(|r| !r.passed).peekable();
+    failing.peek().is_some()
+        && failing.all(|result| {
+            result
+                .output
+                .lines()
+                .rev()
+                .map(str::trim)
+                .find(|line| !line.is_empty())
+                .is_some_and(|last| error.contains(last))
+        })
+}
 
 /// The longest run of spaces kept in an error a prompt quotes: a caret
 /// line under a long source line is hundreds of spaces, each a token or
@@ -164,7 +219,7 @@ fn checks_text(results: &[CheckResult], localized: Option<&str>, room: usize) ->
             Some(localized) => localized.to_string(),
             None => failures_text(results),
         };
-        let text = crate::llm::shorten(&text, room);
+        let text = crate::llm::shorten(&squeeze_spaces(&text), room);
         return render(prompts::CHECKS, &[("checks", &text)]);
     }
     let commands: Vec<String> = results.iter().map(|r| format!("`{}`", r.command)).collect();
@@ -264,7 +319,6 @@ pub(crate) async fn make_plan(
     approved_all: bool,
 ) -> Result<Planned, NodeError> {
     let workspace = deps.workspace.workspace();
-    let files = listing(workspace, 40);
     let localized = context
         .localized
         .clone()
@@ -303,7 +357,11 @@ pub(crate) async fn make_plan(
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)
-        .message(Message::user(planner_message(goal, &files, context)));
+        .message(Message::user({
+            let extra = planner_context(context);
+            let files = files_for_prompt(workspace, goal, &extra);
+            render_planner_message(goal, &files, &extra)
+        }));
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check).await?;
     let mut tokens = asked.tokens;
     if let (Ok(steps), Some(failure)) = (&asked.steps, context.failure) {
@@ -584,6 +642,48 @@ mod tests {
             "{} characters: {message}",
             message.len()
         );
+    }
+
+    #[test]
+    fn a_repair_prompt_quotes_a_checks_failure_once() {
+        let output = "  File \"<string>\", line 1\n    import os; for x in y: pass\nSyntaxError: invalid syntax\n";
+        let results = [failed("python3 -c 'import os; for x in y: pass'", output)];
+        let failure = |error: &str| StepFailure {
+            step: step("python3 report.py"),
+            error: error.to_string(),
+            plan: Vec::new(),
+        };
+        let quoted = failure(&format!("no candidate improved report.txt\n{output}"));
+        let context = PlanContext {
+            failure: Some(&quoted),
+            checks: &results,
+            ..PlanContext::default()
+        };
+        let message = planner_message("Write report.txt", "report.py", &context);
+        assert_eq!(message.matches("SyntaxError").count(), 1, "{message}");
+        let other = failure("exit code 2: No such file or directory");
+        let context = PlanContext {
+            failure: Some(&other),
+            checks: &results,
+            ..PlanContext::default()
+        };
+        let message = planner_message("Write report.txt", "report.py", &context);
+        assert!(message.contains("SyntaxError"), "{message}");
+    }
+
+    #[test]
+    fn the_files_are_shown_whole_only_when_the_prompt_has_room() {
+        let dir = tempfile::tempdir().unwrap();
+        let log: String = (0..20)
+            .map(|i| format!("2024-05-01 10:{i:02}:00 INFO GET /items 200\n"))
+            .collect();
+        std::fs::write(dir.path().join("api.log"), &log).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "rotate weekly\n").unwrap();
+        let roomy = files_for_prompt(dir.path(), "Count the lines", "");
+        assert!(roomy.contains("rotate weekly"), "{roomy}");
+        let big_context = "a failing check said: ".repeat(150);
+        let tight = files_for_prompt(dir.path(), "Count the lines", &big_context);
+        assert_eq!(tight, "api.log\nnotes.txt");
     }
 
     /// A failed run of `command` that printed `output`.

@@ -10,13 +10,16 @@ pub(crate) const INLINE_BYTES: u64 = 3_000;
 
 /// Up to `max` file paths of `root`, relative and sorted, skipping hidden
 /// entries (`.git`, `.rebound`...) and caches; one per line. When the text
-/// files add up to at most [`INLINE_BYTES`], each is followed by its
-/// contents in a fence.
-pub(crate) fn listing(root: &Path, max: usize) -> String {
+/// files add up to at most [`INLINE_BYTES`] and, shown whole, to at most
+/// `inline_tokens` ([`crate::llm::estimate_tokens`]), each is followed by
+/// its contents in a fence.
+pub(crate) fn listing(root: &Path, max: usize, inline_tokens: usize) -> String {
     let mut files = Vec::new();
     collect(root, root, 0, &mut files, max * 4);
     files.sort();
-    if let Some(inline) = inline_contents(root, &files) {
+    if let Some(inline) = inline_contents(root, &files)
+        .filter(|inline| crate::llm::estimate_tokens(inline) <= inline_tokens)
+    {
         return inline;
     }
     let more = files.len().saturating_sub(max);
@@ -96,14 +99,15 @@ mod tests {
         .unwrap();
         std::fs::create_dir(dir.path().join(".git")).unwrap();
         std::fs::write(dir.path().join(".git/HEAD"), "ref").unwrap();
-        let small = listing(dir.path(), 40);
+        let small = listing(dir.path(), 40, 1_000);
         assert!(
             small.contains("calc.py:\n```\ndef add(a, b):\n    return b - a\n```"),
             "{small}"
         );
         assert!(!small.contains("HEAD"));
+        assert_eq!(listing(dir.path(), 40, 10), "calc.py", "no room for it");
         std::fs::write(dir.path().join("big.txt"), "x".repeat(4_000)).unwrap();
-        let large = listing(dir.path(), 40);
+        let large = listing(dir.path(), 40, 100_000);
         assert_eq!(large, "big.txt\ncalc.py");
     }
 }

@@ -95,6 +95,10 @@ pub async fn consider(
             Some(2) if result.output.contains("syntax error") => {
                 Some("it is not valid shell (a syntax error)".to_string())
             }
+            Some(_) if inline_code_is_invalid(&result.output) => Some(
+                "the code it runs inline is not valid (a SyntaxError): it could never pass"
+                    .to_string(),
+            ),
             None => Some("it did not finish, or was not allowed to run".to_string()),
             Some(_) => None,
         }
@@ -148,9 +152,48 @@ pub fn refusal(command: &str, workspace: &Path) -> Option<String> {
     })
 }
 
+/// Whether `output` says the code a check passes inline (`python3 -c`,
+/// `node -e`) does not parse: such a check fails whatever the agent does.
+/// A syntax error in a file the inline code imports is the project's, not
+/// the check's: the location before the error tells them apart.
+fn inline_code_is_invalid(output: &str) -> bool {
+    let mut inline = false;
+    for line in output.lines().map(str::trim_start) {
+        if line.starts_with("File \"") || line.starts_with("[eval]") {
+            inline = line.starts_with("File \"<string>\"") || line.starts_with("[eval]");
+        } else if line.starts_with("SyntaxError:") || line.starts_with("IndentationError:") {
+            return inline;
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
-    use super::refusal;
+    use super::{inline_code_is_invalid, refusal};
+
+    #[test]
+    fn inline_code_that_does_not_parse_is_told() {
+        let python = "  File \"<string>\", line 1\n    import os; for x in y: print(x)\n               ^^^\nSyntaxError: invalid syntax\n";
+        assert!(inline_code_is_invalid(python));
+        let node = "[eval]:1\nfor (;;\n      ^\n\nSyntaxError: Unexpected end of input\n";
+        assert!(inline_code_is_invalid(node));
+        let raised = "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\nAssertionError\n";
+        assert!(
+            !inline_code_is_invalid(raised),
+            "it ran and failed: a fair check"
+        );
+        let module = "  File \"/w/app.py\", line 3\n    def f(:\nSyntaxError: invalid syntax\n";
+        assert!(
+            !inline_code_is_invalid(module),
+            "the project's code: the agent fixes it"
+        );
+        let imported = format!("Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n{module}");
+        assert!(
+            !inline_code_is_invalid(&imported),
+            "imported by the inline code"
+        );
+    }
 
     #[test]
     fn a_check_that_runs_a_missing_script_or_spans_lines_is_refused() {
