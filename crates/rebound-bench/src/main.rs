@@ -3,6 +3,7 @@
 
 mod pev;
 mod rss;
+mod send_workload;
 mod sqlite_workloads;
 mod workloads;
 
@@ -30,6 +31,9 @@ enum Workload {
     Resume,
     /// W5's second phase (spawned by `resume`).
     ResumeChild,
+    /// Map-reduce fan-out: one superstep of K sends (`--k`, default 1000),
+    /// in-memory saver.
+    Send,
 }
 
 /// Which tokio runtime drives the runs.
@@ -51,7 +55,7 @@ struct Args {
     /// max_iters of the run (W0, W1: default 2000).
     #[arg(long)]
     n: Option<i64>,
-    /// Number of concurrent runs (W4: default 1000).
+    /// Number of concurrent runs (W4: default 1000); number of sends (`send`: default 1000).
     #[arg(long)]
     k: Option<usize>,
     /// max_iters of each concurrent run (W4: default 20).
@@ -134,6 +138,7 @@ fn run(args: &Args) -> Result<serde_json::Value> {
             };
             runtime.block_on(sqlite_workloads::resume_child(n, db, settings))
         }
+        Workload::Send => runtime.block_on(send_workload::send(args.k.unwrap_or(1000))),
         Workload::Concurrent => runtime.block_on(workloads::concurrent(
             args.k.unwrap_or(1000),
             args.m.unwrap_or(20),

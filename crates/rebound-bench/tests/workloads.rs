@@ -105,3 +105,16 @@ fn checkpoint_workloads_without_a_store_say_what_is_wrong() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("--db"));
 }
+
+#[test]
+fn send_runs_one_superstep_of_k_sends() {
+    let line = run(&["send", "--k", "50"]);
+    assert_eq!(line["workload"], "send");
+    assert_eq!(line["k"], 50);
+    assert_eq!(line["node_steps"], 51);
+    assert!(line["total_us"].as_f64().unwrap() > 0.0, "{line}");
+    assert!(
+        line["no_checkpointer_total_us"].as_f64().unwrap() > 0.0,
+        "{line}"
+    );
+}

@@ -151,7 +151,11 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
 
     let mut index = HashMap::with_capacity(nodes.len());
     for (i, node) in nodes.iter().enumerate() {
-        if node.name.is_empty() || node.name == START || node.name == END {
+        if node.name.is_empty()
+            || node.name == START
+            || node.name == END
+            || crate::send::is_reserved_in_name(&node.name)
+        {
             return Err(CompileError::ReservedName {
                 name: node.name.clone(),
             });

@@ -16,8 +16,9 @@ pub enum CompileError {
         /// The name used twice.
         name: String,
     },
-    /// A node was given a reserved or empty name.
-    #[error("node name {name:?} is reserved or empty (START and END are {start:?} and {end:?})", start = crate::START, end = crate::END)]
+    /// A node was given a reserved or empty name, or one with a `#` in it
+    /// (which tells the tasks of a [`crate::Send`] apart: `node#k`).
+    #[error("node name {name:?} is reserved or empty, or contains '#' (START and END are {start:?} and {end:?}; '#' tells a Send's tasks apart)", start = crate::START, end = crate::END)]
     ReservedName {
         /// The name that was refused.
         name: String,
@@ -219,12 +220,13 @@ pub enum GraphError {
         #[source]
         source: BoxError,
     },
-    /// Two nodes of one superstep wrote the same replace-field.
+    /// Two tasks of one superstep wrote the same replace-field (a task of a
+    /// [`crate::Send`] is named `node#k`, k its index among the sends).
     #[error("conflicting writes at step {step}: nodes {first:?} and {second:?} both wrote field {field:?}, which is replace-only; give it an append or merge rule, or let one node write it")]
     Conflict {
         /// The field written twice.
         field: &'static str,
-        /// The first writer (by name order).
+        /// The first writer (in merge order: nodes by name, then sends).
         first: String,
         /// The second writer.
         second: String,
@@ -240,6 +242,17 @@ pub enum GraphError {
         value: String,
         /// The targets it may choose.
         allowed: Vec<String>,
+    },
+    /// A router or a node's `goto` sent a task ([`crate::Send`]) to
+    /// something that is not a node of the graph (END included).
+    #[error("{from:?} sent a task to {node:?}, which is not a node of the graph; a Send must name one of its nodes: {}", .known.join(", "))]
+    UnknownSendTarget {
+        /// The node (or START) whose router or goto sent it.
+        from: String,
+        /// The name it was sent to.
+        node: String,
+        /// The graph's nodes.
+        known: Vec<String>,
     },
     /// The run did more supersteps than its recursion limit while work remained.
     #[error("recursion limit of {limit} supersteps reached with nodes still to run ({}); last nodes visited: {}. If the graph is meant to run this long, raise it with RunConfig::with_recursion_limit; otherwise look for a loop that never reaches END", .pending.join(", "), .recent.join(" -> "))]

@@ -84,8 +84,9 @@ pub enum Event {
         attempt: u32,
     },
     /// A node finished, told as soon as it did. Its update is merged at the
-    /// end of the superstep, in node-name order, when the superstep
-    /// completes (else it is kept as a pending write).
+    /// end of the superstep, in node-name order (then the tasks of sends in
+    /// emission order), when the superstep completes (else it is kept as a
+    /// pending write).
     NodeFinished {
         /// The node.
         node: Arc<str>,
@@ -99,11 +100,13 @@ pub enum Event {
         /// The fields its update wrote.
         changed: ChangedFields,
     },
-    /// Routing out of a node (or START) chose its next node(s).
+    /// Routing out of a node (or START) chose its next node(s); told once
+    /// per task (a node sent many times routes once per send).
     RouteChosen {
         /// The node routed from.
         from: Arc<str>,
-        /// The chosen targets (END included when chosen).
+        /// The chosen targets (END included when chosen), then the node of
+        /// each [`crate::Send`], once per send.
         to: Vec<Arc<str>>,
         /// The superstep of `from`.
         step: u64,

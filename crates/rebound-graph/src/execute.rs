@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::compile::{CompiledNode, Graph};
 use crate::journal::NodeScratch;
 use crate::node::{NodeFn, RunShared};
+use crate::send::Task;
 use crate::{
     ChangedFields, Command, Event, GraphError, NodeContext, NodeError, NodeErrorKind, State,
 };
@@ -18,6 +19,8 @@ use crate::{
 /// A node attempt that finished: its output, attempt number and duration.
 pub(crate) struct NodeRun<U> {
     pub(crate) node: usize,
+    /// The index of the send it ran, for a task of a [`crate::Send`].
+    pub(crate) send: Option<usize>,
     pub(crate) command: Command<U>,
     pub(crate) duration: Duration,
 }
@@ -27,6 +30,8 @@ pub(crate) enum NodeEnd<U> {
     Done(NodeRun<U>),
     Interrupted {
         node: usize,
+        /// The index of the send it ran, for a task of a [`crate::Send`].
+        send: Option<usize>,
         payload: serde_json::Value,
         /// The index of the `interrupt` call within the node.
         call: usize,
@@ -43,16 +48,17 @@ pub(crate) struct ScratchSeed {
     pub(crate) resume: Option<Arc<Vec<serde_json::Value>>>,
 }
 
-/// Runs one node with its retry policy and timeout.
+/// Runs one task (a node, or a send of it) with its retry policy and timeout.
 pub(crate) async fn run_node<S: State>(
     graph: &Graph<S>,
-    index: usize,
+    task: Task,
     state: Arc<S>,
     shared: &Arc<RunShared>,
     step: u64,
     timed: bool,
     seed: Option<&ScratchSeed>,
 ) -> Result<NodeEnd<S::Update>, GraphError> {
+    let Task { node: index, send } = task;
     let node = &graph.nodes[index];
     let mut attempt = 1;
     loop {
@@ -70,6 +76,7 @@ pub(crate) async fn run_node<S: State>(
             step,
             attempt,
             scratch,
+            send: send.clone(),
         };
         shared.events.emit(|| Event::NodeStarted {
             node: node.name.clone(),
@@ -101,6 +108,7 @@ pub(crate) async fn run_node<S: State>(
                 });
                 return Ok(NodeEnd::Done(NodeRun {
                     node: index,
+                    send: send.map(|s| s.index),
                     command,
                     duration,
                 }));
@@ -110,6 +118,7 @@ pub(crate) async fn run_node<S: State>(
                     let (payload, call) = error.take_interrupt().unwrap_or_default();
                     return Ok(NodeEnd::Interrupted {
                         node: index,
+                        send: send.map(|s| s.index),
                         payload,
                         call,
                     });

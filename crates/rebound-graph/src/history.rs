@@ -14,6 +14,7 @@ use crate::driver::{check_conflicts, resume_data, StoredCommand};
 use crate::execute::NodeRun;
 use crate::node::RunShared;
 use crate::routing::{route, From};
+use crate::send::task_key;
 use crate::{CompiledGraph, GraphError, Interrupt, RunConfig, RunId, State};
 
 /// A thread's state at one checkpoint.
@@ -27,7 +28,8 @@ pub struct StateSnapshot<S> {
     pub parent_id: Option<CheckpointId>,
     /// Supersteps run on the thread up to it.
     pub step: u64,
-    /// Its metadata (`metadata.next`: the nodes due to run; empty when finished).
+    /// Its metadata (`metadata.next` and `metadata.sends`: the nodes and
+    /// the sent tasks due to run; both empty when finished).
     pub metadata: CheckpointMetadata,
     /// The interrupts waiting at it.
     pub interrupts: Vec<Interrupt>,
@@ -95,7 +97,7 @@ impl<S: State> CompiledGraph<S> {
         let (saver, thread) = self.saver_and_thread(config)?;
         let (checkpoint, _, values) = self.load(config).await?;
         let metadata = decode_meta(&checkpoint)?;
-        let interrupts = if metadata.next.is_empty() {
+        let interrupts = if metadata.is_finished() {
             Vec::new()
         } else {
             resume_data(saver.pending_writes(&thread, checkpoint.id).await?)?.pending()
@@ -160,6 +162,13 @@ impl<S: State> CompiledGraph<S> {
     /// - with `as_node` [`COPY`], the checkpoint is copied beside itself (a
     ///   sibling following the same parent, with the update merged and its
     ///   pending writes): a fork that leaves the original as it was.
+    ///
+    /// The tasks of [`crate::Send`]s due at the checkpoint count as nodes of
+    /// its superstep: they stay due (with what they did so far) unless the
+    /// superstep is abandoned or completed, and `as_node` one of the nodes
+    /// the edges scheduled completes the superstep only when every send has
+    /// finished too. A sent task cannot be named by `as_node` (a node that is
+    /// only sent is "another node" above): answer its interrupt instead.
     pub async fn update_state(
         &self,
         config: &RunConfig,
@@ -198,7 +207,7 @@ impl<S: State> CompiledGraph<S> {
     ) -> Result<CheckpointId, GraphError> {
         let (checkpoint, chain, mut state) = self.load(config).await?;
         let old = decode_meta(&checkpoint)?;
-        let writes = if old.next.is_empty() {
+        let writes = if old.is_finished() {
             Vec::new()
         } else {
             persist
@@ -214,6 +223,7 @@ impl<S: State> CompiledGraph<S> {
         let mut meta = CheckpointMetadata {
             source: CheckpointSource::Update,
             next: old.next.clone(),
+            sends: old.sends.clone(),
             ran: vec![name.to_string()],
             reasons: Vec::new(),
             barriers: old.barriers.clone(),
@@ -227,20 +237,24 @@ impl<S: State> CompiledGraph<S> {
         };
         let carried = if let Some(index) = due {
             let data = resume_data(writes.clone())?;
-            match self.others_finished(&checkpoint, &old.next, &data, name, &persist)? {
+            match self.others_finished(&checkpoint, &old, &data, name, &persist)? {
                 Some(others) => {
-                    // The last node of the superstep: it completes, with
-                    // the finished siblings' kept updates, in name order.
+                    // The last task of the superstep: it completes, with
+                    // the finished siblings' kept updates, in merge order
+                    // (nodes by name, then sends in emission order).
                     let mut runs = others;
                     runs.push(NodeRun {
                         node: index,
+                        send: None,
                         command: crate::Command { update, goto: None },
                         duration: std::time::Duration::ZERO,
                     });
                     runs.sort_by(|a, b| {
-                        self.graph.nodes[a.node]
-                            .name
-                            .cmp(&self.graph.nodes[b.node].name)
+                        a.send.cmp(&b.send).then_with(|| {
+                            self.graph.nodes[a.node]
+                                .name
+                                .cmp(&self.graph.nodes[b.node].name)
+                        })
                     });
                     check_conflicts::<S>(&self.graph, &runs, checkpoint.step)?;
                     let mut gotos = Vec::with_capacity(runs.len());
@@ -252,6 +266,11 @@ impl<S: State> CompiledGraph<S> {
                     }
                     self.route_into(&mut meta, gotos, &state, checkpoint.step, &persist)?;
                     meta.ran = old.next.clone();
+                    for send in &old.sends {
+                        if !meta.ran.iter().any(|n| n == send.node()) {
+                            meta.ran.push(send.node().to_string());
+                        }
+                    }
                     Vec::new()
                 }
                 None => {
@@ -286,19 +305,21 @@ impl<S: State> CompiledGraph<S> {
                 }
                 AsNode::End => {
                     meta.next = Vec::new();
+                    meta.sends = Vec::new();
                     meta.barriers = Vec::new();
                     Vec::new()
                 }
                 AsNode::Node(index) => {
                     let from = vec![(index, None)];
                     self.route_into(&mut meta, from, &state, checkpoint.step, &persist)?;
-                    if !writes.is_empty() {
+                    if !writes.is_empty() || !old.sends.is_empty() {
                         tracing::info!(
                             thread = %persist.thread_id,
                             checkpoint = %checkpoint.id,
                             dropped = writes.len(),
-                            "update_state as {name:?} routes anew: the pending writes of the \
-                             superstep that was due ({}) are not carried to the new checkpoint",
+                            dropped_sends = old.sends.len(),
+                            "update_state as {name:?} routes anew: the superstep that was due \
+                             ({}) is abandoned, with its sends and pending writes",
                             old.next.join(", ")
                         );
                     }
@@ -327,33 +348,44 @@ impl<S: State> CompiledGraph<S> {
         .map(|(id, _)| id)
     }
 
-    /// The results of the nodes due at `checkpoint` other than `name`, from
-    /// their kept updates (`data`); `None` when one of them has not
-    /// finished.
+    /// The results of the tasks due at `checkpoint` (`due`'s nodes and
+    /// sends) other than node `name`'s, from their kept updates (`data`);
+    /// `None` when one of them has not finished.
     fn others_finished(
         &self,
         checkpoint: &StoredCheckpoint,
-        due: &[String],
+        due: &CheckpointMetadata,
         data: &crate::driver::ResumeData,
         name: &str,
         persist: &crate::persist::PersistShared,
     ) -> Result<Option<Vec<NodeRun<S::Update>>>, GraphError> {
-        let mut runs = Vec::with_capacity(due.len());
-        for node in due.iter().filter(|n| *n != name) {
-            let Some(bytes) = data.updates.get(node) else {
+        let scheduled = due
+            .next
+            .iter()
+            .filter(|n| *n != name)
+            .map(|node| (node.as_str(), None));
+        let sent = due
+            .sends
+            .iter()
+            .enumerate()
+            .map(|(k, send)| (send.node(), Some(k)));
+        let mut runs = Vec::with_capacity(due.next.len() + due.sends.len());
+        for (node, send) in scheduled.chain(sent) {
+            let Some(bytes) = data.updates.get(&*task_key(node, send)) else {
                 return Ok(None);
             };
             let index = self
                 .graph
                 .index_of(node)
                 .ok_or_else(|| GraphError::UnknownNode {
-                    place: format!("the next nodes stored in checkpoint {}", checkpoint.id),
-                    node: node.clone(),
+                    place: format!("the tasks due at checkpoint {}", checkpoint.id),
+                    node: node.to_string(),
                 })?;
             let stored: StoredCommand<S::Update> =
                 decode(bytes, &persist.thread_id, checkpoint.id, "pending update")?;
             runs.push(NodeRun {
                 node: index,
+                send,
                 command: stored.into_command(),
                 duration: std::time::Duration::ZERO,
             });
@@ -363,7 +395,7 @@ impl<S: State> CompiledGraph<S> {
 
     /// Routes out of `from` (nodes with their gotos) over `state`, as the
     /// end of superstep `step` does, into `meta`: the next nodes by name,
-    /// the routers' reasons and the join barriers.
+    /// the sends, the routers' reasons and the join barriers.
     fn route_into(
         &self,
         meta: &mut CheckpointMetadata,
@@ -376,6 +408,7 @@ impl<S: State> CompiledGraph<S> {
         barriers.resize(self.graph.joins.len(), 0);
         let shared = routing_only(persist);
         let mut next = Vec::new();
+        let mut sends = Vec::new();
         let mut reasons = Vec::new();
         for (index, goto) in from {
             let reason = route(
@@ -387,6 +420,7 @@ impl<S: State> CompiledGraph<S> {
                 &shared,
                 &mut barriers,
                 &mut next,
+                &mut sends,
             )?;
             reasons.extend(reason.map(std::borrow::Cow::into_owned));
         }
@@ -395,6 +429,12 @@ impl<S: State> CompiledGraph<S> {
         meta.next = next
             .iter()
             .map(|&i| self.graph.nodes[i].name.to_string())
+            .collect();
+        meta.sends = sends
+            .into_iter()
+            .map(|sent| {
+                crate::Send::from_shared(self.graph.nodes[sent.node].name.to_string(), sent.arg)
+            })
             .collect();
         meta.reasons = reasons;
         meta.barriers = trimmed(barriers);

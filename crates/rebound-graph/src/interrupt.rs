@@ -40,12 +40,15 @@ pub(crate) fn new_id(step: u64, node: &str, which: impl std::fmt::Display) -> St
 pub struct Interrupt {
     /// Its id, stable while it waits (through updates, forks and partial
     /// resumes): `step:node:call` for a dynamic one (the superstep, the
-    /// node, the index of the `interrupt` call within the node),
+    /// node, the index of the `interrupt` call within the node; for a task
+    /// of a [`crate::Send`], `step:node#k:call`, k the send's index among
+    /// the superstep's sends),
     /// `step:node:before` or `step:node:after` for a static one. Answer it
     /// by id with `CompiledGraph::resume_with_map`.
     #[serde(default)]
     pub id: String,
-    /// The node it belongs to.
+    /// The node it belongs to (for a sent task, the node's name; the id
+    /// tells the tasks apart).
     pub node: String,
     /// Its kind.
     pub kind: InterruptKind,

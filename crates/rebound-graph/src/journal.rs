@@ -133,7 +133,7 @@ impl NodeContext {
             .commit(vec![PendingWrite {
                 thread_id: scratch.persist.thread_id.to_string(),
                 checkpoint: scratch.checkpoint,
-                node: self.node().to_string(),
+                node: self.task_key().into_owned(),
                 kind: WriteKind::Journal,
                 key,
                 value: bytes,

@@ -12,6 +12,10 @@
 //! * **Supersteps**: nodes scheduled together run concurrently; their updates
 //!   merge at the barrier in node-name order; a replace-field written by two of
 //!   them is a [`GraphError::Conflict`].
+//! * **Map-reduce**: a router or a `goto` may return [`Send`]s ([`Route::sends`]):
+//!   each runs its node as a task of its own in the next superstep, with its
+//!   own payload ([`NodeContext::send_arg`]); their updates merge after the
+//!   scheduled nodes', in the order the sends were emitted.
 //! * **Events** of a run are one typed stream ([`Event`]); the engine never prints.
 //!
 //! ```
@@ -78,6 +82,7 @@ mod retry;
 mod route;
 mod routing;
 mod run;
+mod send;
 mod state;
 mod stream;
 
@@ -93,6 +98,7 @@ pub use rebound_graph_derive::State;
 pub use retry::{RetryPolicy, RetryPredicate};
 pub use route::{PathMap, Route};
 pub use run::CompiledGraph;
+pub use send::Send;
 pub use state::{FieldSet, MergeRule, State};
 pub use stream::RunStream;
 pub use tokio_util::sync::CancellationToken;

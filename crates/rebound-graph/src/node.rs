@@ -140,6 +140,8 @@ pub struct NodeContext {
     pub(crate) step: u64,
     pub(crate) attempt: u32,
     pub(crate) scratch: Option<Arc<crate::journal::NodeScratch>>,
+    /// The send this task runs, if a [`crate::Send`] scheduled it.
+    pub(crate) send: Option<crate::send::TaskSend>,
 }
 
 impl std::fmt::Debug for NodeContext {
@@ -150,6 +152,7 @@ impl std::fmt::Debug for NodeContext {
             .field("node", &self.node())
             .field("step", &self.step)
             .field("attempt", &self.attempt)
+            .field("send", &self.send.as_ref().map(|s| s.index))
             .finish_non_exhaustive()
     }
 }

@@ -3,13 +3,22 @@
 
 use std::borrow::Cow;
 
+use crate::Send;
+
 /// Where to go next: one or several targets (node names or [`crate::END`]),
-/// with an optional reason that is reported in the `route_chosen` event.
+/// tasks with payloads of their own ([`Send`]), or both, with an optional
+/// reason that is reported in the `route_chosen` event.
 ///
 /// ```
-/// use rebound_graph::Route;
+/// use rebound_graph::{Route, Send};
 /// let route = Route::to("planner").because("the step failed");
 /// assert_eq!(route.targets().collect::<Vec<_>>(), ["planner"]);
+///
+/// // Fan out: one task of "summarize" per document, and "audit" once.
+/// let fan_out = Route::to("audit")
+///     .with_send(Send::new("summarize", "a.txt"))
+///     .with_send(Send::new("summarize", "b.txt"));
+/// assert_eq!(fan_out.send_items().len(), 2);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
@@ -17,10 +26,38 @@ pub struct Route {
     reason: Option<Cow<'static, str>>,
 }
 
+/// A route's targets, and its sends behind a box: a route that does not
+/// send is as small as it was before sends existed (it is moved around
+/// with every node's output).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Targets {
     One(Cow<'static, str>),
     Many(Vec<Cow<'static, str>>),
+    Sending(Box<Sending>),
+}
+
+impl Targets {
+    /// The same targets, as those of a route that sends.
+    fn into_sending(self) -> Box<Sending> {
+        match self {
+            Targets::One(one) => Box::new(Sending {
+                targets: vec![one],
+                sends: Vec::new(),
+            }),
+            Targets::Many(many) => Box::new(Sending {
+                targets: many,
+                sends: Vec::new(),
+            }),
+            Targets::Sending(sending) => sending,
+        }
+    }
+}
+
+/// The targets and the sends of a route that sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Sending {
+    targets: Vec<Cow<'static, str>>,
+    sends: Vec<Send>,
 }
 
 impl Route {
@@ -44,6 +81,42 @@ impl Route {
         }
     }
 
+    /// A route with one task of `node`, which receives `arg` as its payload
+    /// (and no other target).
+    pub fn send(node: impl Into<Cow<'static, str>>, arg: impl Into<serde_json::Value>) -> Self {
+        Route::sends([Send::new(node, arg)])
+    }
+
+    /// A route with a task per [`Send`], in this order (and no other
+    /// target): map-reduce's fan-out.
+    pub fn sends(sends: impl IntoIterator<Item = Send>) -> Self {
+        Route {
+            targets: Targets::Sending(Box::new(Sending {
+                targets: Vec::new(),
+                sends: sends.into_iter().collect(),
+            })),
+            reason: None,
+        }
+    }
+
+    /// Adds a task of a [`Send`] after the route's other sends.
+    #[must_use]
+    pub fn with_send(mut self, send: Send) -> Self {
+        let mut sending = self.targets.into_sending();
+        sending.sends.push(send);
+        self.targets = Targets::Sending(sending);
+        self
+    }
+
+    /// Adds tasks of [`Send`]s after the route's other sends.
+    #[must_use]
+    pub fn with_sends(mut self, sends: impl IntoIterator<Item = Send>) -> Self {
+        let mut sending = self.targets.into_sending();
+        sending.sends.extend(sends);
+        self.targets = Targets::Sending(sending);
+        self
+    }
+
     /// A route to [`crate::END`].
     pub fn end() -> Self {
         Route::to(crate::END)
@@ -61,8 +134,25 @@ impl Route {
         let slice: &[Cow<'static, str>] = match &self.targets {
             Targets::One(one) => std::slice::from_ref(one),
             Targets::Many(many) => many,
+            Targets::Sending(sending) => &sending.targets,
         };
         slice.iter().map(|t| t.as_ref())
+    }
+
+    /// The tasks sent, in emission order.
+    pub fn send_items(&self) -> &[Send] {
+        match &self.targets {
+            Targets::Sending(sending) => &sending.sends,
+            Targets::One(_) | Targets::Many(_) => &[],
+        }
+    }
+
+    /// Takes the sends out of the route (`None` for a route that never sent).
+    pub(crate) fn take_sends(&mut self) -> Option<Vec<Send>> {
+        match &mut self.targets {
+            Targets::Sending(sending) => Some(std::mem::take(&mut sending.sends)),
+            Targets::One(_) | Targets::Many(_) => None,
+        }
     }
 
     /// The reason, if the router gave one.
@@ -96,6 +186,18 @@ impl From<Vec<&'static str>> for Route {
 impl From<Vec<String>> for Route {
     fn from(targets: Vec<String>) -> Self {
         Route::to_all(targets)
+    }
+}
+
+impl From<Send> for Route {
+    fn from(send: Send) -> Self {
+        Route::sends([send])
+    }
+}
+
+impl From<Vec<Send>> for Route {
+    fn from(sends: Vec<Send>) -> Self {
+        Route::sends(sends)
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::compile::{CompiledNode, Graph, Outgoing, Target};
 use crate::node::RunShared;
+use crate::send::SentTask;
 use crate::{Event, GraphError, Route, State};
 
 /// Where routing starts from: START, or a node that ran.
@@ -34,8 +35,9 @@ impl<'a, S: State> From<'a, S> {
     }
 }
 
-/// Schedules what follows `from` into `next` and returns the reason given
-/// for the choice, if any. Emits a `route_chosen` event.
+/// Schedules what follows `from` into `next` (nodes) and `sends` (tasks of
+/// [`crate::Send`]s, in emission order) and returns the reason given for
+/// the choice, if any. Emits a `route_chosen` event.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn route<S: State>(
     graph: &Graph<S>,
@@ -46,9 +48,12 @@ pub(crate) fn route<S: State>(
     shared: &RunShared,
     barriers: &mut [u64],
     next: &mut Vec<usize>,
+    sends: &mut Vec<SentTask>,
 ) -> Result<Option<Cow<'static, str>>, GraphError> {
     let events = shared.events.is_active();
     let mut chosen: Vec<Arc<str>> = Vec::new();
+    // The nodes of the sends, told after the targets.
+    let mut sent_to: Vec<Arc<str>> = Vec::new();
     let mut push = |target: Target, next: &mut Vec<usize>| {
         if let Target::Node(i) = target {
             next.push(i);
@@ -59,7 +64,16 @@ pub(crate) fn route<S: State>(
     };
 
     let mut reason = None;
-    if let Some(goto) = goto {
+    if let Some(mut goto) = goto {
+        if let Some(sent) = goto.take_sends() {
+            schedule_sends(
+                graph,
+                from.name,
+                sent,
+                sends,
+                events.then_some(&mut sent_to),
+            )?;
+        }
         let destinations = from.node.map(|n| n.destinations.as_slice()).unwrap_or(&[]);
         for key in goto.targets() {
             match destinations.iter().find(|(name, _)| &**name == key) {
@@ -79,13 +93,22 @@ pub(crate) fn route<S: State>(
             push(*target, next);
         }
         for conditional in &from.out.conditionals {
-            let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 (conditional.router)(state)
             }))
             .map_err(|panic| GraphError::Panicked {
                 place: format!("the router of {:?}", from.name),
                 message: crate::execute::panic_message(&*panic),
             })?;
+            if let Some(sent) = answer.take_sends() {
+                schedule_sends(
+                    graph,
+                    from.name,
+                    sent,
+                    sends,
+                    events.then_some(&mut sent_to),
+                )?;
+            }
             let mut fell_back = None;
             for key in answer.targets() {
                 let declared = conditional
@@ -128,6 +151,7 @@ pub(crate) fn route<S: State>(
         }
     }
     if events {
+        chosen.append(&mut sent_to);
         shared.events.emit(|| Event::RouteChosen {
             from: from.name.clone(),
             to: chosen,
@@ -136,4 +160,41 @@ pub(crate) fn route<S: State>(
         });
     }
     Ok(reason)
+}
+
+/// Schedules the tasks of `sent` (from `from`'s router or goto) into
+/// `sends`, naming them in `chosen` when events are told. A send to
+/// anything but a node of the graph is an error.
+fn schedule_sends<S: State>(
+    graph: &Graph<S>,
+    from: &Arc<str>,
+    sent: Vec<crate::Send>,
+    sends: &mut Vec<SentTask>,
+    mut chosen: Option<&mut Vec<Arc<str>>>,
+) -> Result<(), GraphError> {
+    sends.reserve(sent.len());
+    // Fan-outs usually send to one node: look its name up once.
+    let mut last: Option<(Cow<'static, str>, usize)> = None;
+    for send in sent {
+        let (name, arg) = send.into_parts();
+        let node = match &last {
+            Some((known, index)) if *known == name => *index,
+            _ => {
+                let index = graph
+                    .index_of(&name)
+                    .ok_or_else(|| GraphError::UnknownSendTarget {
+                        from: from.to_string(),
+                        node: name.to_string(),
+                        known: graph.nodes.iter().map(|n| n.name.to_string()).collect(),
+                    })?;
+                last = Some((name, index));
+                index
+            }
+        };
+        if let Some(chosen) = chosen.as_deref_mut() {
+            chosen.push(graph.nodes[node].name.clone());
+        }
+        sends.push(SentTask { node, arg });
+    }
+    Ok(())
 }

@@ -288,6 +288,7 @@ fn error_event(error: &GraphError, step: u64) -> Event {
     let (node, kind) = match error {
         GraphError::Node { node, kind, .. } => (Some(Arc::from(node.as_str())), Some(*kind)),
         GraphError::UnknownRoute { node, .. } => (Some(Arc::from(node.as_str())), None),
+        GraphError::UnknownSendTarget { from, .. } => (Some(Arc::from(from.as_str())), None),
         _ => (None, None),
     };
     Event::Error {

@@ -83,13 +83,25 @@ fn node(info: &CheckpointInfo) -> String {
     }
 }
 
-/// Where the run goes from it: the next nodes, or END.
+/// Where the run goes from it: the next nodes and the tasks sent to
+/// nodes (`summarize (3 sent)`), or END.
 fn next(info: &CheckpointInfo) -> String {
-    if info.metadata.next.is_empty() {
-        "END".to_string()
-    } else {
-        info.metadata.next.join(", ")
+    if info.metadata.is_finished() {
+        return "END".to_string();
     }
+    let mut sent: Vec<(&str, usize)> = Vec::new();
+    for send in &info.metadata.sends {
+        match sent.iter_mut().find(|(node, _)| *node == send.node()) {
+            Some((_, count)) => *count += 1,
+            None => sent.push((send.node(), 1)),
+        }
+    }
+    let mut next: Vec<String> = info.metadata.next.clone();
+    next.extend(
+        sent.iter()
+            .map(|(node, count)| format!("{node} ({count} sent)")),
+    );
+    next.join(", ")
 }
 
 fn row_json(info: &CheckpointInfo) -> serde_json::Value {
@@ -101,6 +113,7 @@ fn row_json(info: &CheckpointInfo) -> serde_json::Value {
         "node": node(info),
         "ran": info.metadata.ran,
         "next": info.metadata.next,
+        "sends": info.metadata.sends.len(),
         "reasons": info.metadata.reasons,
         "duration_us": info.metadata.duration_us,
         "snapshot": info.snapshot,

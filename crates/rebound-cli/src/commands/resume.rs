@@ -96,7 +96,7 @@ impl Resume<'_> {
             .get_state(&RunConfig::new().with_thread_id(thread.clone()))
             .await
             .map_err(user_error)?;
-        if snapshot.metadata.next.is_empty() {
+        if snapshot.metadata.is_finished() {
             return Err(usage(format!(
                 "thread {thread} has ended ({}); nothing to resume. `rebound history {thread}` lists its checkpoints, and `rebound fork {thread} --checkpoint <id>` branches from one",
                 found.meta.status()

@@ -39,9 +39,15 @@ pub struct CheckpointMetadata {
     /// How it came to be.
     #[serde(rename = "s", default)]
     pub source: CheckpointSource,
-    /// The nodes due to run next (empty once the run has finished).
+    /// The nodes the edges scheduled to run next, by name. With `sends`,
+    /// what is due (both empty once the run has finished:
+    /// [`CheckpointMetadata::is_finished`]).
     #[serde(rename = "n", default, skip_serializing_if = "Vec::is_empty")]
     pub next: Vec<String>,
+    /// The tasks of [`crate::Send`]s due next, in emission order: each runs
+    /// its node with its payload, after the nodes of `next`.
+    #[serde(rename = "t", default, skip_serializing_if = "Vec::is_empty")]
+    pub sends: Vec<crate::Send>,
     /// The nodes whose updates this checkpoint holds (those that ran in the
     /// superstep, or the `as_node` of an update).
     #[serde(rename = "r", default, skip_serializing_if = "Vec::is_empty")]
@@ -55,6 +61,14 @@ pub struct CheckpointMetadata {
     /// How long the superstep's nodes took, in microseconds (the slowest).
     #[serde(rename = "d", default, skip_serializing_if = "is_zero")]
     pub duration_us: u64,
+}
+
+impl CheckpointMetadata {
+    /// Whether nothing is due at this checkpoint (no node scheduled, no
+    /// send): the run finished there.
+    pub fn is_finished(&self) -> bool {
+        self.next.is_empty() && self.sends.is_empty()
+    }
 }
 
 /// Node names by index, serialized as a list of names without copying them.
@@ -73,6 +87,27 @@ fn no_names<S: State>(names: &Names<'_, S>) -> bool {
     names.indices.is_empty()
 }
 
+/// Scheduled sends, serialized as [`crate::Send`]s (`[node, arg]`) without
+/// copying them.
+pub(crate) struct Sends<'a, S: State> {
+    pub(crate) graph: &'a Graph<S>,
+    pub(crate) sends: &'a [crate::send::SentTask],
+}
+
+impl<S: State> Serialize for Sends<'_, S> {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(
+            self.sends
+                .iter()
+                .map(|send| (&*self.graph.nodes[send.node].name, &*send.arg)),
+        )
+    }
+}
+
+fn no_sends<S: State>(sends: &Sends<'_, S>) -> bool {
+    sends.sends.is_empty()
+}
+
 fn all_zero(bits: &&[u64]) -> bool {
     bits.iter().all(|b| *b == 0)
 }
@@ -85,6 +120,8 @@ pub(crate) struct MetaView<'a, S: State> {
     pub(crate) source: CheckpointSource,
     #[serde(rename = "n", skip_serializing_if = "no_names")]
     pub(crate) next: Names<'a, S>,
+    #[serde(rename = "t", skip_serializing_if = "no_sends")]
+    pub(crate) sends: Sends<'a, S>,
     #[serde(rename = "r", skip_serializing_if = "no_names")]
     pub(crate) ran: Names<'a, S>,
     #[serde(rename = "w", skip_serializing_if = "<[_]>::is_empty")]
@@ -97,7 +134,8 @@ pub(crate) struct MetaView<'a, S: State> {
 
 pub(crate) fn encode_meta_view<S: State>(meta: &MetaView<'_, S>) -> Vec<u8> {
     let mut out = Vec::with_capacity(64);
-    // Serializing names, integers and strings into a Vec cannot fail.
+    // Serializing names, integers, strings and JSON values into a Vec
+    // cannot fail.
     let _ = serde_json::to_writer(&mut out, meta);
     out
 }

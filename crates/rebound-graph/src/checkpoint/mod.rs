@@ -52,8 +52,8 @@ pub struct StoredCheckpoint {
     pub step: u64,
     /// The state, whole or as a delta over the parent.
     pub state: StateBlob,
-    /// Engine-encoded metadata: next nodes, join barriers, interrupts, the
-    /// nodes that ran, route reasons, time and durations.
+    /// Engine-encoded metadata: next nodes and sends, join barriers,
+    /// interrupts, the nodes that ran, route reasons, time and durations.
     pub meta: Vec<u8>,
 }
 
@@ -102,7 +102,8 @@ pub struct PendingWrite {
     pub thread_id: String,
     /// The checkpoint the superstep started from.
     pub checkpoint: CheckpointId,
-    /// The node that made it.
+    /// The task that made it: the node's name, or `node#k` for the task of
+    /// the superstep's k-th [`crate::Send`].
     pub node: String,
     /// What it is.
     pub kind: WriteKind,

@@ -7,15 +7,14 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::checkpoint::codec::{
-    decode, encode_json, encode_meta_view, push_delta, MetaView, Names,
-};
+use crate::checkpoint::codec::{encode_json, encode_meta_view, push_delta, MetaView, Names, Sends};
 use crate::checkpoint::{CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
-use crate::execute::{run_node, NodeEnd, NodeRun, ScratchSeed};
+use crate::execute::NodeRun;
 use crate::node::RunShared;
 use crate::persist::{delta_blob, PersistShared, Persister};
 use crate::routing::{route, From};
+use crate::send::{task_key, SentTask};
 use crate::{GraphError, Interrupt, InterruptKind, RunConfig, RunOutcome, State};
 
 /// How many recently visited nodes a recursion-limit error lists.
@@ -23,6 +22,7 @@ const RECENT_NODES: usize = 10;
 
 mod pending;
 mod start;
+mod superstep;
 
 pub(crate) use pending::{resume_data, ResumeData, StoredCommand};
 
@@ -32,7 +32,11 @@ pub(crate) struct Driver<'a, S: State> {
     config: &'a RunConfig,
     persister: Option<Persister>,
     state: Arc<S>,
+    /// The nodes the edges scheduled for the next superstep (by index).
     next: Vec<usize>,
+    /// The sends scheduled for the next superstep, in emission order
+    /// (empty, and never allocated, in a graph that does not send).
+    sends: Vec<SentTask>,
     barriers: Vec<u64>,
     recent: VecDeque<usize>,
     /// The thread's superstep counter (continues across resumes).
@@ -60,6 +64,10 @@ impl<'a, S: State> Driver<'a, S> {
                 graph: self.graph,
                 indices: &self.next,
             },
+            sends: Sends {
+                graph: self.graph,
+                sends: &self.sends,
+            },
             ran: Names {
                 graph: self.graph,
                 indices: ran,
@@ -68,6 +76,23 @@ impl<'a, S: State> Driver<'a, S> {
             barriers: &self.barriers,
             duration_us: u64::try_from(duration.as_micros()).unwrap_or(u64::MAX),
         })
+    }
+
+    /// Whether a superstep is due.
+    fn has_tasks(&self) -> bool {
+        !self.next.is_empty() || !self.sends.is_empty()
+    }
+
+    /// The nodes due next, each once: the scheduled ones, then those of the
+    /// sends, filtered by `keep`.
+    fn due_nodes(&self, keep: impl Fn(usize) -> bool) -> Vec<usize> {
+        let mut nodes: Vec<usize> = self.next.iter().copied().filter(|&i| keep(i)).collect();
+        for sent in &self.sends {
+            if keep(sent.node) && !nodes.contains(&sent.node) {
+                nodes.push(sent.node);
+            }
+        }
+        nodes
     }
 
     /// The state, for an interrupted outcome.
@@ -81,7 +106,7 @@ impl<'a, S: State> Driver<'a, S> {
         let graph: &'a Arc<Graph<S>> = self.graph;
         let mut skip_before = self.resume.is_some();
         let mut runs: Vec<NodeRun<S::Update>> = Vec::with_capacity(4);
-        while !self.next.is_empty() {
+        while self.has_tasks() {
             if self.shared.cancellation.is_cancelled() {
                 return Err(GraphError::Cancelled { step: self.step });
             }
@@ -89,13 +114,11 @@ impl<'a, S: State> Driver<'a, S> {
             // runtime its turn when the task's budget is spent.
             tokio::task::coop::consume_budget().await;
 
-            if !skip_before && self.next.iter().any(|&i| self.interrupt_before[i]) {
-                let nodes: Vec<usize> = self
-                    .next
-                    .iter()
-                    .copied()
-                    .filter(|&i| self.interrupt_before[i])
-                    .collect();
+            if !skip_before
+                && (self.next.iter().any(|&i| self.interrupt_before[i])
+                    || self.sends.iter().any(|s| self.interrupt_before[s.node]))
+            {
+                let nodes = self.due_nodes(|i| self.interrupt_before[i]);
                 return self
                     .stop_static(&nodes, InterruptKind::Before)
                     .await
@@ -111,7 +134,7 @@ impl<'a, S: State> Driver<'a, S> {
                         .map(|&i| graph.nodes[i].name.to_string())
                         .collect(),
                     pending: self
-                        .next
+                        .due_nodes(|_| true)
                         .iter()
                         .map(|&i| graph.nodes[i].name.to_string())
                         .collect(),
@@ -124,12 +147,13 @@ impl<'a, S: State> Driver<'a, S> {
             }
             self.finish_superstep(&mut runs).await?;
 
-            let after: Vec<usize> = runs
-                .iter()
-                .map(|r| r.node)
-                .filter(|&i| self.interrupt_after[i])
-                .collect();
-            if !after.is_empty() && !self.next.is_empty() {
+            let mut after: Vec<usize> = Vec::new();
+            for run in runs.iter() {
+                if self.interrupt_after[run.node] && !after.contains(&run.node) {
+                    after.push(run.node);
+                }
+            }
+            if !after.is_empty() && self.has_tasks() {
                 return self
                     .stop_static(&after, InterruptKind::After)
                     .await
@@ -145,267 +169,6 @@ impl<'a, S: State> Driver<'a, S> {
     /// The final state of a completed run.
     pub(crate) fn into_state(self) -> S {
         Arc::try_unwrap(self.state).unwrap_or_else(|shared| (*shared).clone())
-    }
-
-    /// Runs the scheduled nodes (reusing what a resumed superstep already
-    /// has) into `runs`, sorted by node name. Returns an outcome when the
-    /// superstep stopped at an interrupt.
-    async fn run_superstep(
-        &mut self,
-        runs: &mut Vec<NodeRun<S::Update>>,
-    ) -> Result<Option<RunOutcome<S>>, GraphError> {
-        let graph: &'a Arc<Graph<S>> = self.graph;
-        // The common case: one node, nothing to reuse, nobody to cancel.
-        if let ([only], None, None) = (&self.next[..], &self.resume, &self.config.cancellation) {
-            let only = *only;
-            let seed = self.persister.as_ref().and_then(|p| {
-                Some(ScratchSeed {
-                    persist: Arc::clone(&p.shared),
-                    checkpoint: p.last_id?,
-                    recorded: None,
-                    resume: None,
-                })
-            });
-            let state = Arc::clone(&self.state);
-            let end = run_node(
-                graph,
-                only,
-                state,
-                self.shared,
-                self.step,
-                self.timed,
-                seed.as_ref(),
-            )
-            .await;
-            return match end {
-                Ok(NodeEnd::Done(run)) => {
-                    runs.push(run);
-                    Ok(None)
-                }
-                other => self.settle(vec![other], runs, None).await,
-            };
-        }
-        let resume = self.resume.take();
-        let seed_for = |index: usize| -> Option<ScratchSeed> {
-            let persister = self.persister.as_ref()?;
-            let name = &*graph.nodes[index].name;
-            Some(ScratchSeed {
-                persist: Arc::clone(&persister.shared),
-                checkpoint: persister.last_id?,
-                recorded: resume
-                    .as_ref()
-                    .and_then(|r| r.journal.get(name))
-                    .map(|m| Arc::new(m.clone())),
-                resume: resume
-                    .as_ref()
-                    .and_then(|r| r.resume.get(name))
-                    .map(|v| Arc::new(v.clone())),
-            })
-        };
-
-        let mut ends: Vec<Result<NodeEnd<S::Update>, GraphError>> =
-            Vec::with_capacity(self.next.len());
-        let mut to_run: Vec<usize> = Vec::with_capacity(self.next.len());
-        for &index in &self.next {
-            let stored = resume
-                .as_ref()
-                .and_then(|r| r.updates.get(&*graph.nodes[index].name));
-            match stored {
-                Some(bytes) => {
-                    let thread = self
-                        .persister
-                        .as_ref()
-                        .map(|p| p.shared.thread_id.to_string())
-                        .unwrap_or_default();
-                    let checkpoint = self
-                        .persister
-                        .as_ref()
-                        .and_then(|p| p.last_id)
-                        .unwrap_or_default();
-                    let stored: StoredCommand<S::Update> =
-                        decode(bytes, &thread, checkpoint, "pending update")?;
-                    ends.push(Ok(NodeEnd::Done(NodeRun {
-                        node: index,
-                        command: stored.into_command(),
-                        duration: Duration::ZERO,
-                    })));
-                }
-                None => to_run.push(index),
-            }
-        }
-        let step = self.step;
-        let execution = async {
-            let mut ends = Vec::with_capacity(to_run.len());
-            if let [only] = to_run[..] {
-                let seed = seed_for(only);
-                let state = Arc::clone(&self.state);
-                ends.push(
-                    run_node(
-                        graph,
-                        only,
-                        state,
-                        self.shared,
-                        step,
-                        self.timed,
-                        seed.as_ref(),
-                    )
-                    .await,
-                );
-            } else if !to_run.is_empty() {
-                let mut tasks = tokio::task::JoinSet::new();
-                for &index in &to_run {
-                    let graph = Arc::clone(graph);
-                    let state = Arc::clone(&self.state);
-                    let shared = Arc::clone(self.shared);
-                    let seed = seed_for(index);
-                    let timed = self.timed;
-                    tasks.spawn(async move {
-                        run_node(&graph, index, state, &shared, step, timed, seed.as_ref()).await
-                    });
-                }
-                while let Some(joined) = tasks.join_next().await {
-                    let end = match joined {
-                        Ok(end) => end,
-                        // A sibling stopped below, after another failed.
-                        Err(e) if e.is_cancelled() => continue,
-                        Err(e) => Err(GraphError::TaskFailed {
-                            message: e.to_string(),
-                        }),
-                    };
-                    if end.is_err() {
-                        // The superstep fails: its other nodes stop at their
-                        // next await point instead of running to the end;
-                        // those that finished stay as pending writes.
-                        tasks.abort_all();
-                    }
-                    ends.push(end);
-                }
-            }
-            ends
-        };
-        // Cancelling stops the running nodes at their next await point and
-        // returns here, so that the run can still commit what it buffered.
-        let executed = match &self.config.cancellation {
-            None => execution.await,
-            Some(token) => tokio::select! {
-                biased;
-                _ = token.cancelled() => return Err(GraphError::Cancelled { step }),
-                executed = execution => executed,
-            },
-        };
-        ends.extend(executed);
-
-        self.settle(ends, runs, resume).await
-    }
-
-    /// Sorts a superstep's node results by name into `runs`; when some node
-    /// interrupted or failed, records what a resume needs and stops.
-    async fn settle(
-        &mut self,
-        mut ends: Vec<Result<NodeEnd<S::Update>, GraphError>>,
-        runs: &mut Vec<NodeRun<S::Update>>,
-        resume: Option<ResumeData>,
-    ) -> Result<Option<RunOutcome<S>>, GraphError> {
-        let graph: &'a Arc<Graph<S>> = self.graph;
-        let fast = ends.len() == 1 && matches!(ends[0], Ok(NodeEnd::Done(_)));
-        if fast {
-            if let Some(Ok(NodeEnd::Done(run))) = ends.pop() {
-                runs.push(run);
-            }
-            return Ok(None);
-        }
-        let name_of = |end: &Result<NodeEnd<S::Update>, GraphError>| -> Arc<str> {
-            match end {
-                Ok(NodeEnd::Done(run)) => graph.nodes[run.node].name.clone(),
-                Ok(NodeEnd::Interrupted { node, .. }) => graph.nodes[*node].name.clone(),
-                Err(GraphError::Node { node, .. }) => Arc::from(node.as_str()),
-                Err(_) => Arc::from(""),
-            }
-        };
-        ends.sort_by_key(|end| name_of(end));
-
-        let mut interrupts = Vec::new();
-        let mut calls = Vec::new();
-        let mut error = None;
-        for end in ends {
-            match end {
-                Ok(NodeEnd::Done(run)) => runs.push(run),
-                Ok(NodeEnd::Interrupted {
-                    node,
-                    payload,
-                    call,
-                }) => {
-                    let name = &*graph.nodes[node].name;
-                    // Asked again (a partial resume): the id it had.
-                    let id = resume
-                        .as_ref()
-                        .and_then(|r| r.known_id(name, call))
-                        .unwrap_or_else(|| crate::interrupt::new_id(self.step, name, call));
-                    interrupts.push(Interrupt {
-                        id,
-                        node: name.to_string(),
-                        kind: InterruptKind::Dynamic,
-                        payload,
-                    });
-                    calls.push(call);
-                }
-                Err(e) => {
-                    if error.is_none() {
-                        error = Some(e);
-                    }
-                }
-            }
-        }
-        if interrupts.is_empty() && error.is_none() {
-            return Ok(None);
-        }
-        // The superstep did not complete: nothing of it is merged. Finished
-        // siblings' updates are kept as pending writes, so a resume does not
-        // run them again; interrupts are recorded for the resume.
-        if let Some(persister) = &mut self.persister {
-            let checkpoint = persister.last_id.unwrap_or_default();
-            let thread = persister.shared.thread_id.to_string();
-            let mut writes = Vec::new();
-            let reused = resume.as_ref().map(|r| &r.updates);
-            for run in runs.iter() {
-                let name = graph.nodes[run.node].name.to_string();
-                if reused.is_some_and(|u| u.contains_key(&name)) {
-                    continue;
-                }
-                writes.push(PendingWrite {
-                    thread_id: thread.clone(),
-                    checkpoint,
-                    node: name,
-                    kind: WriteKind::Update,
-                    key: String::new(),
-                    value: encode_json(&StoredCommand::of(&run.command))?,
-                });
-            }
-            for (interrupt, call) in interrupts.iter().zip(&calls) {
-                writes.push(PendingWrite {
-                    thread_id: thread.clone(),
-                    checkpoint,
-                    node: interrupt.node.clone(),
-                    kind: WriteKind::Interrupt,
-                    key: call.to_string(),
-                    value: encode_json(interrupt)?,
-                });
-            }
-            persister.flush_with(writes).await?;
-        }
-        if let Some(error) = error {
-            return Err(error);
-        }
-        let Some(persister) = &self.persister else {
-            return Err(GraphError::NoCheckpointer {
-                what: "an interrupt".to_string(),
-            });
-        };
-        Ok(Some(RunOutcome::Interrupted {
-            state: self.state_clone(),
-            interrupts,
-            checkpoint_id: persister.last_id.unwrap_or_default(),
-        }))
     }
 
     /// Merges a completed superstep, routes, and saves its checkpoint.
@@ -441,6 +204,7 @@ impl<'a, S: State> Driver<'a, S> {
             gotos.push((run.node, run.command.goto.take()));
         }
         self.next.clear();
+        self.sends.clear();
         let mut reasons = Vec::new();
         for (index, goto) in gotos {
             let reason = route(
@@ -452,6 +216,7 @@ impl<'a, S: State> Driver<'a, S> {
                 self.shared,
                 &mut self.barriers,
                 &mut self.next,
+                &mut self.sends,
             )?;
             if let Some(reason) = reason {
                 if self.persister.is_some() {
@@ -470,7 +235,13 @@ impl<'a, S: State> Driver<'a, S> {
             .store(self.steps_run, std::sync::atomic::Ordering::Relaxed);
 
         if self.persister.is_some() {
-            let ran: Vec<usize> = runs.iter().map(|r| r.node).collect();
+            // Each node once, though its sends ran many times.
+            let mut ran: Vec<usize> = Vec::with_capacity(runs.len());
+            for run in runs.iter() {
+                if run.send.is_none() || !ran.contains(&run.node) {
+                    ran.push(run.node);
+                }
+            }
             let slowest = runs.iter().map(|r| r.duration).max().unwrap_or_default();
             let meta = self.meta_bytes(CheckpointSource::Loop, &ran, &reasons, slowest);
             let wants_snapshot = self
@@ -559,7 +330,7 @@ fn unknown_checkpoint(persist: &PersistShared, config: &RunConfig) -> GraphError
     }
 }
 
-/// Two nodes of one superstep writing the same replace-field is an error.
+/// Two tasks of one superstep writing the same replace-field is an error.
 pub(crate) fn check_conflicts<S: State>(
     graph: &Graph<S>,
     runs: &[NodeRun<S::Update>],
@@ -569,13 +340,26 @@ pub(crate) fn check_conflicts<S: State>(
         .iter()
         .map(|r| S::written(&r.command.update).intersection(graph.replace_fields))
         .collect();
+    // One pass tells whether any field is written twice (a fan-out of many
+    // sends stays linear); only then is the first pair looked for.
+    let mut seen = crate::FieldSet::EMPTY;
+    let mut twice = false;
+    for set in &written {
+        twice |= !set.intersection(seen).is_empty();
+        seen = seen.union(*set);
+    }
+    if !twice {
+        return Ok(());
+    }
+    let name =
+        |run: &NodeRun<S::Update>| task_key(&graph.nodes[run.node].name, run.send).into_owned();
     for (i, a) in written.iter().enumerate() {
         for (j, b) in written.iter().enumerate().skip(i + 1) {
             if let Some(field) = a.intersection(*b).indices().next() {
                 return Err(GraphError::Conflict {
                     field: S::FIELDS.get(field).copied().unwrap_or("?"),
-                    first: graph.nodes[runs[i].node].name.to_string(),
-                    second: graph.nodes[runs[j].node].name.to_string(),
+                    first: name(&runs[i]),
+                    second: name(&runs[j]),
                     step,
                 });
             }

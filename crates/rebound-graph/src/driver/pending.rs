@@ -6,18 +6,21 @@ use std::collections::HashMap;
 
 use crate::checkpoint::codec::decode;
 use crate::checkpoint::{PendingWrite, WriteKind};
+use crate::send::parse_task_key;
 use crate::{GraphError, Interrupt, InterruptKind};
 
 /// What a resumed superstep reuses from the pending writes of its checkpoint.
 #[derive(Default)]
 pub(crate) struct ResumeData {
-    /// Updates of nodes that finished before the superstep stopped.
+    /// Updates of tasks that finished before the superstep stopped, by
+    /// task key (a node's name, or `node#k` for a send: see
+    /// [`crate::send::task_key`]).
     pub(crate) updates: HashMap<String, Vec<u8>>,
-    /// Journaled results, by node then key.
+    /// Journaled results, by task key then key.
     pub(crate) journal: HashMap<String, HashMap<String, Vec<u8>>>,
-    /// Values given to resume dynamic interrupts, by node, in order.
+    /// Values given to resume dynamic interrupts, by task key, in order.
     pub(crate) resume: HashMap<String, Vec<serde_json::Value>>,
-    /// Interrupt writes, by node, in order, with the index of the
+    /// Interrupt writes, by task key, in order, with the index of the
     /// `interrupt` call of a dynamic one (a later write for the same call
     /// replaces the earlier).
     pub(crate) interrupts: HashMap<String, Vec<(Option<usize>, Interrupt)>>,
@@ -26,7 +29,7 @@ pub(crate) struct ResumeData {
 /// A dynamic interrupt that waits for a value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Awaiting {
-    /// Its node.
+    /// Its task's key (the node's name, or `node#k` for a send).
     pub(crate) node: String,
     /// The index of its `interrupt` call within the node.
     pub(crate) call: usize,
@@ -85,17 +88,22 @@ impl ResumeData {
         Ok(data)
     }
 
-    /// The interrupts waiting at the checkpoint: each node that interrupted
-    /// and has not finished since, with its latest interrupt.
+    /// The interrupts waiting at the checkpoint: each task that interrupted
+    /// and has not finished since, with its latest interrupt; by node, then
+    /// the node's scheduled task before its sends, in emission order.
     pub(crate) fn pending(&self) -> Vec<Interrupt> {
-        let mut out: Vec<Interrupt> = self
+        let mut out: Vec<(&str, Interrupt)> = self
             .interrupts
             .iter()
-            .filter(|(node, _)| !self.updates.contains_key(*node))
-            .filter_map(|(_, list)| list.last().map(|(_, i)| i.clone()))
+            .filter(|(task, _)| !self.updates.contains_key(*task))
+            .filter_map(|(task, list)| list.last().map(|(_, i)| (task.as_str(), i.clone())))
             .collect();
-        out.sort_by(|a, b| a.node.cmp(&b.node));
-        out
+        out.sort_by(|(a_task, a), (b_task, b)| {
+            a.node
+                .cmp(&b.node)
+                .then_with(|| parse_task_key(a_task).1.cmp(&parse_task_key(b_task).1))
+        });
+        out.into_iter().map(|(_, interrupt)| interrupt).collect()
     }
 
     /// The id the interrupt of `node` at call `call` was given when it first
@@ -107,8 +115,8 @@ impl ResumeData {
             .map(|(_, interrupt)| interrupt.id.clone())
     }
 
-    /// The dynamic interrupts waiting for a value: each unfinished node's
-    /// latest one, by node.
+    /// The dynamic interrupts waiting for a value: each unfinished task's
+    /// latest one, by node, then the scheduled task before the sends.
     pub(crate) fn awaiting_values(&self) -> Vec<Awaiting> {
         let mut out: Vec<Awaiting> = self
             .interrupts
@@ -124,18 +132,25 @@ impl ResumeData {
                 })
             })
             .collect();
-        out.sort();
+        out.sort_by(|a, b| {
+            parse_task_key(&a.node)
+                .cmp(&parse_task_key(&b.node))
+                .then_with(|| a.cmp(b))
+        });
         out
     }
 }
 
-/// A finished node's output kept as a pending write: its update and goto.
+/// A finished task's output kept as a pending write: its update and goto
+/// (the goto's targets, sends and reason).
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct StoredCommand<U> {
     #[serde(rename = "u")]
     update: U,
     #[serde(rename = "g", default, skip_serializing_if = "Option::is_none")]
     goto: Option<Vec<String>>,
+    #[serde(rename = "s", default, skip_serializing_if = "Vec::is_empty")]
+    sends: Vec<crate::Send>,
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
 }
@@ -148,6 +163,11 @@ impl<'a, U> StoredCommand<&'a U> {
                 .goto
                 .as_ref()
                 .map(|g| g.targets().map(str::to_string).collect()),
+            sends: command
+                .goto
+                .as_ref()
+                .map(|g| g.send_items().to_vec())
+                .unwrap_or_default(),
             reason: command
                 .goto
                 .as_ref()
@@ -159,8 +179,9 @@ impl<'a, U> StoredCommand<&'a U> {
 
 impl<U> StoredCommand<U> {
     pub(crate) fn into_command(self) -> crate::Command<U> {
+        let sends = self.sends;
         let goto = self.goto.map(|targets| {
-            let route = crate::Route::to_all(targets);
+            let route = crate::Route::to_all(targets).with_sends(sends);
             match self.reason {
                 Some(reason) => route.because(reason),
                 None => route,

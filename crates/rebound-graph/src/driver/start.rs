@@ -15,6 +15,7 @@ use crate::compile::Graph;
 use crate::node::RunShared;
 use crate::persist::{PersistShared, Persister};
 use crate::routing::{route, From};
+use crate::send::SentTask;
 use crate::{GraphError, Input, ResumeCommand, RunConfig, State};
 
 /// What every way of starting a run needs.
@@ -105,6 +106,7 @@ impl<'a, S: State> Driver<'a, S> {
             persister,
             state: Arc::new(state),
             next: Vec::with_capacity(4),
+            sends: Vec::new(),
             barriers: vec![0; graph.joins.len()],
             recent: VecDeque::with_capacity(RECENT_NODES),
             step: 0,
@@ -149,6 +151,7 @@ impl<'a, S: State> Driver<'a, S> {
             shared,
             &mut driver.barriers,
             &mut driver.next,
+            &mut driver.sends,
         )?;
         driver.next.sort_unstable();
         driver.next.dedup();
@@ -249,7 +252,7 @@ impl<'a, S: State> Driver<'a, S> {
         };
         let is_latest = checkpoint.id == latest.id;
         let meta = decode_meta(&checkpoint)?;
-        if meta.next.is_empty() {
+        if meta.is_finished() {
             return Err(GraphError::NothingToResume {
                 thread_id: thread,
                 reason: format!(
@@ -268,8 +271,9 @@ impl<'a, S: State> Driver<'a, S> {
             writes.retain(|w| matches!(w.kind, WriteKind::Journal | WriteKind::Update));
         }
         let mut next = meta.next.clone();
+        let mut sends = meta.sends.clone();
         let delta = match &change {
-            Some(change) => change.apply(graph, &mut state, &mut next, &mut writes)?,
+            Some(change) => change.apply(graph, &mut state, &mut next, &mut sends, &mut writes)?,
             None => Vec::new(),
         };
         let mut data = resume_data(writes.clone())?;
@@ -315,6 +319,7 @@ impl<'a, S: State> Driver<'a, S> {
                     CheckpointSource::Fork
                 },
                 next: next.clone(),
+                sends: sends.clone(),
                 ran: if delta.is_empty() {
                     Vec::new()
                 } else {
@@ -352,6 +357,18 @@ impl<'a, S: State> Driver<'a, S> {
                     node: name.clone(),
                 })?;
             driver.next.push(index);
+        }
+        for send in &sends {
+            let node = graph
+                .index_of(send.node())
+                .ok_or_else(|| GraphError::UnknownNode {
+                    place: format!("the sends stored in checkpoint {}", checkpoint.id),
+                    node: send.node().to_string(),
+                })?;
+            driver.sends.push(SentTask {
+                node,
+                arg: Arc::clone(send.arg_shared()),
+            });
         }
         for (slot, bits) in driver.barriers.iter_mut().zip(&meta.barriers) {
             *slot = *bits;
@@ -425,14 +442,16 @@ struct Change {
 }
 
 impl Change {
-    /// Writes the update into `state` and replaces the nodes due (`next`)
-    /// with the goto, dropping the pending writes of nodes no longer due;
-    /// returns the update's delta. Nothing is changed when it fails.
+    /// Writes the update into `state` and replaces the tasks due (`next`
+    /// and `sends`) with the goto's nodes, dropping the pending writes of
+    /// tasks no longer due; returns the update's delta. Nothing is changed
+    /// when it fails.
     fn apply<S: State>(
         &self,
         graph: &Graph<S>,
         state: &mut S,
         next: &mut Vec<String>,
+        sends: &mut Vec<crate::Send>,
         writes: &mut Vec<PendingWrite>,
     ) -> Result<Vec<u8>, GraphError> {
         if let Some(goto) = &self.goto {
@@ -458,6 +477,7 @@ impl Change {
             *next = goto.clone();
             next.sort();
             next.dedup();
+            sends.clear();
             // Nodes no longer due take their pending writes with them.
             writes.retain(|w| next.contains(&w.node));
         }
