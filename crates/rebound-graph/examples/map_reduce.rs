@@ -61,7 +61,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .add_conditional_edges("split", split, ["summarize"])
         .add_edge("summarize", "join")
         .add_edge("join", END);
-    let graph = graph.compile()?.with_checkpointer(std::sync::Arc::new(MemorySaver::new()));
+    let graph = graph
+        .compile()?
+        .with_checkpointer(std::sync::Arc::new(MemorySaver::new()));
 
     let documents = [
         "The engine runs supersteps. Each merges its nodes' updates at a barrier.",
