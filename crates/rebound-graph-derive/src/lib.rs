@@ -13,6 +13,10 @@ use syn::{parse_macro_input, Data, DeriveInput, Fields, Ident, Path, Type};
 /// Most fields a state may have (one bit each in `FieldSet`).
 const MAX_FIELDS: usize = 64;
 
+/// The update's hidden field listing the fields it overwrites (also its
+/// JSON key, present only when some field is overwritten).
+const OVERWRITTEN: &str = "__overwritten";
+
 enum Rule {
     Replace,
     Append,
@@ -59,6 +63,12 @@ fn parse_fields(input: &DeriveInput) -> syn::Result<Vec<Field>> {
         let Some(ident) = field.ident.clone() else {
             return Err(syn::Error::new_spanned(field, "unnamed field"));
         };
+        if ident == OVERWRITTEN {
+            return Err(syn::Error::new_spanned(
+                field,
+                format!("`{OVERWRITTEN}` is reserved by #[derive(State)]"),
+            ));
+        }
         let mut rule = Rule::Replace;
         for attr in field.attrs.iter().filter(|a| a.path().is_ident("state")) {
             attr.parse_nested_meta(|meta| {
@@ -118,7 +128,7 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             pub #ident: ::core::option::Option<#ty>
         }
     });
-    let setters = fields.iter().map(|f| {
+    let setters = fields.iter().enumerate().map(|(index, f)| {
         let ident = &f.ident;
         let ty = &f.ty;
         let doc = match f.rule {
@@ -126,11 +136,22 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             Rule::Custom(_) => format!("Merges a value into `{ident}`."),
             Rule::Replace => format!("Sets `{ident}`."),
         };
+        let overwrite = format_ident!("overwrite_{}", ident);
+        let overwrite_doc =
+            format!("Sets `{ident}`, replacing its value whatever its merge rule (an overwrite).");
         quote! {
             #[doc = #doc]
             #[must_use]
             pub fn #ident(mut self, value: #ty) -> Self {
                 self.#ident = ::core::option::Option::Some(value);
+                self
+            }
+
+            #[doc = #overwrite_doc]
+            #[must_use]
+            pub fn #overwrite(mut self, value: #ty) -> Self {
+                self.#ident = ::core::option::Option::Some(value);
+                self.__overwritten.insert(#index);
                 self
             }
         }
@@ -152,8 +173,20 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         let ident = &f.ident;
         let merge = match &f.rule {
             Rule::Replace => quote!(self.#ident = value;),
-            Rule::Append => quote!(::core::iter::Extend::extend(&mut self.#ident, value);),
-            Rule::Custom(path) => quote!(#path(&mut self.#ident, value);),
+            Rule::Append => quote! {
+                if update.__overwritten.contains(#i) {
+                    self.#ident = value;
+                } else {
+                    ::core::iter::Extend::extend(&mut self.#ident, value);
+                }
+            },
+            Rule::Custom(path) => quote! {
+                if update.__overwritten.contains(#i) {
+                    self.#ident = value;
+                } else {
+                    #path(&mut self.#ident, value);
+                }
+            },
         };
         quote! {
             if let ::core::option::Option::Some(value) = update.#ident {
@@ -173,6 +206,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         #[serde(crate = #serde_path, deny_unknown_fields)]
         #vis struct #update {
             #(#update_fields,)*
+            /// The fields written with `overwrite_<field>`: not part of the API.
+            #[doc(hidden)]
+            #[serde(default, skip_serializing_if = "::rebound_graph::FieldSet::is_empty_ref")]
+            pub __overwritten: #krate::FieldSet,
         }
 
         impl #update {
@@ -194,6 +231,10 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
                 let mut set = #krate::FieldSet::EMPTY;
                 #(#applies)*
                 set
+            }
+
+            fn overwritten(update: &Self::Update) -> #krate::FieldSet {
+                update.__overwritten
             }
         }
     })

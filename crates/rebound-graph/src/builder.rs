@@ -26,6 +26,8 @@ pub(crate) type Router<S> = Arc<dyn Fn(&S) -> Route + Send + Sync>;
 pub(crate) struct NodeDef<S: State> {
     pub(crate) name: String,
     pub(crate) func: NodeFn<S>,
+    /// The child graph, for a subgraph node.
+    pub(crate) subgraph: Option<Arc<dyn crate::subgraph::SubgraphView>>,
 }
 
 pub(crate) struct ConditionalDef<S: State> {
@@ -108,6 +110,7 @@ impl<S: State> StateGraph<S> {
         self.nodes.push(NodeDef {
             name: name.into(),
             func,
+            subgraph: None,
         });
         self
     }
@@ -123,6 +126,7 @@ impl<S: State> StateGraph<S> {
         self.nodes.push(NodeDef {
             name: name.into(),
             func,
+            subgraph: None,
         });
         self
     }

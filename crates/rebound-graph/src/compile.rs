@@ -63,6 +63,8 @@ pub(crate) struct CompiledNode<S: State> {
     /// Declared `goto` targets, by name.
     pub(crate) destinations: Vec<(Box<str>, Target)>,
     pub(crate) out: Outgoing<S>,
+    /// The child graph, for a subgraph node.
+    pub(crate) subgraph: Option<Arc<dyn crate::subgraph::SubgraphView>>,
 }
 
 pub(crate) struct Join {
@@ -348,6 +350,7 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
             timeout: opts.timeout,
             destinations,
             out,
+            subgraph: def.subgraph,
         })
         .collect();
 

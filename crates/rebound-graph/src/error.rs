@@ -101,8 +101,8 @@ pub struct NodeError {
     kind: NodeErrorKind,
     retryable: bool,
     source: BoxError,
-    /// An interrupt's payload and the index of its call within the node.
-    payload: Option<(serde_json::Value, usize)>,
+    /// What an interrupted node waits for.
+    payload: Option<crate::interrupt::Waiting>,
 }
 
 impl NodeError {
@@ -145,13 +145,26 @@ impl NodeError {
             kind: NodeErrorKind::Interrupted,
             retryable: false,
             source: "interrupted, waiting for a human: propagate this error with `?`".into(),
-            payload: Some((payload, index)),
+            payload: Some(crate::interrupt::Waiting::Call {
+                payload,
+                call: index,
+            }),
         }
     }
 
-    /// The interrupt payload and the index of its call within the node,
-    /// when this is an interrupt.
-    pub(crate) fn take_interrupt(&mut self) -> Option<(serde_json::Value, usize)> {
+    /// A subgraph node stopped at its child's interrupts (their ids already
+    /// unique in the parent).
+    pub(crate) fn subgraph_interrupts(interrupts: Vec<crate::Interrupt>) -> Self {
+        NodeError {
+            kind: NodeErrorKind::Interrupted,
+            retryable: false,
+            source: "a subgraph is interrupted, waiting for a human".into(),
+            payload: Some(crate::interrupt::Waiting::Subgraph(interrupts)),
+        }
+    }
+
+    /// What the node waits for, when this is an interrupt.
+    pub(crate) fn take_interrupt(&mut self) -> Option<crate::interrupt::Waiting> {
         self.payload.take()
     }
 

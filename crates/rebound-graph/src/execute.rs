@@ -9,6 +9,7 @@ use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::compile::{CompiledNode, Graph};
+use crate::interrupt::Waiting;
 use crate::journal::NodeScratch;
 use crate::node::{NodeFn, RunShared};
 use crate::send::Task;
@@ -36,6 +37,14 @@ pub(crate) enum NodeEnd<U> {
         /// The index of the `interrupt` call within the node.
         call: usize,
     },
+    /// A subgraph node stopped at its child's interrupts.
+    Subgraph {
+        node: usize,
+        /// The index of the send it ran, for a task of a [`crate::Send`].
+        send: Option<usize>,
+        /// The child's interrupts, ids made unique in the parent.
+        interrupts: Vec<crate::Interrupt>,
+    },
 }
 
 /// What a node needs to journal and interrupt in a persisted run (a fresh
@@ -46,6 +55,8 @@ pub(crate) struct ScratchSeed {
     pub(crate) checkpoint: crate::checkpoint::CheckpointId,
     pub(crate) recorded: Option<Arc<std::collections::HashMap<String, Vec<u8>>>>,
     pub(crate) resume: Option<Arc<Vec<serde_json::Value>>>,
+    /// Answers to a subgraph's interrupts, by their ids in this graph.
+    pub(crate) answers: Option<Arc<std::collections::BTreeMap<String, serde_json::Value>>>,
 }
 
 /// Runs one task (a node, or a send of it) with its retry policy and timeout.
@@ -68,6 +79,7 @@ pub(crate) async fn run_node<S: State>(
                 seed.checkpoint,
                 seed.recorded.clone(),
                 seed.resume.clone(),
+                seed.answers.clone(),
             ))
         });
         let ctx = NodeContext {
@@ -92,19 +104,25 @@ pub(crate) async fn run_node<S: State>(
                 // Told as soon as the node is done, not at the superstep's
                 // merge: a fast node's event does not wait for a slow one.
                 if shared.modes.updates {
-                    shared.events.emit(|| Event::Updates {
-                        node: node.name.clone(),
-                        step,
-                        update: serde_json::to_value(&command.update)
-                            .unwrap_or(serde_json::Value::Null),
-                    });
+                    for update in command.all_updates() {
+                        shared.events.emit(|| Event::Updates {
+                            node: node.name.clone(),
+                            step,
+                            update: serde_json::to_value(update).unwrap_or(serde_json::Value::Null),
+                        });
+                    }
                 }
                 shared.events.emit(|| Event::NodeFinished {
                     node: node.name.clone(),
                     step,
                     attempt,
                     duration,
-                    changed: ChangedFields::new(S::written(&command.update), S::FIELDS),
+                    changed: ChangedFields::new(
+                        command
+                            .all_updates()
+                            .fold(crate::FieldSet::EMPTY, |set, u| set.union(S::written(u))),
+                        S::FIELDS,
+                    ),
                 });
                 return Ok(NodeEnd::Done(NodeRun {
                     node: index,
@@ -113,15 +131,9 @@ pub(crate) async fn run_node<S: State>(
                     duration,
                 }));
             }
-            Err(mut error) => {
+            Err(error) => {
                 if error.kind() == NodeErrorKind::Interrupted {
-                    let (payload, call) = error.take_interrupt().unwrap_or_default();
-                    return Ok(NodeEnd::Interrupted {
-                        node: index,
-                        send: send.map(|s| s.index),
-                        payload,
-                        call,
-                    });
+                    return Ok(interrupted(index, send.map(|s| s.index), error));
                 }
                 // The first policy that takes the error decides.
                 if let Some(policy) = node
@@ -152,6 +164,31 @@ pub(crate) async fn run_node<S: State>(
                 });
             }
         }
+    }
+}
+
+/// How an interrupted task ended (kept out of the hot path of `run_node`).
+#[cold]
+#[inline(never)]
+fn interrupted<U>(node: usize, send: Option<usize>, mut error: NodeError) -> NodeEnd<U> {
+    match error.take_interrupt() {
+        Some(Waiting::Subgraph(interrupts)) => NodeEnd::Subgraph {
+            node,
+            send,
+            interrupts,
+        },
+        Some(Waiting::Call { payload, call }) => NodeEnd::Interrupted {
+            node,
+            send,
+            payload,
+            call,
+        },
+        None => NodeEnd::Interrupted {
+            node,
+            send,
+            payload: serde_json::Value::Null,
+            call: 0,
+        },
     }
 }
 

@@ -54,7 +54,7 @@ pub struct CheckpointInfo {
 }
 
 impl<S: State> CompiledGraph<S> {
-    fn saver_and_thread(
+    pub(crate) fn saver_and_thread(
         &self,
         config: &RunConfig,
     ) -> Result<(Arc<dyn crate::checkpoint::Checkpointer>, String), GraphError> {
@@ -246,7 +246,7 @@ impl<S: State> CompiledGraph<S> {
                     runs.push(NodeRun {
                         node: index,
                         send: None,
-                        command: crate::Command { update, goto: None },
+                        command: crate::Command::from(update),
                         duration: std::time::Duration::ZERO,
                     });
                     runs.sort_by(|a, b| {
@@ -260,8 +260,12 @@ impl<S: State> CompiledGraph<S> {
                     let mut gotos = Vec::with_capacity(runs.len());
                     for run in &mut runs {
                         let node = &self.graph.nodes[run.node].name;
-                        push_delta(&mut delta, node, &run.command.update)?;
-                        state.apply(std::mem::take(&mut run.command.update));
+                        for update in run.command.all_updates() {
+                            push_delta(&mut delta, node, update)?;
+                        }
+                        for update in run.command.take_updates() {
+                            state.apply(update);
+                        }
                         gotos.push((run.node, run.command.goto.take()));
                     }
                     self.route_into(&mut meta, gotos, &state, checkpoint.step, &persist)?;
@@ -277,7 +281,7 @@ impl<S: State> CompiledGraph<S> {
                     // The node is done with this update; the others of the
                     // superstep still run on resume, with what they did so
                     // far. The state changes when the superstep completes.
-                    let command = crate::Command { update, goto: None };
+                    let command = crate::Command::from(update);
                     let mut carried: Vec<PendingWrite> =
                         writes.into_iter().filter(|w| w.node != name).collect();
                     carried.push(PendingWrite {

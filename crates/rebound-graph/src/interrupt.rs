@@ -35,6 +35,21 @@ pub(crate) fn new_id(step: u64, node: &str, which: impl std::fmt::Display) -> St
     format!("{step}:{node}:{which}")
 }
 
+/// What an interrupted node waits for.
+#[derive(Debug)]
+pub(crate) enum Waiting {
+    /// One `interrupt` call: its payload and its index within the node.
+    Call {
+        /// The payload for the human.
+        payload: serde_json::Value,
+        /// The index of the call within the node.
+        call: usize,
+    },
+    /// The interrupts of a subgraph the node runs, with ids made unique in
+    /// the parent ([`crate::subgraph`]).
+    Subgraph(Vec<Interrupt>),
+}
+
 /// One pending interrupt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interrupt {
@@ -45,6 +60,10 @@ pub struct Interrupt {
     /// the superstep's sends),
     /// `step:node:before` or `step:node:after` for a static one. Answer it
     /// by id with `CompiledGraph::resume_with_map`.
+    ///
+    /// An interrupt inside a subgraph surfaces in the parent with the
+    /// child's id prefixed by `step:task/` (the parent's superstep and the
+    /// subgraph node's task key), once per level: `1:outer/1:inner/0:ask:0`.
     #[serde(default)]
     pub id: String,
     /// The node it belongs to (for a sent task, the node's name; the id

@@ -2,7 +2,7 @@
 //! context so that a re-run (after an interrupt or a crash) does not repeat
 //! its side effects.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,6 +23,9 @@ pub(crate) struct NodeScratch {
     pub(crate) recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
     /// Values given to resume this node's interrupts, by index.
     pub(crate) resume: Option<Arc<Vec<serde_json::Value>>>,
+    /// Answers to the interrupts of a subgraph this node runs, by their ids
+    /// in this graph.
+    pub(crate) answers: Option<Arc<BTreeMap<String, serde_json::Value>>>,
     occurrences: Mutex<HashMap<String, u32>>,
     interrupts_seen: AtomicUsize,
 }
@@ -33,12 +36,14 @@ impl NodeScratch {
         checkpoint: CheckpointId,
         recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
         resume: Option<Arc<Vec<serde_json::Value>>>,
+        answers: Option<Arc<BTreeMap<String, serde_json::Value>>>,
     ) -> Self {
         NodeScratch {
             persist,
             checkpoint,
             recorded,
             resume,
+            answers,
             occurrences: Mutex::new(HashMap::new()),
             interrupts_seen: AtomicUsize::new(0),
         }

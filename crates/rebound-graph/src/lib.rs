@@ -16,6 +16,10 @@
 //!   each runs its node as a task of its own in the next superstep, with its
 //!   own payload ([`NodeContext::send_arg`]); their updates merge after the
 //!   scheduled nodes', in the order the sends were emitted.
+//! * **Subgraphs**: a compiled graph runs as a node of another
+//!   ([`StateGraph::add_subgraph`], [`StateGraph::add_subgraph_mapped`]),
+//!   its checkpoints on a thread of its own under the parent's, its
+//!   interrupts surfacing in the parent (see [`subgraph`]).
 //! * **Events** of a run are one typed stream ([`Event`]); the engine never prints.
 //!
 //! ```
@@ -65,6 +69,7 @@
 
 mod branch;
 mod builder;
+mod changes;
 pub mod checkpoint;
 mod compile;
 mod config;
@@ -85,6 +90,7 @@ mod run;
 mod send;
 mod state;
 mod stream;
+pub mod subgraph;
 
 pub use builder::{StateGraph, ALL_NODES, END, START};
 pub use config::{RunConfig, RunId, StreamModes, DEFAULT_RECURSION_LIMIT};
@@ -101,6 +107,7 @@ pub use run::CompiledGraph;
 pub use send::Send;
 pub use state::{FieldSet, MergeRule, State};
 pub use stream::RunStream;
+pub use subgraph::{SubgraphError, SubgraphState};
 pub use tokio_util::sync::CancellationToken;
 
 /// Re-exports used by `#[derive(State)]`; not part of the public API.

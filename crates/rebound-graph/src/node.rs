@@ -10,18 +10,49 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{Event, EventSink, NodeError, RetryPolicy, Route, RunId, State};
 
-/// What a node returns: its state update, and optionally where to go next.
+/// What a node returns: its state update (or several, applied in order),
+/// and optionally where to go next.
 ///
 /// A plain update converts into a `Command` with no `goto`, so most nodes just
 /// return their update. A `goto` replaces the node's outgoing edges for this
 /// step; its targets must be among the node's declared destinations
 /// ([`NodeOptions::destinations`]).
+///
+/// Several updates ([`Command::updates`], [`Command::then`]) are merged one
+/// after the other, each through the fields' rules, as if written by
+/// successive steps: e.g. overwrite a list, then append to it.
+///
+/// ```
+/// use rebound_graph::{Command, State};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+/// struct Log {
+///     #[state(append)]
+///     lines: Vec<String>,
+/// }
+///
+/// let command = Command::from(LogUpdate::default().overwrite_lines(vec![]))
+///     .then(LogUpdate::default().lines(vec!["fresh start".into()]));
+/// let mut log = Log { lines: vec!["old".into()] };
+/// for update in command.into_updates() {
+///     log.apply(update);
+/// }
+/// assert_eq!(log.lines, ["fresh start"]);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Command<U> {
     /// The fields to write.
     pub update: U,
     /// Where to go next instead of following the node's edges.
     pub goto: Option<Route>,
+    /// Further updates, merged after `update`, in order ([`Command::then`]).
+    /// Behind one pointer: the command of a node with one update, moved
+    /// around with every node's output, stays as small as it was.
+    // A boxed Vec is one pointer where a Vec is three: what clippy flags
+    // as an extra allocation is paid only by nodes with several updates.
+    #[allow(clippy::box_collection)]
+    pub(crate) more: Option<Box<Vec<U>>>,
 }
 
 impl<U: Default> Command<U> {
@@ -30,20 +61,68 @@ impl<U: Default> Command<U> {
         Command {
             update: U::default(),
             goto: Some(route.into()),
+            more: None,
         }
     }
 
-    /// Sets the update.
+    /// A command writing `updates` one after the other (none: an empty update).
+    pub fn updates(updates: impl IntoIterator<Item = U>) -> Self {
+        let mut updates = updates.into_iter();
+        let update = updates.next().unwrap_or_default();
+        let more: Vec<U> = updates.collect();
+        Command {
+            update,
+            goto: None,
+            more: (!more.is_empty()).then(|| Box::new(more)),
+        }
+    }
+
+    /// Sets the (first) update.
     #[must_use]
     pub fn with_update(mut self, update: U) -> Self {
         self.update = update;
         self
     }
+
+    /// Adds an update, merged after those already there.
+    #[must_use]
+    pub fn then(mut self, update: U) -> Self {
+        self.more.get_or_insert_with(Default::default).push(update);
+        self
+    }
+
+    /// The updates in the order they are merged, leaving an empty update
+    /// and no further ones behind.
+    pub(crate) fn take_updates(&mut self) -> impl Iterator<Item = U> {
+        let first = std::mem::take(&mut self.update);
+        std::iter::once(first).chain(self.more.take().map(|more| *more).unwrap_or_default())
+    }
+}
+
+impl<U> Command<U> {
+    /// The updates after the first, in the order they are merged.
+    pub fn more(&self) -> &[U] {
+        self.more.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// The updates in the order they are merged.
+    pub fn all_updates(&self) -> impl Iterator<Item = &U> {
+        std::iter::once(&self.update).chain(self.more())
+    }
+
+    /// The updates in the order they are merged, by value.
+    pub fn into_updates(self) -> impl Iterator<Item = U> {
+        std::iter::once(self.update).chain(self.more.map(|more| *more).unwrap_or_default())
+    }
 }
 
 impl<U> From<U> for Command<U> {
     fn from(update: U) -> Self {
-        Command { update, goto: None }
+        Command {
+            update,
+            goto: None,
+            more: None,
+        }
     }
 }
 

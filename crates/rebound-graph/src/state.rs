@@ -18,7 +18,11 @@ pub enum MergeRule {
 }
 
 /// A set of fields of a [`State`], by position (at most 64 fields).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+/// Serialized as its bits (a number).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct FieldSet(u64);
 
 impl FieldSet {
@@ -52,6 +56,12 @@ impl FieldSet {
 
     /// Whether the set is empty.
     pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// Whether the set is empty (for `skip_serializing_if`, which passes a reference).
+    #[doc(hidden)]
+    pub const fn is_empty_ref(&self) -> bool {
         self.0 == 0
     }
 
@@ -135,6 +145,27 @@ pub trait State: Clone + Send + Sync + Serialize + DeserializeOwned + 'static {
 
     /// Merges an update into the state and returns the fields it wrote.
     fn apply(&mut self, update: Self::Update) -> FieldSet;
+
+    /// The fields an update overwrites: their values replace the old ones,
+    /// bypassing the fields' merge rules (`overwrite_<field>` on a derived
+    /// update). None by default.
+    fn overwritten(update: &Self::Update) -> FieldSet {
+        let _ = update;
+        FieldSet::EMPTY
+    }
+
+    /// The update that turns `before` into `after`: for each field whose
+    /// value differs, a write of its new value — for an append field whose
+    /// old items are a prefix of the new ones, only the items added; for
+    /// any other change of an append or merge field, an overwrite (which
+    /// the update type must support: derived ones do). What a subgraph of
+    /// the same state hands back to its parent.
+    ///
+    /// Fields are compared as JSON values. An error says which field could
+    /// not be encoded or written.
+    fn changes(before: &Self, after: &Self) -> Result<Self::Update, String> {
+        crate::changes::changes(before, after)
+    }
 
     /// The fields whose merge rule is [`MergeRule::Replace`].
     fn replace_fields() -> FieldSet {

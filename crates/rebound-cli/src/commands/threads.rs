@@ -93,13 +93,16 @@ pub async fn threads(global: &GlobalArgs) -> anyhow::Result<Exit> {
 }
 
 /// The rows: every record, joined with the checkpoint store's threads
-/// (threads with checkpoints but no record are listed too).
+/// (threads with checkpoints but no record are listed too; a subgraph's
+/// checkpoints, kept under a namespace of their parent thread, are not a
+/// thread of their own).
 async fn rows(state: &StateDir) -> anyhow::Result<Vec<Row>> {
     let saver = state.open()?;
     let mut stored: BTreeMap<String, rebound_graph::checkpoint::ThreadSummary> = saver
         .threads()
         .await?
         .into_iter()
+        .filter(|t| !rebound_graph::subgraph::is_subgraph_thread(&t.thread_id))
         .map(|t| (t.thread_id.clone(), t))
         .collect();
     let mut rows: Vec<Row> = ThreadStore::new(state.threads())

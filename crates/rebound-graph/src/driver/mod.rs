@@ -185,18 +185,29 @@ impl<'a, S: State> Driver<'a, S> {
         if self.persister.is_some() {
             delta.reserve(128);
             for run in runs.iter() {
-                push_delta(&mut delta, &graph.nodes[run.node].name, &run.command.update)?;
+                let name = &graph.nodes[run.node].name;
+                push_delta(&mut delta, name, &run.command.update)?;
+                for update in run.command.more() {
+                    push_delta(&mut delta, name, update)?;
+                }
             }
         }
         let target = Arc::make_mut(&mut self.state);
         let mut gotos = Vec::with_capacity(runs.len());
         for run in runs.iter_mut() {
-            let update = std::mem::take(&mut run.command.update);
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| target.apply(update)))
-                .map_err(|panic| GraphError::Panicked {
-                    place: format!("merging the update of {:?}", graph.nodes[run.node].name),
-                    message: crate::execute::panic_message(&*panic),
-                })?;
+            let command = &mut run.command;
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                target.apply(std::mem::take(&mut command.update));
+                if let Some(more) = command.more.take() {
+                    for update in *more {
+                        target.apply(update);
+                    }
+                }
+            }))
+            .map_err(|panic| GraphError::Panicked {
+                place: format!("merging the update of {:?}", graph.nodes[run.node].name),
+                message: crate::execute::panic_message(&*panic),
+            })?;
             if self.recent.len() == RECENT_NODES {
                 self.recent.pop_front();
             }
@@ -330,23 +341,61 @@ fn unknown_checkpoint(persist: &PersistShared, config: &RunConfig) -> GraphError
     }
 }
 
-/// Two tasks of one superstep writing the same replace-field is an error.
+/// The fields a task writes, and those of them no other task of its
+/// superstep may write: its replace-fields and its overwrites.
+fn task_writes<S: State>(graph: &Graph<S>, command: &crate::Command<S::Update>) -> Writes {
+    let mut written = S::written(&command.update);
+    let mut overwritten = S::overwritten(&command.update);
+    for update in command.more() {
+        written = written.union(S::written(update));
+        overwritten = overwritten.union(S::overwritten(update));
+    }
+    Writes {
+        all: written,
+        exclusive: written.intersection(graph.replace_fields.union(overwritten)),
+    }
+}
+
+/// What [`task_writes`] answers.
+#[derive(Clone, Copy)]
+struct Writes {
+    all: crate::FieldSet,
+    exclusive: crate::FieldSet,
+}
+
+impl Writes {
+    /// A field both write, one of them exclusively.
+    fn clash(self, other: Writes) -> Option<usize> {
+        self.exclusive
+            .intersection(other.all)
+            .union(other.exclusive.intersection(self.all))
+            .indices()
+            .next()
+    }
+}
+
+/// Two tasks of one superstep writing the same replace-field, or the same
+/// field when one of them overwrites it, is an error.
 pub(crate) fn check_conflicts<S: State>(
     graph: &Graph<S>,
     runs: &[NodeRun<S::Update>],
     step: u64,
 ) -> Result<(), GraphError> {
-    let written: Vec<crate::FieldSet> = runs
+    let written: Vec<Writes> = runs
         .iter()
-        .map(|r| S::written(&r.command.update).intersection(graph.replace_fields))
+        .map(|r| task_writes(graph, &r.command))
         .collect();
     // One pass tells whether any field is written twice (a fan-out of many
     // sends stays linear); only then is the first pair looked for.
-    let mut seen = crate::FieldSet::EMPTY;
+    let mut seen = Writes {
+        all: crate::FieldSet::EMPTY,
+        exclusive: crate::FieldSet::EMPTY,
+    };
     let mut twice = false;
     for set in &written {
-        twice |= !set.intersection(seen).is_empty();
-        seen = seen.union(*set);
+        twice |= set.clash(seen).is_some();
+        seen.all = seen.all.union(set.all);
+        seen.exclusive = seen.exclusive.union(set.exclusive);
     }
     if !twice {
         return Ok(());
@@ -355,7 +404,7 @@ pub(crate) fn check_conflicts<S: State>(
         |run: &NodeRun<S::Update>| task_key(&graph.nodes[run.node].name, run.send).into_owned();
     for (i, a) in written.iter().enumerate() {
         for (j, b) in written.iter().enumerate().skip(i + 1) {
-            if let Some(field) = a.intersection(*b).indices().next() {
+            if let Some(field) = a.clash(*b) {
                 return Err(GraphError::Conflict {
                     field: S::FIELDS.get(field).copied().unwrap_or("?"),
                     first: name(&runs[i]),

@@ -2,7 +2,7 @@
 //! checkpoint: finished nodes' outputs, journaled results, interrupts and the
 //! values given to resume them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::checkpoint::codec::decode;
 use crate::checkpoint::{PendingWrite, WriteKind};
@@ -24,15 +24,28 @@ pub(crate) struct ResumeData {
     /// `interrupt` call of a dynamic one (a later write for the same call
     /// replaces the earlier).
     pub(crate) interrupts: HashMap<String, Vec<(Option<usize>, Interrupt)>>,
+    /// The interrupts a subgraph task's child stopped at last, by task key
+    /// (ids unique in this graph).
+    pub(crate) sub_interrupts: HashMap<String, Vec<Interrupt>>,
+    /// Answers given to subgraph interrupts, by task key then interrupt id.
+    pub(crate) sub_answers: HashMap<String, BTreeMap<String, serde_json::Value>>,
 }
+
+/// The key of the pending write listing a subgraph task's interrupts.
+pub(crate) const SUBGRAPH_INTERRUPTS: &str = "subgraph";
+
+/// What the key of a pending write answering a subgraph's interrupt starts
+/// with (the interrupt's id follows).
+pub(crate) const SUBGRAPH_ANSWER: &str = "subgraph:";
 
 /// A dynamic interrupt that waits for a value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Awaiting {
     /// Its task's key (the node's name, or `node#k` for a send).
     pub(crate) node: String,
-    /// The index of its `interrupt` call within the node.
-    pub(crate) call: usize,
+    /// The index of its `interrupt` call within the node; `None` for an
+    /// interrupt of a subgraph the task runs.
+    pub(crate) call: Option<usize>,
     /// Its id.
     pub(crate) id: String,
 }
@@ -50,6 +63,29 @@ impl ResumeData {
                         .entry(write.node)
                         .or_default()
                         .insert(write.key, write.value);
+                }
+                WriteKind::Resume if write.key.starts_with(SUBGRAPH_ANSWER) => {
+                    let value = decode(
+                        &write.value,
+                        &write.thread_id,
+                        write.checkpoint,
+                        "resume value",
+                    )?;
+                    let id = write.key[SUBGRAPH_ANSWER.len()..].to_string();
+                    data.sub_answers
+                        .entry(write.node)
+                        .or_default()
+                        .insert(id, value);
+                }
+                WriteKind::Interrupt if write.key == SUBGRAPH_INTERRUPTS => {
+                    // The latest stop of the child replaces the earlier ones.
+                    let list: Vec<Interrupt> = decode(
+                        &write.value,
+                        &write.thread_id,
+                        write.checkpoint,
+                        "subgraph interrupts",
+                    )?;
+                    data.sub_interrupts.insert(write.node, list);
                 }
                 WriteKind::Resume => {
                     let value = decode(
@@ -98,12 +134,34 @@ impl ResumeData {
             .filter(|(task, _)| !self.updates.contains_key(*task))
             .filter_map(|(task, list)| list.last().map(|(_, i)| (task.as_str(), i.clone())))
             .collect();
+        for (task, list) in &self.sub_interrupts {
+            if !self.updates.contains_key(task) {
+                out.extend(list.iter().map(|i| (task.as_str(), i.clone())));
+            }
+        }
+        // Stable: a subgraph's interrupts keep the child's order.
         out.sort_by(|(a_task, a), (b_task, b)| {
             a.node
                 .cmp(&b.node)
                 .then_with(|| parse_task_key(a_task).1.cmp(&parse_task_key(b_task).1))
         });
         out.into_iter().map(|(_, interrupt)| interrupt).collect()
+    }
+
+    /// The answers given so far to the interrupts `task`'s subgraph waits
+    /// at now, by id (answers to earlier stops are left out).
+    pub(crate) fn sub_answers_for(
+        &self,
+        task: &str,
+    ) -> Option<BTreeMap<String, serde_json::Value>> {
+        let answers = self.sub_answers.get(task)?;
+        let waiting = self.sub_interrupts.get(task)?;
+        let current: BTreeMap<String, serde_json::Value> = answers
+            .iter()
+            .filter(|(id, _)| waiting.iter().any(|i| &i.id == *id))
+            .map(|(id, value)| (id.clone(), value.clone()))
+            .collect();
+        (!current.is_empty()).then_some(current)
     }
 
     /// The id the interrupt of `node` at call `call` was given when it first
@@ -127,11 +185,25 @@ impl ResumeData {
                 let call = (*call).filter(|_| interrupt.kind == InterruptKind::Dynamic)?;
                 Some(Awaiting {
                     node: node.clone(),
-                    call,
+                    call: Some(call),
                     id: interrupt.id.clone(),
                 })
             })
             .collect();
+        for (task, list) in &self.sub_interrupts {
+            if self.updates.contains_key(task) {
+                continue;
+            }
+            out.extend(
+                list.iter()
+                    .filter(|i| i.kind == InterruptKind::Dynamic)
+                    .map(|i| Awaiting {
+                        node: task.clone(),
+                        call: None,
+                        id: i.id.clone(),
+                    }),
+            );
+        }
         out.sort_by(|a, b| {
             parse_task_key(&a.node)
                 .cmp(&parse_task_key(&b.node))
@@ -153,6 +225,9 @@ pub(crate) struct StoredCommand<U> {
     sends: Vec<crate::Send>,
     #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// Further updates, merged after `update` in order.
+    #[serde(rename = "m", default, skip_serializing_if = "Vec::is_empty")]
+    more: Vec<U>,
 }
 
 impl<'a, U> StoredCommand<&'a U> {
@@ -173,6 +248,7 @@ impl<'a, U> StoredCommand<&'a U> {
                 .as_ref()
                 .and_then(|g| g.reason())
                 .map(str::to_string),
+            more: command.more().iter().collect(),
         }
     }
 }
@@ -190,6 +266,7 @@ impl<U> StoredCommand<U> {
         crate::Command {
             update: self.update,
             goto,
+            more: (!self.more.is_empty()).then(|| Box::new(self.more)),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::pending::{resume_data, Awaiting, ResumeData};
+use super::pending::{resume_data, Awaiting, ResumeData, SUBGRAPH_ANSWER};
 use super::{unknown_checkpoint, Driver, RECENT_NODES};
 use crate::branch::{save_head, Head};
 use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta, rebuild};
@@ -283,19 +283,33 @@ impl<'a, S: State> Driver<'a, S> {
         };
         let mut answer_writes = Vec::with_capacity(answers.len());
         for (waiting, value) in answers {
+            let key = match waiting.call {
+                Some(call) => call.to_string(),
+                None => format!("{SUBGRAPH_ANSWER}{}", waiting.id),
+            };
             answer_writes.push(PendingWrite {
                 thread_id: thread.clone(),
                 checkpoint: checkpoint.id,
                 node: waiting.node.clone(),
                 kind: WriteKind::Resume,
-                key: waiting.call.to_string(),
+                key,
                 value: encode_json(&value)?,
             });
-            // Answers the interrupt's call, replacing an earlier answer to
-            // it (one the node rejected, say).
-            let given = data.resume.entry(waiting.node).or_default();
-            given.truncate(waiting.call);
-            given.push(value);
+            match waiting.call {
+                // Answers the interrupt's call, replacing an earlier answer
+                // to it (one the node rejected, say).
+                Some(call) => {
+                    let given = data.resume.entry(waiting.node).or_default();
+                    given.truncate(call);
+                    given.push(value);
+                }
+                None => {
+                    data.sub_answers
+                        .entry(waiting.node)
+                        .or_default()
+                        .insert(waiting.id, value);
+                }
+            }
         }
         // A checkpoint the thread has moved on from is continued on a new
         // branch head that takes its pending writes along: the old branch

@@ -10,6 +10,7 @@ use super::{Driver, StoredCommand};
 use crate::checkpoint::codec::{decode, encode_json};
 use crate::checkpoint::{PendingWrite, WriteKind};
 use crate::compile::Graph;
+use crate::driver::pending::SUBGRAPH_INTERRUPTS;
 use crate::driver::ResumeData;
 use crate::execute::{run_node, NodeEnd, NodeRun, ScratchSeed};
 use crate::send::{task_key, Task, TaskSend};
@@ -61,6 +62,7 @@ impl<'a, S: State> Driver<'a, S> {
                     checkpoint: p.last_id?,
                     recorded: None,
                     resume: None,
+                    answers: None,
                 })
             });
             let state = Arc::clone(&self.state);
@@ -96,21 +98,23 @@ impl<'a, S: State> Driver<'a, S> {
         };
         let seed_for = |task: &Task| -> Option<ScratchSeed> {
             let persister = self.persister.as_ref()?;
-            let (recorded, resumed) = match &resume {
+            let (recorded, resumed, answers) = match &resume {
                 Some(resume) => {
                     let key = key_of(task);
                     (
                         resume.journal.get(&*key).map(|m| Arc::new(m.clone())),
                         resume.resume.get(&*key).map(|v| Arc::new(v.clone())),
+                        resume.sub_answers_for(&key).map(Arc::new),
                     )
                 }
-                None => (None, None),
+                None => (None, None, None),
             };
             Some(ScratchSeed {
                 persist: Arc::clone(&persister.shared),
                 checkpoint: persister.last_id?,
                 recorded,
                 resume: resumed,
+                answers,
             })
         };
 
@@ -236,8 +240,9 @@ impl<'a, S: State> Driver<'a, S> {
         ends.sort_unstable_by_key(|(position, _)| *position);
 
         let mut interrupts = Vec::new();
-        // Each interrupt's task key and call index.
-        let mut calls = Vec::new();
+        // What each stopped task records: its key, the write's key and the
+        // interrupts it covers (one call's, or a subgraph's list).
+        let mut calls: Vec<(String, String, std::ops::Range<usize>)> = Vec::new();
         let mut error = None;
         for (_, end) in ends {
             match end {
@@ -255,13 +260,27 @@ impl<'a, S: State> Driver<'a, S> {
                         .as_ref()
                         .and_then(|r| r.known_id(&key, call))
                         .unwrap_or_else(|| crate::interrupt::new_id(self.step, &key, call));
+                    calls.push((
+                        key,
+                        call.to_string(),
+                        interrupts.len()..interrupts.len() + 1,
+                    ));
                     interrupts.push(Interrupt {
                         id,
                         node: name.to_string(),
                         kind: InterruptKind::Dynamic,
                         payload,
                     });
-                    calls.push((key, call));
+                }
+                Ok(NodeEnd::Subgraph {
+                    node,
+                    send,
+                    interrupts: list,
+                }) => {
+                    let key = task_key(&graph.nodes[node].name, send).into_owned();
+                    let range = interrupts.len()..interrupts.len() + list.len();
+                    calls.push((key, SUBGRAPH_INTERRUPTS.to_string(), range));
+                    interrupts.extend(list);
                 }
                 Err(e) => {
                     if error.is_none() {
@@ -295,14 +314,19 @@ impl<'a, S: State> Driver<'a, S> {
                     value: encode_json(&StoredCommand::of(&run.command))?,
                 });
             }
-            for (interrupt, (key, call)) in interrupts.iter().zip(calls) {
+            for (node, key, range) in calls {
+                let value = if key == SUBGRAPH_INTERRUPTS {
+                    encode_json(&interrupts.get(range))?
+                } else {
+                    encode_json(&interrupts.get(range.start))?
+                };
                 writes.push(PendingWrite {
                     thread_id: thread.clone(),
                     checkpoint,
-                    node: key,
+                    node,
                     kind: WriteKind::Interrupt,
-                    key: call.to_string(),
-                    value: encode_json(interrupt)?,
+                    key,
+                    value,
                 });
             }
             persister.flush_with(writes).await?;

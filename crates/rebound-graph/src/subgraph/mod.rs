@@ -1,0 +1,194 @@
+//! Subgraphs: a compiled graph run as one node of another, over the same
+//! state ([`StateGraph::add_subgraph`]) or through a mapping in and out
+//! ([`StateGraph::add_subgraph_mapped`]).
+//!
+//! * **Namespace.** The child runs on the parent's checkpointer, on a
+//!   thread of its own derived from the parent's:
+//!   `{parent thread}\u{1f}{task}:{checkpoint}` ([`SUBGRAPH_SEPARATOR`],
+//!   the ASCII unit separator, which no one types by accident), where
+//!   `task` is the subgraph node's task key (`node`, or `node#k` for a
+//!   [`crate::Send`]) and `checkpoint` the parent checkpoint its superstep
+//!   started from. The name is journaled in the parent's pending writes
+//!   when the node first runs, so the parent resuming the same superstep —
+//!   also after an `update_state` or from a new branch head that carries
+//!   those writes — finds the same child run and resumes it, while a new
+//!   visit of the node (a later superstep, or a branch that re-runs the
+//!   supersteps before it) starts a fresh one. A grandchild's thread
+//!   extends its parent's name the same way. Checkpointers need no
+//!   change; [`is_subgraph_thread`] tells child threads apart in a listing.
+//! * **Interrupts** inside the child stop the parent's superstep too; the
+//!   parent lists them with the child's id prefixed by `step:task/`
+//!   (`1:review/0:ask:0`; nested: `1:outer/1:inner/0:ask:0`). Answering
+//!   them by those ids (or a bare value when one waits) resumes the child
+//!   from its own checkpoint with the answers: its finished nodes and
+//!   journaled calls are not repeated.
+//! * **State.** [`crate::CompiledGraph::get_state_with_subgraphs`] shows
+//!   each child's state while the parent waits inside it; a child's thread
+//!   ([`SubgraphState::config`]) works with the child graph's
+//!   `get_state`, `history` and `update_state` like any thread, and the
+//!   parent's resume continues from the child's latest checkpoint.
+
+mod run;
+mod view;
+
+use std::sync::Arc;
+
+use crate::builder::NodeDef;
+use crate::node::NodeFn;
+use crate::{CompiledGraph, GraphError, State, StateGraph};
+
+pub use view::SubgraphState;
+pub(crate) use view::SubgraphView;
+
+/// Separates a parent thread's id from the rest of a subgraph's thread id.
+pub const SUBGRAPH_SEPARATOR: char = '\u{1f}';
+
+/// Whether a thread id is a subgraph's (a child thread of another).
+pub fn is_subgraph_thread(thread_id: &str) -> bool {
+    thread_id.contains(SUBGRAPH_SEPARATOR)
+}
+
+/// The thread a subgraph's thread belongs to (`None` for a top-level one).
+pub fn parent_thread(thread_id: &str) -> Option<&str> {
+    thread_id
+        .rsplit_once(SUBGRAPH_SEPARATOR)
+        .map(|(parent, _)| parent)
+}
+
+/// Why a subgraph node failed: the source of the [`GraphError::Node`] that
+/// names the node.
+#[derive(Debug, thiserror::Error)]
+pub enum SubgraphError {
+    /// The mapping from the parent's state to the child's input failed.
+    #[error("subgraph node {node:?}: mapping the parent's state into the child's input failed: {message}")]
+    Input {
+        /// The subgraph node.
+        node: String,
+        /// What the mapping said.
+        message: String,
+    },
+    /// The mapping from the child's final state to the parent's update failed.
+    #[error("subgraph node {node:?}: mapping the child's result into the parent's update failed: {message}")]
+    Output {
+        /// The subgraph node.
+        node: String,
+        /// What the mapping said.
+        message: String,
+    },
+    /// The child run failed.
+    #[error("subgraph node {node:?}: the child run failed: {source}")]
+    Child {
+        /// The subgraph node.
+        node: String,
+        /// The child's error.
+        #[source]
+        source: Box<GraphError>,
+    },
+    /// The child stopped at an interrupt in a parent run without a
+    /// checkpointer, which could never be resumed.
+    #[error("subgraph node {node:?}: the child stopped at an interrupt, which needs a checkpointer and a thread id on the parent")]
+    NotDurable {
+        /// The subgraph node.
+        node: String,
+    },
+}
+
+/// Maps the parent's state into the child's input.
+pub(crate) type InputMap<S, C> = dyn Fn(&S) -> Result<C, String> + Send + Sync;
+/// Maps the child's final state into the parent's update.
+pub(crate) type OutputMap<S, C> =
+    dyn Fn(&S, C) -> Result<<S as State>::Update, String> + Send + Sync;
+
+impl<S: State> StateGraph<S> {
+    /// Adds a compiled graph over the same state as a node: the child runs
+    /// from the parent's state, and the parent's update is what the child
+    /// changed ([`State::changes`]: items an append field gained are
+    /// appended, other changed fields written or overwritten — nothing is
+    /// appended twice). See [`crate::subgraph`] for checkpoints and
+    /// interrupts. The child runs on the parent's checkpointer (one it has
+    /// of its own is not used), with the default recursion limit and
+    /// durability; its events are not part of the parent's stream.
+    ///
+    /// ```
+    /// use rebound_graph::{NodeError, RunConfig, State, StateGraph, END, START};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+    /// struct Doc {
+    ///     #[state(append)]
+    ///     log: Vec<String>,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut review = StateGraph::<Doc>::new();
+    /// review
+    ///     .add_sync_node("lint", |_, _| Ok(DocUpdate::default().log(vec!["linted".into()])))
+    ///     .add_edge(START, "lint")
+    ///     .add_edge("lint", END);
+    /// let mut graph = StateGraph::<Doc>::new();
+    /// graph
+    ///     .add_sync_node("write", |_, _| Ok(DocUpdate::default().log(vec!["written".into()])))
+    ///     .add_subgraph("review", review.compile()?)
+    ///     .add_edge(START, "write")
+    ///     .add_edge("write", "review")
+    ///     .add_edge("review", END);
+    /// let done = graph.compile()?.invoke(Doc::default(), RunConfig::new()).await?;
+    /// assert_eq!(done.log, ["written", "linted"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn add_subgraph(&mut self, name: impl Into<String>, child: CompiledGraph<S>) -> &mut Self {
+        self.push_subgraph(
+            name.into(),
+            run::Mapping {
+                child,
+                input: Box::new(|state: &S| Ok(state.clone())),
+                output: Box::new(|before: &S, after: S| S::changes(before, &after)),
+                from_start: true,
+            },
+        )
+    }
+
+    /// Adds a compiled graph over another state as a node: `input` makes
+    /// the child's input from the parent's state, `output` the parent's
+    /// update from the parent's state and the child's final state. A
+    /// mapping that fails stops the run with a [`GraphError::Node`] naming
+    /// the node, its source a [`SubgraphError`]; the superstep is not saved.
+    pub fn add_subgraph_mapped<C, I, O>(
+        &mut self,
+        name: impl Into<String>,
+        child: CompiledGraph<C>,
+        input: I,
+        output: O,
+    ) -> &mut Self
+    where
+        C: State,
+        I: Fn(&S) -> Result<C, String> + Send + Sync + 'static,
+        O: Fn(&S, C) -> Result<S::Update, String> + Send + Sync + 'static,
+    {
+        self.push_subgraph(
+            name.into(),
+            run::Mapping {
+                child,
+                input: Box::new(input),
+                output: Box::new(output),
+                from_start: false,
+            },
+        )
+    }
+
+    fn push_subgraph<C: State>(&mut self, name: String, mapping: run::Mapping<S, C>) -> &mut Self {
+        let view: Arc<dyn SubgraphView> = Arc::new(mapping.child.clone());
+        let mapping = Arc::new(mapping);
+        let func = NodeFn::Async(Box::new(move |state, ctx| {
+            Box::pin(run::run(Arc::clone(&mapping), state, ctx))
+        }));
+        self.nodes.push(NodeDef {
+            name,
+            func,
+            subgraph: Some(view),
+        });
+        self
+    }
+}

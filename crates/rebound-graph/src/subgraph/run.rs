@@ -1,0 +1,225 @@
+//! What a subgraph node does when it runs: find (or name) its child's
+//! thread, start, resume or read the child run, and hand back its result
+//! or its interrupts.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{InputMap, OutputMap, SubgraphError, SUBGRAPH_SEPARATOR};
+use crate::checkpoint::codec::{decode_meta, rebuild};
+use crate::checkpoint::Checkpointer;
+use crate::journal::NodeScratch;
+use crate::{
+    Command, CompiledGraph, GraphError, Input, Interrupt, NodeContext, NodeError, NodeResult,
+    RunConfig, RunOutcome, State,
+};
+
+/// The journal key under which a subgraph task records its child's
+/// namespace.
+pub(crate) const NAMESPACE_KEY: &str = "__subgraph__";
+
+/// A subgraph node's child graph and mappings.
+pub(crate) struct Mapping<S: State, C: State> {
+    pub(crate) child: CompiledGraph<C>,
+    pub(crate) input: Box<InputMap<S, C>>,
+    pub(crate) output: Box<OutputMap<S, C>>,
+    /// Whether `output` takes the state the child started from rather than
+    /// the parent's current one (a same-state subgraph, whose update is
+    /// what the child changed).
+    pub(crate) from_start: bool,
+}
+
+/// A child run's place, journaled by the parent task when it first runs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Namespace {
+    /// The child's thread id.
+    pub(crate) thread: String,
+    /// What the child's interrupt ids are prefixed with in the parent.
+    pub(crate) prefix: String,
+}
+
+fn child_error(node: &str, source: GraphError) -> NodeError {
+    NodeError::from(SubgraphError::Child {
+        node: node.to_string(),
+        source: Box::new(source),
+    })
+}
+
+/// Runs a subgraph node's task.
+pub(crate) async fn run<S: State, C: State>(
+    mapping: Arc<Mapping<S, C>>,
+    state: Arc<S>,
+    ctx: NodeContext,
+) -> NodeResult<S> {
+    let node = ctx.node().to_string();
+    let input = (mapping.input)(&state).map_err(|message| {
+        NodeError::from(SubgraphError::Input {
+            node: node.clone(),
+            message,
+        })
+        .permanent()
+    })?;
+    let Some(scratch) = ctx.scratch.clone() else {
+        return run_in_memory(&mapping, &state, input, &ctx).await;
+    };
+    let fresh = Namespace {
+        thread: format!(
+            "{}{SUBGRAPH_SEPARATOR}{}:{}",
+            scratch.persist.thread_id,
+            ctx.task_key(),
+            scratch.checkpoint
+        ),
+        prefix: format!("{}:{}/", ctx.step(), ctx.task_key()),
+    };
+    let namespace: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
+    let saver = Arc::clone(&scratch.persist.saver);
+    let child = mapping.child.clone().with_checkpointer(Arc::clone(&saver));
+    let config = RunConfig::new()
+        .with_thread_id(namespace.thread.as_str())
+        .with_cancellation(ctx.cancellation().clone());
+    let latest = saver
+        .get(&namespace.thread, None)
+        .await
+        .map_err(|e| child_error(&node, e.into()))?;
+    let (outcome, before) = match latest {
+        None => {
+            let outcome = child.run(Input::State(input), config).await;
+            (outcome, None)
+        }
+        Some(latest) => {
+            let meta = decode_meta(&latest).map_err(|e| child_error(&node, e))?;
+            let outcome = if meta.is_finished() {
+                child
+                    .get_state(&config)
+                    .await
+                    .map(|snapshot| RunOutcome::Completed(snapshot.values))
+            } else {
+                let mut answers = answers_for(&scratch, &namespace.prefix);
+                if !answers.is_empty() {
+                    // Only what the child waits for now: after time travel
+                    // in the child, its questions may not be asked yet.
+                    let waiting = child
+                        .get_state(&config)
+                        .await
+                        .map_err(|e| child_error(&node, e))?
+                        .interrupts;
+                    answers.retain(|id, _| waiting.iter().any(|i| &i.id == id));
+                }
+                let input = if answers.is_empty() {
+                    Input::Resume
+                } else {
+                    Input::ResumeMap(answers)
+                };
+                child.run(input, config).await
+            };
+            (outcome, Some(()))
+        }
+    };
+    match outcome.map_err(|e| child_error(&node, e))? {
+        RunOutcome::Interrupted { interrupts, .. } => Err(NodeError::subgraph_interrupts(
+            surfaced(interrupts, &node, &namespace.prefix),
+        )),
+        RunOutcome::Completed(done) => {
+            let update = match before {
+                // A child run started earlier: the parent's state may have
+                // moved since (an update_state); a same-state child's
+                // changes count from the state it started from.
+                Some(()) if mapping.from_start => {
+                    let started: S = first_state(&*saver, &namespace.thread)
+                        .await
+                        .map_err(|e| child_error(&node, e))?;
+                    output(&mapping, &started, done, &node)?
+                }
+                _ => output(&mapping, &state, done, &node)?,
+            };
+            Ok(Command::from(update))
+        }
+    }
+}
+
+fn output<S: State, C: State>(
+    mapping: &Mapping<S, C>,
+    parent: &S,
+    done: C,
+    node: &str,
+) -> Result<S::Update, NodeError> {
+    (mapping.output)(parent, done).map_err(|message| {
+        NodeError::from(SubgraphError::Output {
+            node: node.to_string(),
+            message,
+        })
+        .permanent()
+    })
+}
+
+/// The state a child thread started from: its first checkpoint's.
+async fn first_state<T: State>(saver: &dyn Checkpointer, thread: &str) -> Result<T, GraphError> {
+    let all = saver.list(thread, None, None).await?;
+    let Some(first) = all.last() else {
+        return Err(GraphError::UnknownThread {
+            thread_id: thread.to_string(),
+        });
+    };
+    let chain = saver.get_chain(thread, first.id).await?;
+    rebuild(&chain)
+}
+
+/// The answers given in the parent to the child's waiting interrupts, by
+/// the child's ids.
+fn answers_for(scratch: &NodeScratch, prefix: &str) -> BTreeMap<String, serde_json::Value> {
+    let Some(answers) = &scratch.answers else {
+        return BTreeMap::new();
+    };
+    // The task's part of the prefix: the step before it may differ when the
+    // parent resumes from a later head of the same superstep.
+    let task_part = prefix.split_once(':').map_or(prefix, |(_, rest)| rest);
+    answers
+        .iter()
+        .filter_map(|(id, value)| {
+            let (_, rest) = id.split_once(':')?;
+            let child_id = rest.strip_prefix(task_part)?;
+            Some((child_id.to_string(), value.clone()))
+        })
+        .collect()
+}
+
+/// The child's interrupts as the parent lists them: ids prefixed, the
+/// subgraph node as their node.
+fn surfaced(interrupts: Vec<Interrupt>, node: &str, prefix: &str) -> Vec<Interrupt> {
+    interrupts
+        .into_iter()
+        .map(|interrupt| Interrupt {
+            id: format!("{prefix}{}", interrupt.id),
+            node: node.to_string(),
+            ..interrupt
+        })
+        .collect()
+}
+
+/// A parent run without a checkpointer runs its child without one too.
+async fn run_in_memory<S: State, C: State>(
+    mapping: &Mapping<S, C>,
+    state: &S,
+    input: C,
+    ctx: &NodeContext,
+) -> NodeResult<S> {
+    let node = ctx.node();
+    let child = CompiledGraph {
+        graph: Arc::clone(&mapping.child.graph),
+        checkpointer: None,
+    };
+    let config = RunConfig::new().with_cancellation(ctx.cancellation().clone());
+    match child
+        .run(Input::State(input), config)
+        .await
+        .map_err(|e| child_error(node, e))?
+    {
+        RunOutcome::Completed(done) => Ok(Command::from(output(mapping, state, done, node)?)),
+        RunOutcome::Interrupted { .. } => Err(NodeError::from(SubgraphError::NotDurable {
+            node: node.to_string(),
+        })
+        .permanent()),
+    }
+}
