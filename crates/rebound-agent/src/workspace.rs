@@ -65,24 +65,53 @@ fn collect(root: &Path, dir: &Path, depth: usize, files: &mut Vec<String>, cap: 
     }
 }
 
-/// The files with their contents, when they are few, small and text.
+/// The files with their contents, when the text files are few and small:
+/// a binary file (a build's output, an image) is listed by name and does
+/// not count, so that a compiled program beside its sources does not hide
+/// them.
 fn inline_contents(root: &Path, files: &[String]) -> Option<String> {
     let mut total = 0u64;
+    let mut texts = Vec::with_capacity(files.len());
     for file in files {
-        total += std::fs::metadata(root.join(file)).ok()?.len();
-        if total > INLINE_BYTES {
+        let path = root.join(file);
+        let size = std::fs::metadata(&path).ok()?.len();
+        let text = if size <= INLINE_BYTES {
+            std::fs::read(&path)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .filter(|text| !text.contains('\0'))
+        } else if is_binary(&path) {
+            None
+        } else {
+            // A large text file: the listing is by name.
             return None;
+        };
+        if let Some(text) = &text {
+            total += text.len() as u64;
+            if total > INLINE_BYTES {
+                return None;
+            }
         }
+        texts.push((file, text));
     }
     let mut out = String::new();
-    for file in files {
-        let text = std::fs::read_to_string(root.join(file)).ok()?;
-        if text.contains('\0') {
-            return None;
+    for (file, text) in texts {
+        match text {
+            Some(text) => out.push_str(&format!("{file}:\n```\n{}\n```\n", text.trim_end())),
+            None => out.push_str(&format!("{file} (binary)\n")),
         }
-        out.push_str(&format!("{file}:\n```\n{}\n```\n", text.trim_end()));
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Whether the file at `path` holds a NUL byte in its first 8 KiB (how
+/// git tells binary files).
+fn is_binary(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(8 * 1024);
+    std::fs::File::open(path)
+        .and_then(|file| file.take(8 * 1024).read_to_end(&mut head))
+        .is_ok_and(|_| head.contains(&0))
 }
 
 #[cfg(test)]
@@ -106,8 +135,16 @@ mod tests {
         );
         assert!(!small.contains("HEAD"));
         assert_eq!(listing(dir.path(), 40, 10), "calc.py", "no room for it");
+        let mut program = vec![0x7f, b'E', b'L', b'F', 0, 0];
+        program.extend(std::iter::repeat_n(7u8, 20_000));
+        std::fs::write(dir.path().join("calc"), &program).unwrap();
+        let beside = listing(dir.path(), 40, 1_000);
+        assert!(
+            beside.starts_with("calc (binary)\ncalc.py:\n```\ndef add"),
+            "a program does not hide its sources: {beside}"
+        );
         std::fs::write(dir.path().join("big.txt"), "x".repeat(4_000)).unwrap();
         let large = listing(dir.path(), 40, 100_000);
-        assert_eq!(large, "big.txt\ncalc.py");
+        assert_eq!(large, "big.txt\ncalc\ncalc.py");
     }
 }
