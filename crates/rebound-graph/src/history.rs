@@ -228,6 +228,7 @@ impl<S: State> CompiledGraph<S> {
             reasons: Vec::new(),
             barriers: old.barriers.clone(),
             duration_us: 0,
+            abandoned: None,
         };
         let mut delta = Vec::new();
         let sibling = matches!(node, AsNode::Copy);
@@ -316,16 +317,13 @@ impl<S: State> CompiledGraph<S> {
                 AsNode::Node(index) => {
                     let from = vec![(index, None)];
                     self.route_into(&mut meta, from, &state, checkpoint.step, &persist)?;
-                    if !writes.is_empty() || !old.sends.is_empty() {
-                        tracing::info!(
-                            thread = %persist.thread_id,
-                            checkpoint = %checkpoint.id,
-                            dropped = writes.len(),
-                            dropped_sends = old.sends.len(),
-                            "update_state as {name:?} routes anew: the superstep that was due \
-                             ({}) is abandoned, with its sends and pending writes",
-                            old.next.join(", ")
-                        );
+                    if !writes.is_empty() || !old.is_finished() {
+                        // Told on the new checkpoint, so history shows it.
+                        meta.abandoned = Some(crate::checkpoint::Abandoned {
+                            next: old.next.clone(),
+                            sends: old.sends.len(),
+                            writes: writes.len(),
+                        });
                     }
                     Vec::new()
                 }

@@ -395,11 +395,21 @@ async fn an_update_as_an_earlier_node_routes_anew_and_asks_again() {
     let snapshot = graph.get_state(&thread("t")).await.unwrap();
     assert_eq!(snapshot.metadata.next, ["ask"]);
     assert!(snapshot.interrupts.is_empty(), "{snapshot:?}");
+    // The new checkpoint tells what it left behind: the due `ask` and its
+    // interrupt.
+    let abandoned = snapshot.metadata.abandoned.clone().unwrap();
+    assert_eq!(abandoned.next, ["ask"]);
+    assert_eq!((abandoned.sends, abandoned.writes), (0, 1));
     let again = graph.resume(thread("t")).await.unwrap();
     assert_eq!(again.interrupts()[0].payload, json!("Q?"));
     assert_eq!(asked.load(Ordering::SeqCst), 2);
     let done = graph.resume_with(json!("yes"), thread("t")).await.unwrap();
     assert_eq!(done.state().log, ["a", "a again", "b"]);
+    let end = graph.get_state(&thread("t")).await.unwrap();
+    assert_eq!(
+        end.metadata.abandoned, None,
+        "only on the update's checkpoint"
+    );
 }
 
 /// START -> {left, right} -> END: both ask at once; `left` first makes a

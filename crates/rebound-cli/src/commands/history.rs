@@ -79,7 +79,15 @@ fn node(info: &CheckpointInfo) -> String {
         CheckpointSource::Update if info.metadata.ran.iter().all(|n| n == "__update__") => {
             "(fork)".to_string()
         }
-        _ => info.metadata.ran.join(", "),
+        _ => match &info.metadata.abandoned {
+            // An update as another node: what it left behind is told.
+            Some(abandoned) if !abandoned.next.is_empty() => format!(
+                "{} (abandoned {})",
+                info.metadata.ran.join(", "),
+                abandoned.next.join(", ")
+            ),
+            _ => info.metadata.ran.join(", "),
+        },
     }
 }
 
@@ -114,6 +122,7 @@ fn row_json(info: &CheckpointInfo) -> serde_json::Value {
         "ran": info.metadata.ran,
         "next": info.metadata.next,
         "sends": info.metadata.sends.len(),
+        "abandoned": info.metadata.abandoned,
         "reasons": info.metadata.reasons,
         "duration_us": info.metadata.duration_us,
         "snapshot": info.snapshot,

@@ -61,6 +61,32 @@ pub struct CheckpointMetadata {
     /// How long the superstep's nodes took, in microseconds (the slowest).
     #[serde(rename = "d", default, skip_serializing_if = "is_zero")]
     pub duration_us: u64,
+    /// What an `update_state` as another node than the due ones left
+    /// behind: the superstep that was due, which will not run.
+    #[serde(rename = "a", default, skip_serializing_if = "Option::is_none")]
+    pub abandoned: Option<Abandoned>,
+}
+
+/// A due superstep that an `update_state` as another node abandoned: the
+/// graph routed anew from that node, so these tasks will not run and the
+/// writes they had made are not carried to the new checkpoint (they stay
+/// on the parent checkpoint, which a replay can resume).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Abandoned {
+    /// The nodes that were due.
+    #[serde(rename = "n", default, skip_serializing_if = "Vec::is_empty")]
+    pub next: Vec<String>,
+    /// How many sent tasks were due.
+    #[serde(rename = "t", default, skip_serializing_if = "is_zero_usize")]
+    pub sends: usize,
+    /// How many pending writes (finished tasks' updates, journaled
+    /// results, interrupts, answers) the superstep had.
+    #[serde(rename = "w", default, skip_serializing_if = "is_zero_usize")]
+    pub writes: usize,
+}
+
+fn is_zero_usize(value: &usize) -> bool {
+    *value == 0
 }
 
 impl CheckpointMetadata {

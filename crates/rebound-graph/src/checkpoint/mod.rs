@@ -10,7 +10,7 @@ pub(crate) mod codec;
 mod id;
 mod memory;
 
-pub use codec::{CheckpointMetadata, CheckpointSource};
+pub use codec::{Abandoned, CheckpointMetadata, CheckpointSource};
 pub use id::{CheckpointId, ParseCheckpointIdError};
 pub use memory::MemorySaver;
 

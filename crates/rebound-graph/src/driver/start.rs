@@ -341,6 +341,7 @@ impl<'a, S: State> Driver<'a, S> {
                 },
                 reasons: Vec::new(),
                 duration_us: 0,
+                abandoned: None,
                 ..meta.clone()
             };
             writes.extend(answer_writes);
