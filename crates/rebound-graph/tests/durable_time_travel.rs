@@ -8,7 +8,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use rebound_graph::checkpoint::{CheckpointId, CheckpointMetadata, CheckpointSource, MemorySaver};
+use rebound_graph::checkpoint::{
+    Abandoned, CheckpointId, CheckpointMetadata, CheckpointSource, MemorySaver,
+};
 use rebound_graph::{
     CompiledGraph, GraphError, Input, Route, RunConfig, State, StateGraph, END, START,
 };
@@ -129,6 +131,12 @@ async fn update_state_as_a_node_forks_a_checkpoint_routed_from_that_node() {
             next: strings(&["pay"]),
             ran: strings(&["plan"]),
             reasons: strings(&["booking skipped"]),
+            // Routed from `plan` anew: `book`, due at that checkpoint, is
+            // not run on this branch.
+            abandoned: Some(Abandoned {
+                next: strings(&["book"]),
+                ..Abandoned::default()
+            }),
             ..CheckpointMetadata::default()
         }
     );
