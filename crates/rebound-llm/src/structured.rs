@@ -8,7 +8,9 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::{chat_observed, ChatModel, ChatRequest, LlmError, Message, TextObserver, Usage};
+use crate::{
+    chat_observed, ChatModel, ChatRequest, FinishReason, LlmError, Message, TextObserver, Usage,
+};
 
 /// A structured answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +27,9 @@ pub struct Structured<T> {
 
 /// How many answers are read before giving up: the first and one repair.
 const ATTEMPTS: u32 = 2;
+
+/// The repair request after an answer the token limit cut off.
+const CUT_OFF: &str = "Your answer was cut off at the length limit before its JSON was complete. Answer again, much shorter: fewer items, one short sentence each, only the JSON.";
 
 /// Asks `model` for a `T`.
 pub async fn chat_structured<T>(
@@ -81,6 +86,11 @@ where
                     error,
                     raw: response.text,
                 })
+            }
+            Err(_) if response.finish_reason == FinishReason::Length => {
+                // Cut at the token limit: correcting the cut text would be
+                // cut again, and showing it costs as many tokens again.
+                request.messages.push(Message::user(CUT_OFF.to_string()));
             }
             Err(error) => {
                 request.messages.push(Message::assistant(response.text));

@@ -74,6 +74,28 @@ async fn an_invalid_answer_gets_one_repair_that_shows_the_error() {
 }
 
 #[tokio::test]
+async fn an_answer_cut_at_the_length_limit_is_asked_again_shorter() {
+    let cut = ChatResponse {
+        text: r#"{"verdict": "finish", "reason": "the tests pass and the"#.into(),
+        finish_reason: rebound_llm::FinishReason::Length,
+        ..ChatResponse::default()
+    };
+    let model = ScriptedModel::new([
+        Step::reply(cut),
+        Step::text(r#"{"verdict": "finish", "reason": "ok"}"#).expect_user_contains("shorter"),
+    ]);
+    let answer = chat_structured::<Verdict>(&model, request()).await.unwrap();
+    assert_eq!((answer.attempts, answer.value.verdict), (2, Kind::Finish));
+    let repair = &model.requests()[1];
+    let roles: Vec<Role> = repair.messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::User],
+        "the cut text is not sent back"
+    );
+}
+
+#[tokio::test]
 async fn after_the_repair_the_error_carries_the_raw_text() {
     let model = ScriptedModel::new([
         Step::text("I think we are done."),
