@@ -50,6 +50,15 @@ pub(crate) struct Awaiting {
     pub(crate) id: String,
 }
 
+/// The value of a pending write, read as a `T` (`what` names it in the
+/// error).
+fn decode_value<T: serde::de::DeserializeOwned>(
+    write: &PendingWrite,
+    what: &str,
+) -> Result<T, GraphError> {
+    decode(&write.value, &write.thread_id, write.checkpoint, what)
+}
+
 impl ResumeData {
     fn from_writes(writes: Vec<PendingWrite>) -> Result<Self, GraphError> {
         let mut data = ResumeData::default();
@@ -65,12 +74,7 @@ impl ResumeData {
                         .insert(write.key, write.value);
                 }
                 WriteKind::Resume if write.key.starts_with(SUBGRAPH_ANSWER) => {
-                    let value = decode(
-                        &write.value,
-                        &write.thread_id,
-                        write.checkpoint,
-                        "resume value",
-                    )?;
+                    let value = decode_value(&write, "resume value")?;
                     let id = write.key[SUBGRAPH_ANSWER.len()..].to_string();
                     data.sub_answers
                         .entry(write.node)
@@ -79,21 +83,11 @@ impl ResumeData {
                 }
                 WriteKind::Interrupt if write.key == SUBGRAPH_INTERRUPTS => {
                     // The latest stop of the child replaces the earlier ones.
-                    let list: Vec<Interrupt> = decode(
-                        &write.value,
-                        &write.thread_id,
-                        write.checkpoint,
-                        "subgraph interrupts",
-                    )?;
+                    let list: Vec<Interrupt> = decode_value(&write, "subgraph interrupts")?;
                     data.sub_interrupts.insert(write.node, list);
                 }
                 WriteKind::Resume => {
-                    let value = decode(
-                        &write.value,
-                        &write.thread_id,
-                        write.checkpoint,
-                        "resume value",
-                    )?;
+                    let value = decode_value(&write, "resume value")?;
                     // A later answer to the same interrupt replaces the earlier one.
                     let answers = data.resume.entry(write.node).or_default();
                     match write.key.parse::<usize>() {
@@ -102,12 +96,7 @@ impl ResumeData {
                     }
                 }
                 WriteKind::Interrupt => {
-                    let mut interrupt: Interrupt = decode(
-                        &write.value,
-                        &write.thread_id,
-                        write.checkpoint,
-                        "interrupt",
-                    )?;
+                    let mut interrupt: Interrupt = decode_value(&write, "interrupt")?;
                     if interrupt.id.is_empty() {
                         // Written before interrupts had ids.
                         interrupt.id = format!("{}:{}", write.node, write.key);
