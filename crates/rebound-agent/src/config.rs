@@ -53,9 +53,11 @@ pub struct AgentConfig {
     /// Sampled candidates an edit step tries after the greedy one, when
     /// the checks still fail (0: only the greedy one).
     pub edit_candidates: u32,
-    /// One-token operator mutants of the span an edit step tries when the
-    /// greedy candidate leaves the checks failing (`b - a` → `a - b`,
-    /// `>` → `>=`; kept only when every check passes; 0: none).
+    /// Mutants an edit step tries when the greedy candidate leaves the
+    /// checks failing: a name the failures say is missing renamed to the
+    /// most similar defined one wherever it is used, then one-token
+    /// operator changes of the span (`b - a` → `a - b`, `>` → `>=`); kept
+    /// only when every check passes; 0: none.
     pub edit_mutants: u32,
     /// The seed of sampled candidates: the same seed gives the same
     /// candidates, so a run can be reproduced.

@@ -395,7 +395,7 @@ async fn an_operator_mutant_fixes_what_the_model_wrote_back() {
     let output = &outputs[0].2;
     assert!(outputs[0].1, "{output}");
     assert!(
-        output.contains("operator mutants: kept line 6: `b - a` → `a - b`"),
+        output.contains("mutants: kept line 6: `b - a` → `a - b`"),
         "{output}"
     );
     let judged = events
@@ -438,7 +438,7 @@ async fn when_no_mutant_passes_the_file_is_restored() {
     assert!(
         failure
             .error
-            .contains("one-token changes tried; none makes every check pass"),
+            .contains("one-token changes); none makes every check pass"),
         "{}",
         failure.error
     );
@@ -536,4 +536,112 @@ async fn repeated_steps_and_plans_are_caught() {
         "two identical steps merged; the refused plan is not shown"
     );
     assert!(work.join("NOTE.txt").is_file());
+}
+
+/// A function renamed in its module and still called by its old name in
+/// two others: the model's answer is no use, and the rename mutant
+/// (the missing name → the most similar defined one, in every non-test
+/// file that uses it) makes the checks pass; the test file is left as it
+/// is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_renamed_function_is_renamed_in_every_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let files = [
+        (
+            "textstats.py",
+            "def count_words(text):\n    return len(text.split())\n\n\ndef count_lines(text):\n    return len(text.splitlines())\n",
+        ),
+        (
+            "report.py",
+            "from textstats import count_lines, word_count\n\n\ndef summary(text):\n    return f\"{word_count(text)} words, {count_lines(text)} lines\"\n",
+        ),
+        (
+            "reading.py",
+            "import textstats\n\n\ndef minutes(text):\n    return -(-textstats.word_count(text) // 200)\n",
+        ),
+        (
+            "test_docs.py",
+            "import unittest\n\nfrom reading import minutes\nfrom report import summary\n\n\nclass T(unittest.TestCase):\n    def test_summary(self):\n        self.assertEqual(summary(\"a b\\nc\\n\"), \"3 words, 2 lines\")\n\n    def test_minutes(self):\n        self.assertEqual(minutes(\"w \" * 201), 2)\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(work.join(name), text).unwrap();
+    }
+    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new(
+        "python3 -m unittest -q test_docs",
+        CheckSource::Flag,
+    )];
+    let (state, events) = run(
+        &graph,
+        PevState::new("fix the docs", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap();
+    assert_eq!(
+        read("report.py"),
+        files[1].1.replace("word_count", "count_words")
+    );
+    assert_eq!(
+        read("reading.py"),
+        files[2].1.replace("word_count", "count_words")
+    );
+    assert_eq!(read("textstats.py"), files[0].1);
+    assert_eq!(read("test_docs.py"), files[3].1);
+    let outputs = step_outputs(&events);
+    assert!(
+        outputs[0].2.contains(
+            "mutants: kept renamed `word_count` → `count_words` in reading.py, report.py"
+        ),
+        "{outputs:?}"
+    );
+}
+
+/// A TOML file with two syntax errors and a model whose answer is no
+/// use: the syntax repair (line by line, where the parser stops) makes it
+/// parse, the check passes, and the values are what they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_data_file_with_two_syntax_errors_is_repaired_by_the_harness() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let broken = "# Settings.\nname = mail-relay\n\n[server\nport = 2525\n";
+    std::fs::write(work.join("settings.toml"), broken).unwrap();
+    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new(
+        "python3 -c \"import tomllib; tomllib.load(open('settings.toml', 'rb'))\"",
+        CheckSource::Flag,
+    )];
+    let (state, events) = run(
+        &graph,
+        PevState::new("fix settings.toml", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("settings.toml")).unwrap(),
+        "# Settings.\nname = \"mail-relay\"\n\n[server]\nport = 2525\n"
+    );
+    let outputs = step_outputs(&events);
+    assert!(
+        outputs[0].2.contains("quoted the value") && outputs[0].2.contains("closed `]`"),
+        "{outputs:?}"
+    );
 }

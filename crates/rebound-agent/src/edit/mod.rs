@@ -47,10 +47,12 @@ mod keep;
 mod makefile;
 mod mutate;
 mod process;
+mod rename;
 mod run;
 mod span;
 mod splice;
 mod syntax;
+mod syntax_repair;
 mod target;
 
 pub use error::EditError;

@@ -15,7 +15,9 @@ use rebound_llm::{chat_journaled_observed, ChatRequest, Message};
 use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
-use super::mutate::mutants;
+use super::mutate::{mutants, Mutant};
+use super::rename::renames;
+use super::syntax_repair::repair_syntax;
 use super::{
     broken_by_edit, check_syntax, end_of_file, extract_code, losses, resolve_target, splice,
     EditError, EditSpan,
@@ -348,12 +350,9 @@ async fn try_candidates(
     let mut best: Option<(Tally, String, CheckRun)> = None;
     let mut first_failure: Option<String> = None;
     let candidates = deps.config.edit_candidates;
-    // The tests are the evidence: they are not mutated until they pass.
-    let mutable = deps.config.edit_mutants > 0
-        && job.implicated
-        && !localize::is_test_file(&span.file)
-        && before.as_ref().is_some_and(|b| !b.passed())
-        && !matches!(syntax_before, super::Syntax::Invalid(_));
+    // Mutants (renames of a missing name, then one-token changes of the
+    // span) are tried while the checks fail.
+    let mutable = deps.config.edit_mutants > 0 && before.as_ref().is_some_and(|b| !b.passed());
     // The greedy answer, then (when it did not do it) the one-token
     // changes of the span, then samples that cost a model call each.
     let attempts = std::iter::once(Some(0))
@@ -582,10 +581,10 @@ fn candidate_name(number: u32) -> String {
     format!("candidate {}", number + 1)
 }
 
-/// The name of the operator mutants in a step's output.
-const MUTANTS: &str = "operator mutants";
+/// The name of the mutants in a step's output.
+const MUTANTS: &str = "mutants";
 
-/// What the operator mutants of an edit did.
+/// What the mutants of an edit did.
 struct MutantsTried {
     /// A line for the step's output (`None`: there was none to try).
     verdict: Option<String>,
@@ -593,13 +592,18 @@ struct MutantsTried {
     run: Option<CheckRun>,
 }
 
-/// Tries the operator mutants of `job`'s span ([`mutants`]), nearest the
-/// suspect line first, each syntax-checked and judged by the checks; the
-/// first that makes every check pass is kept (left written). The file is
-/// otherwise restored. At most [`crate::AgentConfig::edit_mutants`], and
-/// no more than [`MUTANT_CHECK_MS`] of checks at the baseline's pace (the
-/// count is fixed before the first one runs, so a re-run after a crash
-/// tries the same ones).
+/// Tries the mutants of `job`: first the renames of a name the failures
+/// say is missing ([`renames`], in every file that uses it), then, for a
+/// file that does not parse, its line-by-line syntax repair
+/// ([`repair_syntax`]), else the operator mutants of the span
+/// ([`mutants`], nearest the suspect line first; only when a failing
+/// check points at the span's file and the file is not a test). Each is syntax-checked and judged by the
+/// checks; the first that makes every check pass is kept (left written),
+/// otherwise every file is restored. At most
+/// [`crate::AgentConfig::edit_mutants`] in all, and no more than
+/// [`MUTANT_CHECK_MS`] of checks at the baseline's pace (the count is
+/// fixed before the first one runs, and the renames are journaled, so a
+/// re-run after a crash tries the same ones).
 async fn try_mutants(
     ctx: &NodeContext,
     deps: &AgentDeps,
@@ -614,6 +618,7 @@ async fn try_mutants(
         span,
         original,
         baseline,
+        label,
         ..
     } = job;
     let check_ms: u64 = baseline
@@ -624,43 +629,108 @@ async fn try_mutants(
         .max(1);
     let affordable = usize::try_from(MUTANT_CHECK_MS / check_ms).unwrap_or(usize::MAX);
     let limit = affordable.min(deps.config.edit_mutants as usize);
-    let found = mutants(original, span, job.hint, limit);
-    if found.is_empty() {
+    let failures: Vec<localize::Failure> = baseline
+        .iter()
+        .flatten()
+        .filter(|r| !r.passed)
+        .flat_map(|r| localize::parse(&r.command, &r.output, workspace))
+        .collect();
+    let renamed = ctx
+        .journal(&format!("{label}:renames"), async {
+            renames(workspace, &failures, limit.min(MAX_RENAME_MUTANTS))
+        })
+        .await?;
+    let parses = !matches!(syntax_before, super::Syntax::Invalid(_));
+    let operators = job.implicated && !localize::is_test_file(&span.file) && parses;
+    let mut found = Vec::new();
+    if !parses {
+        found.extend(repair_syntax(&span.file, original).map(|r| Mutant {
+            text: r.text,
+            change: r.change,
+        }));
+    }
+    if operators {
+        found = mutants(
+            original,
+            span,
+            job.hint,
+            limit.saturating_sub(renamed.len()),
+        );
+    }
+    let total = renamed.len() + found.len();
+    if total == 0 {
         return Ok(MutantsTried {
             verdict: None,
             run: None,
         });
     }
     let mut judged = 0usize;
-    for mutant in &found {
-        if broken_by_edit(syntax_before, &check_syntax(&span.file, &mutant.text)).is_some() {
+    for rename in &renamed {
+        let broken = rename.files.iter().any(|f| {
+            broken_by_edit(
+                &check_syntax(&f.file, &f.original),
+                &check_syntax(&f.file, &f.renamed),
+            )
+            .is_some()
+        });
+        if broken {
             continue;
         }
-        write(ctx, deps, tools, &span.file, &mutant.text).await?;
+        for file in &rename.files {
+            write(ctx, deps, tools, &file.file, &file.renamed).await?;
+        }
         let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
         *approved_all |= run.approved_all;
         judged += 1;
         if Tally::of(workspace, &run.results).passed() {
             return Ok(MutantsTried {
                 verdict: Some(format!(
-                    "kept {} (mutant {judged} of {}): every check passes",
-                    mutant.change,
-                    found.len()
+                    "kept {} (mutant {judged} of {total}): every check passes",
+                    rename.change
+                )),
+                run: Some(run),
+            });
+        }
+        for file in &rename.files {
+            write(ctx, deps, tools, &file.file, &file.original).await?;
+        }
+    }
+    let mut written = false;
+    for mutant in &found {
+        let after = check_syntax(&span.file, &mutant.text);
+        if broken_by_edit(syntax_before, &after).is_some()
+            || matches!(after, super::Syntax::Invalid(_))
+        {
+            continue;
+        }
+        write(ctx, deps, tools, &span.file, &mutant.text).await?;
+        written = true;
+        let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
+        *approved_all |= run.approved_all;
+        judged += 1;
+        if Tally::of(workspace, &run.results).passed() {
+            return Ok(MutantsTried {
+                verdict: Some(format!(
+                    "kept {} (mutant {judged} of {total}): every check passes",
+                    mutant.change
                 )),
                 run: Some(run),
             });
         }
     }
-    if judged > 0 {
+    if written {
         write(ctx, deps, tools, &span.file, original).await?;
     }
     Ok(MutantsTried {
         verdict: Some(format!(
-            "{judged} one-token changes tried; none makes every check pass"
+            "{judged} mutants tried (renames of a missing name, syntax repairs, one-token changes); none makes every check pass"
         )),
         run: None,
     })
 }
+
+/// The most rename mutants tried in one edit.
+const MAX_RENAME_MUTANTS: usize = 3;
 
 /// Milliseconds of checks the operator mutants of one edit may take, at
 /// the pace of the checks' last run.

@@ -63,6 +63,50 @@ pub(crate) fn find_definitions(workspace: &Path, names: &[String]) -> Vec<Defini
     }
     let mut parsers = Parsers::default();
     let mut sites = Vec::new();
+    for file in source_files(workspace) {
+        if file.language == Language::Json || !names.iter().any(|name| file.source.contains(name)) {
+            continue;
+        }
+        let Ok(tree) = parsers.parse(file.language, &file.source) else {
+            continue;
+        };
+        let test_file = is_test_file(&file.relative);
+        for (node, span) in named_definitions(&tree, &file.source, file.language) {
+            if names.contains(&span.name.as_str()) {
+                let in_test = test_file
+                    || (file.language == Language::Rust && in_rust_test(node, &file.source));
+                sites.push(DefinitionSite {
+                    file: file.relative.clone(),
+                    span,
+                    in_test,
+                });
+            }
+        }
+    }
+    sites.sort_by(order);
+    sites
+}
+
+/// Code under test first, then by file and line.
+fn order(a: &DefinitionSite, b: &DefinitionSite) -> Ordering {
+    (a.in_test, &a.file, a.span.start_line).cmp(&(b.in_test, &b.file, b.span.start_line))
+}
+
+/// A source file of the workspace, read.
+pub(crate) struct SourceFile {
+    /// Its path relative to the workspace root, with `/` separators.
+    pub(crate) relative: String,
+    /// Its language (JSON too).
+    pub(crate) language: Language,
+    /// Its text.
+    pub(crate) source: String,
+}
+
+/// The workspace's source files in a tree-sitter language, by path:
+/// `.gitignore` respected, [`SKIPPED_DIRS`] and links not followed, files
+/// over 1 MB or not UTF-8 left out, at most [`MAX_FILES_SCANNED`] looked
+/// at.
+pub(crate) fn source_files(workspace: &Path) -> impl Iterator<Item = SourceFile> + '_ {
     let walker = ignore::WalkBuilder::new(workspace)
         .require_git(false)
         .follow_links(false)
@@ -77,60 +121,30 @@ pub(crate) fn find_definitions(workspace: &Path, names: &[String]) -> Vec<Defini
             !skipped
         })
         .build();
-    let mut scanned = 0;
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Some(language) = Language::from_path(entry.path()).filter(|l| *l != Language::Json)
-        else {
-            continue;
-        };
-        if scanned >= MAX_FILES_SCANNED {
-            tracing::debug!(workspace = %workspace.display(), "localize: file limit reached");
-            break;
-        }
-        scanned += 1;
-        let Some(relative) = entry
-            .path()
-            .strip_prefix(workspace)
-            .ok()
-            .and_then(normalize)
-        else {
-            continue;
-        };
-        if entry.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES) {
-            continue;
-        }
-        let Ok(source) = std::fs::read_to_string(entry.path()) else {
-            continue;
-        };
-        if !names.iter().any(|name| source.contains(name)) {
-            continue;
-        }
-        let Ok(tree) = parsers.parse(language, &source) else {
-            continue;
-        };
-        let test_file = is_test_file(&relative);
-        for (node, span) in named_definitions(&tree, &source, language) {
-            if names.contains(&span.name.as_str()) {
-                let in_test =
-                    test_file || (language == Language::Rust && in_rust_test(node, &source));
-                sites.push(DefinitionSite {
-                    file: relative.clone(),
-                    span,
-                    in_test,
-                });
+    walker
+        .flatten()
+        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+        .filter_map(|entry| {
+            let language = Language::from_path(entry.path())?;
+            Some((entry, language))
+        })
+        .take(MAX_FILES_SCANNED)
+        .filter_map(move |(entry, language)| {
+            let relative = entry
+                .path()
+                .strip_prefix(workspace)
+                .ok()
+                .and_then(normalize)?;
+            if entry.metadata().map_or(true, |m| m.len() > MAX_FILE_BYTES) {
+                return None;
             }
-        }
-    }
-    sites.sort_by(order);
-    sites
-}
-
-/// Code under test first, then by file and line.
-fn order(a: &DefinitionSite, b: &DefinitionSite) -> Ordering {
-    (a.in_test, &a.file, a.span.start_line).cmp(&(b.in_test, &b.file, b.span.start_line))
+            let source = std::fs::read_to_string(entry.path()).ok()?;
+            Some(SourceFile {
+                relative,
+                language,
+                source,
+            })
+        })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Parser, Tree};
 
 /// A language with a tree-sitter grammar.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Language {
     /// `.py`, `.pyi`.

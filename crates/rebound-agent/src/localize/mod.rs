@@ -46,6 +46,7 @@ mod paths;
 mod render;
 mod test_files;
 mod text;
+mod undefined;
 mod window;
 
 pub use calls::called_names;
@@ -58,8 +59,10 @@ pub use parse::{parse, UNKNOWN_MAX_CHARS, UNKNOWN_TAIL_LINES};
 pub use render::{failing_lines, render};
 pub(crate) use test_files::in_rust_test;
 pub use test_files::is_test_file;
+pub use undefined::{undefined_name, NameKind, UndefinedName};
 pub use window::{Window, MAX_LINE_CHARS, MAX_WINDOW_LINES};
 
 // For the edit step, which finds a named definition in the file it edits.
 pub(crate) use definitions::named_definitions;
-pub(crate) use languages::parse_source;
+pub(crate) use find::source_files;
+pub(crate) use languages::{parse_source, Parsers};
