@@ -7,7 +7,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::checkpoint::CheckpointId;
-use crate::{Durability, Event};
+use crate::{Durability, Event, SubgraphTask};
 
 /// The default recursion limit: node supersteps per run.
 ///
@@ -60,6 +60,10 @@ pub struct RunConfig {
     pub(crate) interrupt_before: Vec<String>,
     pub(crate) interrupt_after: Vec<String>,
     pub(crate) modes: StreamModes,
+    /// The subgraph tasks a child run is nested in (`None` for a run the
+    /// user started): its events reach the stream as
+    /// [`crate::Event::Subgraph`].
+    pub(crate) namespace: Option<Arc<[SubgraphTask]>>,
 }
 
 /// What a run's event stream carries besides its events, like LangGraph's
@@ -86,6 +90,7 @@ impl Default for RunConfig {
             interrupt_before: Vec::new(),
             interrupt_after: Vec::new(),
             modes: StreamModes::default(),
+            namespace: None,
         }
     }
 }

@@ -62,6 +62,30 @@ fn micros<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S:
     serializer.serialize_u64(u64::try_from(duration.as_micros()).unwrap_or(u64::MAX))
 }
 
+/// One level of a subgraph's namespace: the task of a parent run that
+/// runs the child run an event comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct SubgraphTask {
+    /// The parent's subgraph node.
+    pub node: Arc<str>,
+    /// Its task in the parent's superstep: the node's name, or `node#k` for
+    /// the k-th [`crate::Send`] to it.
+    pub task: Arc<str>,
+    /// The parent's superstep the task runs in.
+    pub step: u64,
+}
+
+impl SubgraphTask {
+    /// The task `task` of node `node` in the parent's superstep `step`.
+    pub fn new(node: impl Into<Arc<str>>, task: impl Into<Arc<str>>, step: u64) -> Self {
+        SubgraphTask {
+            node: node.into(),
+            task: task.into(),
+            step,
+        }
+    }
+}
+
 /// One thing that happened in a run. Serialized with an `"event"` tag, e.g.
 /// `{"event":"node_finished","node":"planner",...}`; durations in microseconds.
 #[derive(Debug, Clone, Serialize)]
@@ -174,6 +198,17 @@ pub enum Event {
         /// The fields it wrote, as JSON.
         update: serde_json::Value,
     },
+    /// An event of a subgraph's child run, on its parent's stream
+    /// (LangGraph's `subgraphs=True`). A run's own events are never
+    /// wrapped, and a wrapped event is never itself a `Subgraph` one: a
+    /// grandchild's events carry the whole path. [`Event::namespace`] and
+    /// [`Event::inner`] read any event the same way.
+    Subgraph {
+        /// The subgraph tasks the child run is nested in, outermost first.
+        namespace: Arc<[SubgraphTask]>,
+        /// The child run's event.
+        inner: Box<Event>,
+    },
     /// The run ended.
     RunFinished {
         /// The run's id.
@@ -188,11 +223,35 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// The subgraph tasks the event's run is nested in, outermost first:
+    /// empty for the run's own events.
+    pub fn namespace(&self) -> &[SubgraphTask] {
+        match self {
+            Event::Subgraph { namespace, .. } => namespace,
+            _ => &[],
+        }
+    }
+
+    /// The event as the run it belongs to told it: a child run's event
+    /// without its namespace, or this event itself.
+    pub fn inner(&self) -> &Event {
+        match self {
+            Event::Subgraph { inner, .. } => inner,
+            other => other,
+        }
+    }
+}
+
 /// Where a run's events go: nowhere, or an unbounded channel. Events are only
 /// built when someone listens, so an unobserved run pays nothing for them.
 #[derive(Debug, Clone, Default)]
 pub struct EventSink {
     sender: Option<UnboundedSender<Event>>,
+    /// The subgraph tasks the run is nested in (`None` for a top-level
+    /// run, which allocates nothing for it): its events are sent as
+    /// [`Event::Subgraph`] with this namespace.
+    namespace: Option<Arc<[SubgraphTask]>>,
 }
 
 impl EventSink {
@@ -200,7 +259,28 @@ impl EventSink {
     pub fn new(sender: UnboundedSender<Event>) -> Self {
         EventSink {
             sender: Some(sender),
+            namespace: None,
         }
+    }
+
+    /// The same sink for a run nested in `namespace`.
+    pub(crate) fn within(mut self, namespace: Option<Arc<[SubgraphTask]>>) -> Self {
+        self.namespace = namespace;
+        self
+    }
+
+    /// The channel, when someone listens.
+    pub(crate) fn sender(&self) -> Option<&UnboundedSender<Event>> {
+        self.sender.as_ref()
+    }
+
+    /// The namespace of a child run of `task`, one level below this sink's.
+    pub(crate) fn child_namespace(&self, task: SubgraphTask) -> Arc<[SubgraphTask]> {
+        self.namespace
+            .iter()
+            .flat_map(|outer| outer.iter().cloned())
+            .chain(std::iter::once(task))
+            .collect()
     }
 
     /// Whether anyone listens.
@@ -213,7 +293,15 @@ impl EventSink {
     #[inline]
     pub fn emit(&self, event: impl FnOnce() -> Event) {
         if let Some(sender) = &self.sender {
-            let _ = sender.send(event());
+            let event = event();
+            let event = match &self.namespace {
+                None => event,
+                Some(namespace) => Event::Subgraph {
+                    namespace: Arc::clone(namespace),
+                    inner: Box::new(event),
+                },
+            };
+            let _ = sender.send(event);
         }
     }
 }
@@ -297,6 +385,10 @@ impl std::fmt::Display for Event {
                     write!(f, ": {payload}")?;
                 }
                 Ok(())
+            }
+            Event::Subgraph { namespace, inner } => {
+                let tasks: Vec<&str> = namespace.iter().map(|t| &*t.task).collect();
+                write!(f, "{}: {inner}", tasks.join("/"))
             }
             Event::Values { step, .. } => write!(f, "[{step}] state"),
             Event::Updates { node, step, .. } => write!(f, "[{step}] {node} update"),

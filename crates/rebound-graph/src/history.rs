@@ -473,6 +473,8 @@ fn routing_only(persist: &crate::persist::PersistShared) -> RunShared {
         names: Default::default(),
         steps: Default::default(),
         modes: Default::default(),
+        recursion_limit: crate::DEFAULT_RECURSION_LIMIT,
+        durability: Default::default(),
     }
 }
 

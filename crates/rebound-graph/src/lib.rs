@@ -95,7 +95,7 @@ pub mod subgraph;
 pub use builder::{StateGraph, ALL_NODES, END, START};
 pub use config::{RunConfig, RunId, StreamModes, DEFAULT_RECURSION_LIMIT};
 pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
-pub use event::{ChangedFields, Event, EventSink, RunStatus};
+pub use event::{ChangedFields, Event, EventSink, RunStatus, SubgraphTask};
 pub use history::{CheckpointInfo, StateSnapshot, COPY};
 pub use interrupt::{Input, Interrupt, InterruptKind, ResumeCommand, RunOutcome};
 pub use node::{Command, NodeContext, NodeOptions, NodeResult};

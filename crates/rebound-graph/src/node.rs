@@ -208,6 +208,10 @@ pub(crate) struct RunShared {
     pub(crate) steps: std::sync::atomic::AtomicU64,
     /// What the stream carries besides events (only with a listener).
     pub(crate) modes: crate::StreamModes,
+    /// The run's recursion limit (a subgraph's child run inherits it).
+    pub(crate) recursion_limit: u64,
+    /// The run's durability (a subgraph's child run inherits it).
+    pub(crate) durability: crate::Durability,
 }
 
 /// A node's view of its run: ids, step, attempt, events and cancellation.
@@ -252,7 +256,7 @@ impl NodeContext {
         self.shared.names.get(self.node).map_or("", |n| n)
     }
 
-    fn node_name(&self) -> Arc<str> {
+    pub(crate) fn node_name(&self) -> Arc<str> {
         self.shared
             .names
             .get(self.node)

@@ -119,7 +119,7 @@ impl<S: State> CompiledGraph<S> {
             events: config
                 .events
                 .clone()
-                .map(EventSink::new)
+                .map(|sender| EventSink::new(sender).within(config.namespace.clone()))
                 .unwrap_or_default(),
             cancellation: config.cancellation.clone().unwrap_or_default(),
             names: self
@@ -129,6 +129,8 @@ impl<S: State> CompiledGraph<S> {
                 .map(|n| Arc::from(&*n.name))
                 .collect(),
             steps: Default::default(),
+            recursion_limit: config.recursion_limit,
+            durability: config.durability,
             modes: if config.events.is_some() {
                 config.modes
             } else {

@@ -8,7 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use rebound_graph::checkpoint::{Checkpointer, MemorySaver};
@@ -20,47 +20,11 @@ use rebound_graph::{
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
-struct Chat {
-    #[state(append)]
-    messages: Vec<String>,
-    topic: String,
-    count: u32,
-}
+mod subgraph_common;
 
-fn thread(id: &str) -> RunConfig {
-    RunConfig::new().with_thread_id(id)
-}
-
-fn say(word: &str) -> ChatUpdate {
-    ChatUpdate::default().messages(vec![word.to_string()])
-}
-
-fn counter() -> Arc<AtomicUsize> {
-    Arc::new(AtomicUsize::new(0))
-}
-
-fn count(c: &AtomicUsize) -> usize {
-    c.load(Ordering::SeqCst)
-}
-
-/// A chain of sync nodes, each appending its name; `count` counts them all.
-fn chain(names: &[&'static str], runs: &Arc<AtomicUsize>) -> StateGraph<Chat> {
-    let mut graph = StateGraph::<Chat>::new();
-    let mut previous = START;
-    for &name in names {
-        let runs = Arc::clone(runs);
-        graph
-            .add_sync_node(name, move |s: &Chat, _| {
-                runs.fetch_add(1, Ordering::SeqCst);
-                Ok(say(name).count(s.count + 1))
-            })
-            .add_edge(previous, name);
-        previous = name;
-    }
-    graph.add_edge(previous, END);
-    graph
-}
+use subgraph_common::{
+    asking_child, chain, count, counter, node_source, one_subgraph, say, thread, Chat, ChatUpdate,
+};
 
 #[tokio::test]
 async fn a_same_state_subgraph_appends_nothing_twice() {
@@ -155,42 +119,6 @@ async fn a_mapped_subgraph_maps_in_and_out() {
     let done = parent.invoke(input, thread("m")).await.unwrap();
     assert_eq!(done.count, 3);
     assert_eq!(done.messages, ["n=2", "n=3"]);
-}
-
-/// START -> work -> ask -> END: `work` journals an effect; `ask` journals
-/// one, then asks.
-fn asking_child(effects: &Arc<AtomicUsize>, work_runs: &Arc<AtomicUsize>) -> CompiledGraph<Chat> {
-    let (effects, work_runs) = (Arc::clone(effects), Arc::clone(work_runs));
-    let mut child = StateGraph::<Chat>::new();
-    child
-        .add_node("work", move |_, ctx: NodeContext| {
-            let (effects, work_runs) = (Arc::clone(&effects), Arc::clone(&work_runs));
-            async move {
-                work_runs.fetch_add(1, Ordering::SeqCst);
-                ctx.journal("work-effect", async move {
-                    effects.fetch_add(1, Ordering::SeqCst);
-                })
-                .await?;
-                Ok::<_, NodeError>(say("work"))
-            }
-        })
-        .add_node("ask", |_, ctx: NodeContext| async move {
-            let answer: String = ctx.interrupt(json!({"question": "go?"}))?;
-            Ok::<_, NodeError>(say(&answer))
-        })
-        .add_edge(START, "work")
-        .add_edge("work", "ask")
-        .add_edge("ask", END);
-    child.compile().unwrap()
-}
-
-fn one_subgraph(name: &str, child: CompiledGraph<Chat>) -> StateGraph<Chat> {
-    let mut parent = StateGraph::<Chat>::new();
-    parent
-        .add_subgraph(name, child)
-        .add_edge(START, name)
-        .add_edge(name, END);
-    parent
 }
 
 #[tokio::test]
@@ -377,18 +305,6 @@ async fn a_static_interrupt_inside_a_subgraph_resumes_with_a_bare_resume() {
     let done = parent.resume(thread("s")).await.unwrap().into_state();
     assert_eq!(done.messages, ["a", "b"]);
     assert_eq!(count(&runs), 2);
-}
-
-fn node_source(error: &GraphError) -> (&str, &SubgraphError) {
-    match error {
-        GraphError::Node { node, source, .. } => (
-            node.as_str(),
-            source
-                .downcast_ref::<SubgraphError>()
-                .expect("a subgraph error"),
-        ),
-        other => panic!("expected a node error, got {other:?}"),
-    }
 }
 
 #[tokio::test]

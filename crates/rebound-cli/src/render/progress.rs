@@ -231,6 +231,8 @@ impl Progress {
             Event::RunFinished { .. } => Progress::RunFinished,
             // The CLI does not ask for these stream modes.
             Event::Values { .. } | Event::Updates { .. } => Progress::Other,
+            // The agent's graphs have no subgraphs.
+            Event::Subgraph { .. } => Progress::Other,
         }
     }
 }

@@ -267,8 +267,12 @@ impl<'a, S: State> Driver<'a, S> {
         if value.is_none() && change.is_none() && !is_latest {
             // A replay: the superstep runs again, asking its questions
             // again; what it already did (journaled results, finished
-            // siblings) is not done twice.
-            writes.retain(|w| matches!(w.kind, WriteKind::Journal | WriteKind::Update));
+            // siblings) is not done twice. Its subgraph tasks run their
+            // children afresh, on the new branch's child threads.
+            writes.retain(|w| {
+                matches!(w.kind, WriteKind::Journal | WriteKind::Update)
+                    && !crate::subgraph::records_child_run(w)
+            });
         }
         let mut next = meta.next.clone();
         let mut sends = meta.sends.clone();

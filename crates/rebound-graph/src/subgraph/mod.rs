@@ -22,12 +22,22 @@
 //!   them by those ids (or a bare value when one waits) resumes the child
 //!   from its own checkpoint with the answers: its finished nodes and
 //!   journaled calls are not repeated.
+//! * **Replays.** Replaying the parent from a checkpoint where the
+//!   subgraph node is due (`Input::Resume` with that checkpoint's id) runs
+//!   the superstep again, and its child afresh on a new thread named after
+//!   the new branch's head: the old branch keeps its child thread and
+//!   state. A journaled call inside the child thus runs once per branch,
+//!   and never twice on one (resuming the new branch resumes its child).
+//! * **Settings and events.** The child takes the parent run's recursion
+//!   limit, durability, cancellation and event stream, not its run-time
+//!   interrupts: see [`StateGraph::add_subgraph`].
 //! * **State.** [`crate::CompiledGraph::get_state_with_subgraphs`] shows
 //!   each child's state while the parent waits inside it; a child's thread
 //!   ([`SubgraphState::config`]) works with the child graph's
 //!   `get_state`, `history` and `update_state` like any thread, and the
 //!   parent's resume continues from the child's latest checkpoint.
 
+mod inherit;
 mod run;
 mod view;
 
@@ -37,6 +47,7 @@ use crate::builder::NodeDef;
 use crate::node::NodeFn;
 use crate::{CompiledGraph, GraphError, State, StateGraph};
 
+pub(crate) use run::records_child_run;
 pub use view::SubgraphState;
 pub(crate) use view::SubgraphView;
 
@@ -104,10 +115,27 @@ impl<S: State> StateGraph<S> {
     /// from the parent's state, and the parent's update is what the child
     /// changed ([`State::changes`]: items an append field gained are
     /// appended, other changed fields written or overwritten — nothing is
-    /// appended twice). See [`crate::subgraph`] for checkpoints and
-    /// interrupts. The child runs on the parent's checkpointer (one it has
-    /// of its own is not used), with the default recursion limit and
-    /// durability; its events are not part of the parent's stream.
+    /// appended twice). See [`crate::subgraph`] for checkpoints, interrupts
+    /// and replays. The child runs on the parent's checkpointer (one it has
+    /// of its own is not used), and takes from the parent's run:
+    ///
+    /// * its **recursion limit**, counted over the child's own supersteps:
+    ///   a child that never ends stops with [`GraphError::RecursionLimit`]
+    ///   naming the child's nodes (the source of the
+    ///   [`SubgraphError::Child`] behind the parent's [`GraphError::Node`]);
+    /// * its **durability** ([`crate::Durability`]);
+    /// * its **cancellation** token;
+    /// * its **event stream** and stream modes: the child's events reach the
+    ///   parent's stream as [`crate::Event::Subgraph`], namespaced by this
+    ///   node's task ([`crate::SubgraphTask`]), like LangGraph's
+    ///   `subgraphs=True`.
+    ///
+    /// Not taken: the parent run's `interrupt_before` / `interrupt_after`
+    /// ([`crate::RunConfig::with_interrupt_before`]) name the parent's nodes
+    /// only (`"*"` too): the child stops where its own compiled
+    /// interrupts say, and a child's node named through the parent
+    /// (`"review/lint"`) is an unknown node of the parent. To stop inside
+    /// a child, compile the child with [`StateGraph::interrupt_before`].
     ///
     /// ```
     /// use rebound_graph::{NodeError, RunConfig, State, StateGraph, END, START};
@@ -155,6 +183,8 @@ impl<S: State> StateGraph<S> {
     /// update from the parent's state and the child's final state. A
     /// mapping that fails stops the run with a [`GraphError::Node`] naming
     /// the node, its source a [`SubgraphError`]; the superstep is not saved.
+    /// The child takes the parent run's settings and event stream as with
+    /// [`StateGraph::add_subgraph`].
     pub fn add_subgraph_mapped<C, I, O>(
         &mut self,
         name: impl Into<String>,

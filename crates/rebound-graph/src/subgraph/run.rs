@@ -7,18 +7,27 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::inherit::child_config;
 use super::{InputMap, OutputMap, SubgraphError, SUBGRAPH_SEPARATOR};
 use crate::checkpoint::codec::{decode_meta, rebuild};
-use crate::checkpoint::Checkpointer;
+use crate::checkpoint::{Checkpointer, PendingWrite, WriteKind};
 use crate::journal::NodeScratch;
 use crate::{
     Command, CompiledGraph, GraphError, Input, Interrupt, NodeContext, NodeError, NodeResult,
-    RunConfig, RunOutcome, State,
+    RunOutcome, State,
 };
 
 /// The journal key under which a subgraph task records its child's
 /// namespace.
 pub(crate) const NAMESPACE_KEY: &str = "__subgraph__";
+
+/// Whether a pending write is a subgraph task's record of its child run
+/// (the journaled [`Namespace`]). A replay of the superstep drops it: the
+/// child runs again from its start, on a thread named after the new
+/// branch's head, and the old branch keeps its own child thread.
+pub(crate) fn records_child_run(write: &PendingWrite) -> bool {
+    write.kind == WriteKind::Journal && write.key == NAMESPACE_KEY
+}
 
 /// A subgraph node's child graph and mappings.
 pub(crate) struct Mapping<S: State, C: State> {
@@ -76,9 +85,7 @@ pub(crate) async fn run<S: State, C: State>(
     let namespace: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
     let saver = Arc::clone(&scratch.persist.saver);
     let child = mapping.child.clone().with_checkpointer(Arc::clone(&saver));
-    let config = RunConfig::new()
-        .with_thread_id(namespace.thread.as_str())
-        .with_cancellation(ctx.cancellation().clone());
+    let config = child_config(&ctx).with_thread_id(namespace.thread.as_str());
     let latest = saver
         .get(&namespace.thread, None)
         .await
@@ -210,7 +217,7 @@ async fn run_in_memory<S: State, C: State>(
         graph: Arc::clone(&mapping.child.graph),
         checkpointer: None,
     };
-    let config = RunConfig::new().with_cancellation(ctx.cancellation().clone());
+    let config = child_config(ctx);
     match child
         .run(Input::State(input), config)
         .await
