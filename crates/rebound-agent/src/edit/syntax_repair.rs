@@ -41,7 +41,8 @@ pub(crate) fn repair_syntax(file: &str, original: &str) -> Option<SyntaxRepair> 
         let Syntax::Invalid(message) = &syntax else {
             break;
         };
-        let line = error_line(message)?;
+        let stop = error_position(message)?;
+        let line = stop.line;
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let advanced = [line, line.saturating_sub(1)]
             .into_iter()
@@ -58,7 +59,12 @@ pub(crate) fn repair_syntax(file: &str, original: &str) -> Option<SyntaxRepair> 
                 let parsed = check_syntax(file, &candidate);
                 let further = match &parsed {
                     Syntax::Valid => true,
-                    Syntax::Invalid(m) => error_line(m).is_some_and(|l| l != line),
+                    Syntax::Invalid(m) => error_position(m).is_some_and(|after| {
+                        stop.passed_by(
+                            after,
+                            (at == line).then(|| (lines[at - 1], edited.as_str())),
+                        )
+                    }),
                     Syntax::Unchecked => false,
                 };
                 further.then(|| (candidate, parsed, format!("line {at}: {what}")))
@@ -74,11 +80,58 @@ pub(crate) fn repair_syntax(file: &str, original: &str) -> Option<SyntaxRepair> 
     })
 }
 
-/// The line a checker's message names (`line 4: …`, `line 4, column 2: …`).
-fn error_line(message: &str) -> Option<usize> {
+/// Where a parser stopped, as a checker's message says (`line 4: …`,
+/// `line 4, column 2: …`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stop {
+    /// The line, from 1.
+    line: usize,
+    /// The column, from 1, when the checker gives one.
+    column: Option<usize>,
+}
+
+impl Stop {
+    /// Whether the parser, stopping at `after` once a line was edited,
+    /// got past this stop: it stops on another line, or further along
+    /// the same line (columns compared after the edit's shift when the
+    /// edited line, `(before, after)`, is the stop's own line and the
+    /// edit starts at or before the stop's column).
+    fn passed_by(self, after: Stop, edited: Option<(&str, &str)>) -> bool {
+        if after.line != self.line {
+            return true;
+        }
+        let (Some(column), Some(now)) = (self.column, after.column) else {
+            return false;
+        };
+        let shift = edited.map_or(0, |(old, new)| {
+            let first_difference = old
+                .chars()
+                .zip(new.chars())
+                .take_while(|(a, b)| a == b)
+                .count();
+            // The edit starts at or before the stop (columns from 1).
+            if first_difference < column {
+                new.chars().count() as i64 - old.chars().count() as i64
+            } else {
+                0
+            }
+        });
+        now as i64 > column as i64 + shift
+    }
+}
+
+/// Where a checker's message says the parser stopped.
+fn error_position(message: &str) -> Option<Stop> {
     let rest = message.strip_prefix("line ")?;
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok().filter(|n| *n > 0)
+    let line = digits.parse().ok().filter(|n| *n > 0)?;
+    let column = rest[digits.len()..]
+        .strip_prefix(", column ")
+        .and_then(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        });
+    Some(Stop { line, column })
 }
 
 /// The file formats with edits of their own.
@@ -148,6 +201,14 @@ fn line_edits(format: Format, lines: &[&str], index: usize) -> Vec<(String, Stri
             }
         }
         Format::Json => {
+            for (comma, close) in [(",]", "]"), (", ]", "]"), (",}", "}"), (", }", "}")] {
+                if content.contains(comma) {
+                    push(
+                        format!("{prefix}{}{ending}", content.replace(comma, close)),
+                        format!("dropped the comma before `{close}`"),
+                    );
+                }
+            }
             if let Some(stripped) = content.strip_suffix(',') {
                 push(
                     format!("{prefix}{stripped}{ending}"),
@@ -322,5 +383,49 @@ mod tests {
             quote_bare_value("name = mail-relay"),
             Some("name = \"mail-relay\"".to_string())
         );
+    }
+
+    #[test]
+    fn a_missing_comma_then_a_trailing_one_on_the_same_line() {
+        let broken = "{\n  \"db\": {\n    \"pool\": 4\n  }\n  \"features\": [\"search\", \"reports\",],\n  \"admins\": [\"ada\"]\n}\n";
+        let repaired = repair_syntax("config.json", broken).expect("repaired");
+        assert_eq!(
+            repaired.text,
+            broken
+                .replace("  }\n", "  },\n")
+                .replace("\"reports\",]", "\"reports\"]")
+        );
+        assert_eq!(
+            repaired.change,
+            "line 4: added a comma; line 5: dropped the comma before `]`"
+        );
+    }
+
+    #[test]
+    fn an_edit_that_only_shifts_the_error_is_no_progress() {
+        let stop = Stop {
+            line: 3,
+            column: Some(5),
+        };
+        let shifted = Stop {
+            line: 3,
+            column: Some(9),
+        };
+        assert!(!stop.passed_by(shifted, Some(("  x", "      x"))));
+        assert!(stop.passed_by(shifted, None));
+        assert!(stop.passed_by(
+            Stop {
+                line: 4,
+                column: None
+            },
+            None
+        ));
+        assert!(!stop.passed_by(
+            Stop {
+                line: 3,
+                column: None
+            },
+            None
+        ));
     }
 }
