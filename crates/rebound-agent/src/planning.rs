@@ -538,7 +538,8 @@ fn data_window(file: &str, line: u32, lines: usize) -> Option<String> {
 /// Drops empty steps, turns blank commands, files and targets into none,
 /// names a step by its command when its description is blank, cuts
 /// descriptions to [`MAX_DESCRIPTION_CHARS`], merges a step identical to
-/// the one before it, and cuts the plan to [`MAX_PLAN_STEPS`].
+/// the one before it and an edit or observation identical to any earlier
+/// one, and cuts the plan to [`MAX_PLAN_STEPS`].
 fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
     for step in &mut steps {
         for field in [&mut step.command, &mut step.file, &mut step.target] {
@@ -557,6 +558,19 @@ fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
     }
     steps.retain(|step| !step.description.trim().is_empty());
     steps.dedup();
+    // An edit or an observation planned twice would do the same again
+    // (a command run twice may not: `make` before and after an edit).
+    let mut seen: Vec<PlanStep> = Vec::new();
+    steps.retain(|step| {
+        if step.kind == StepKind::Run {
+            return true;
+        }
+        if seen.contains(step) {
+            return false;
+        }
+        seen.push(step.clone());
+        true
+    });
     steps.truncate(MAX_PLAN_STEPS);
     steps
 }
@@ -605,6 +619,21 @@ mod tests {
 
     fn step(command: &str) -> PlanStep {
         PlanStep::command(command, command)
+    }
+
+    #[test]
+    fn an_edit_planned_twice_is_done_once_but_a_command_may_run_again() {
+        let mean = PlanStep::edit("edit", "stats.c", "mean");
+        let max = PlanStep::edit("edit", "stats.c", "max_value");
+        let steps = clean(vec![
+            step("make"),
+            mean.clone(),
+            max.clone(),
+            mean.clone(),
+            step("make"),
+            max.clone(),
+        ]);
+        assert_eq!(steps, [step("make"), mean, max, step("make")]);
     }
 
     #[test]
