@@ -115,6 +115,21 @@ impl NodeContext {
         Ok(value)
     }
 
+    /// Records `value` under `key` again, replacing what the first use of
+    /// `key` recorded for later runs of this superstep (the engine's own
+    /// records that change as a task goes on, such as a subgraph's child
+    /// run). Without a checkpointer, nothing is recorded.
+    pub(crate) async fn rejournal<T: Serialize>(
+        &self,
+        key: &str,
+        value: &T,
+    ) -> Result<(), NodeError> {
+        match &self.scratch {
+            Some(scratch) => self.record(scratch, key.to_string(), value).await,
+            None => Ok(()),
+        }
+    }
+
     fn replay<T: DeserializeOwned>(&self, key: &str, bytes: &[u8]) -> Result<T, NodeError> {
         serde_json::from_slice(bytes).map_err(|e| {
             NodeError::msg(format!(

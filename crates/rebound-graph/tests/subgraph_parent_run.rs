@@ -1,7 +1,9 @@
 //! Subgraphs and the parent's run: the child takes the parent's
 //! recursion limit and durability but not its run-time interrupts; its
 //! events reach the parent's stream with their namespace; a replay from
-//! where the subgraph is due runs the child afresh on the new branch.
+//! where the subgraph is due runs the child afresh on the new branch, and
+//! answering the child's old question again forks the child from it;
+//! sent subgraph tasks map their own payloads into their children.
 
 // Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -15,8 +17,9 @@ use rebound_graph::checkpoint::{Checkpointer, MemorySaver};
 use rebound_graph::subgraph::is_subgraph_thread;
 use rebound_graph::{
     CompiledGraph, Event, GraphError, Input, InterruptKind, NodeContext, NodeError, RunConfig,
-    RunOutcome, StateGraph, StreamModes, SubgraphError, SubgraphTask, END, START,
+    RunOutcome, State, StateGraph, StreamModes, SubgraphError, SubgraphTask, END, START,
 };
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use subgraph_common::{
@@ -463,4 +466,298 @@ async fn a_sent_subgraph_tasks_events_name_their_task() {
         [("", "sub"), ("", "sub"), ("sub#0", "c"), ("sub#1", "c")]
             .map(|(a, b)| (a.to_string(), b.to_string()))
     );
+}
+
+#[tokio::test]
+async fn answering_an_old_interrupt_again_forks_the_finished_child_from_where_it_asked() {
+    use subgraph_common::asking_child;
+    let (effects, work_runs) = (counter(), counter());
+    let child = asking_child(&effects, &work_runs);
+    let saver = Arc::new(MemorySaver::new());
+    let parent = one_subgraph("sub", child.clone())
+        .compile()
+        .unwrap()
+        .with_checkpointer(saver.clone());
+    let child = child.with_checkpointer(saver.clone());
+    let t = || thread("old-q");
+
+    let asked = parent.run(Chat::default(), t()).await.unwrap();
+    let RunOutcome::Interrupted { checkpoint_id, .. } = asked else {
+        panic!("expected the child's question, got {asked:?}");
+    };
+    let at_question = t().with_checkpoint_id(checkpoint_id);
+    let first = parent
+        .resume_with(json!("a"), t())
+        .await
+        .unwrap()
+        .into_state();
+    assert_eq!(first.messages, ["work", "a"]);
+    let old_head = parent.get_state(&t()).await.unwrap().checkpoint_id;
+    let (_, old) = parent.get_state_with_subgraphs(&at_question).await.unwrap();
+    let old_thread = old[0].thread_id.clone();
+    let old_history = child.history(&old[0].config(), None, None).await.unwrap();
+    assert!(old[0].snapshot.metadata.is_finished(), "the child finished");
+
+    // Answer the same question again, differently, at its checkpoint: a
+    // new branch where the child gets "b".
+    let again = parent
+        .resume_with(json!("b"), at_question.clone())
+        .await
+        .unwrap();
+    let RunOutcome::Completed(again) = again else {
+        panic!("expected completion, got {again:?}");
+    };
+    assert_eq!(again.messages, ["work", "b"]);
+    let head = parent.get_state(&t()).await.unwrap();
+    assert_eq!(head.values, again);
+    assert_ne!(head.checkpoint_id, old_head, "a new branch");
+    // The child's work before its question is not done again: it forked
+    // from where it asked, with its journal.
+    assert_eq!(count(&work_runs), 1);
+    assert_eq!(count(&effects), 1);
+
+    // The new branch's child is a thread of its own; the old branch keeps
+    // its child thread, history and final state.
+    let fork_point = head.parent_id.unwrap();
+    let (_, new) = parent
+        .get_state_with_subgraphs(&t().with_checkpoint_id(fork_point))
+        .await
+        .unwrap();
+    assert_eq!(new.len(), 1);
+    assert_ne!(new[0].thread_id, old_thread);
+    assert!(is_subgraph_thread(&new[0].thread_id));
+    assert_eq!(new[0].snapshot.values["messages"], json!(["work", "b"]));
+    let new_history = child.history(&new[0].config(), None, None).await.unwrap();
+    let new_start = child
+        .get_state(
+            &new[0]
+                .config()
+                .with_checkpoint_id(new_history.last().unwrap().checkpoint_id),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        new_start.values,
+        Chat::default(),
+        "the forked child starts from the original child's input"
+    );
+    let (_, old_after) = parent.get_state_with_subgraphs(&at_question).await.unwrap();
+    assert_eq!(old_after[0].thread_id, old_thread);
+    assert_eq!(
+        child.history(&old[0].config(), None, None).await.unwrap(),
+        old_history
+    );
+    let old_final = parent
+        .get_state(&t().with_checkpoint_id(old_head))
+        .await
+        .unwrap();
+    assert_eq!(old_final.values, first);
+
+    // Answering it a third time forks again, from the same question.
+    let third = parent
+        .resume_with(json!("c"), at_question)
+        .await
+        .unwrap()
+        .into_state();
+    assert_eq!(third.messages, ["work", "c"]);
+    assert_eq!(count(&effects), 1);
+}
+
+/// One job of a map-reduce: the item a child gets, the result it makes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
+struct Job {
+    item: String,
+    result: String,
+}
+
+/// START -> process -> END over a [`Job`]: `process` journals an effect,
+/// then asks a question for the item "ask", and upper-cases any other.
+fn job_child(effects: &Arc<AtomicUsize>) -> CompiledGraph<Job> {
+    let effects = Arc::clone(effects);
+    let mut child = StateGraph::<Job>::new();
+    child
+        .add_node("process", move |job: Arc<Job>, ctx: NodeContext| {
+            let effects = Arc::clone(&effects);
+            async move {
+                ctx.journal("effect", async move {
+                    effects.fetch_add(1, Ordering::SeqCst);
+                })
+                .await?;
+                let result = if job.item == "ask" {
+                    let answer: String = ctx.interrupt(json!({"item": job.item}))?;
+                    format!("ask:{answer}")
+                } else {
+                    job.item.to_uppercase()
+                };
+                Ok::<_, NodeError>(JobUpdate::default().result(result))
+            }
+        })
+        .add_edge(START, "process")
+        .add_edge("process", END);
+    child.compile().unwrap()
+}
+
+/// A router sending `items` to the sent subgraph node "jobs", whose
+/// children each get their own item and whose results the parent appends.
+fn map_reduce(items: Vec<serde_json::Value>, child: CompiledGraph<Job>) -> StateGraph<Chat> {
+    use rebound_graph::{Route, Send};
+    let mut parent = StateGraph::<Chat>::new();
+    parent
+        .add_subgraph_sent(
+            "jobs",
+            child,
+            |_: &Chat, item: String| {
+                Ok(Job {
+                    item,
+                    ..Job::default()
+                })
+            },
+            |_: &Chat, job: Job| Ok(say(&job.result)),
+        )
+        .add_conditional_edges(
+            START,
+            move |_: &Chat| Route::sends(items.iter().map(|item| Send::new("jobs", item.clone()))),
+            ["jobs"],
+        )
+        .add_edge("jobs", END);
+    parent
+}
+
+#[tokio::test]
+async fn a_sent_subgraph_maps_each_payload_into_its_own_child() {
+    let effects = counter();
+    let parent = map_reduce(
+        vec![json!("x"), json!("ask"), json!("z")],
+        job_child(&effects),
+    )
+    .compile()
+    .unwrap()
+    .with_checkpointer(Arc::new(MemorySaver::new()));
+    let t = || thread("map");
+
+    let outcome = parent.run(Chat::default(), t()).await.unwrap();
+    let waiting: Vec<(&str, &serde_json::Value)> = outcome
+        .interrupts()
+        .iter()
+        .map(|i| (i.id.as_str(), &i.payload))
+        .collect();
+    assert_eq!(
+        waiting,
+        [("0:jobs#1/0:process:0", &json!({"item": "ask"}))],
+        "only the child sent \"ask\" asks"
+    );
+    assert_eq!(count(&effects), 3);
+    // The children's inputs were their own payloads.
+    let (_, children) = parent.get_state_with_subgraphs(&t()).await.unwrap();
+    let mut items: Vec<(String, serde_json::Value)> = children
+        .iter()
+        .map(|c| (c.task.clone(), c.snapshot.values["item"].clone()))
+        .collect();
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        items,
+        [("jobs#0", "x"), ("jobs#1", "ask"), ("jobs#2", "z")]
+            .map(|(task, item)| (task.to_string(), json!(item)))
+    );
+
+    let answers =
+        std::collections::BTreeMap::from([("0:jobs#1/0:process:0".to_string(), json!("yes"))]);
+    let done = parent
+        .resume_with_map(answers, t())
+        .await
+        .unwrap()
+        .into_state();
+    // Merged in emission order; the finished children were not run again.
+    assert_eq!(done.messages, ["X", "ask:yes", "Z"]);
+    assert_eq!(count(&effects), 3);
+}
+
+#[tokio::test]
+async fn a_sent_subgraph_scheduled_without_a_payload_is_a_typed_error() {
+    let effects = counter();
+    let mut parent = StateGraph::<Chat>::new();
+    parent
+        .add_subgraph_sent(
+            "jobs",
+            job_child(&effects),
+            |_: &Chat, item: String| {
+                Ok(Job {
+                    item,
+                    ..Job::default()
+                })
+            },
+            |_: &Chat, job: Job| Ok(say(&job.result)),
+        )
+        .add_edge(START, "jobs")
+        .add_edge("jobs", END);
+    let error = parent
+        .compile()
+        .unwrap()
+        .invoke(Chat::default(), RunConfig::new())
+        .await
+        .unwrap_err();
+    let (node, source) = node_source(&error);
+    assert_eq!(node, "jobs");
+    assert!(
+        matches!(source, SubgraphError::Input { node, message }
+            if node == "jobs" && message.contains("no Send payload")),
+        "{source:?}"
+    );
+    assert_eq!(count(&effects), 0, "the child never ran");
+
+    // A payload that does not fit the mapping's type is refused the same way.
+    let error = map_reduce(vec![json!("x"), json!(7)], job_child(&effects))
+        .compile()
+        .unwrap()
+        .invoke(Chat::default(), RunConfig::new())
+        .await
+        .unwrap_err();
+    let (node, source) = node_source(&error);
+    assert_eq!(node, "jobs");
+    assert!(
+        matches!(source, SubgraphError::Input { message, .. } if message.contains("does not fit")),
+        "{source:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_child_that_failed_after_its_answer_resumes_where_it_failed_not_from_its_question() {
+    let (asks, fail) = (
+        counter(),
+        Arc::new(std::sync::atomic::AtomicBool::new(true)),
+    );
+    let (asked, flaky) = (Arc::clone(&asks), Arc::clone(&fail));
+    let mut child = StateGraph::<Chat>::new();
+    child
+        .add_sync_node("ask", move |_, ctx| {
+            asked.fetch_add(1, Ordering::SeqCst);
+            let answer: String = ctx.interrupt("go?")?;
+            Ok(say(&answer))
+        })
+        .add_sync_node("flaky", move |_, _| {
+            if flaky.load(Ordering::SeqCst) {
+                return Err(NodeError::msg("not yet"));
+            }
+            Ok(say("flaky"))
+        })
+        .add_edge(START, "ask")
+        .add_edge("ask", "flaky")
+        .add_edge("flaky", END);
+    let parent = one_subgraph("sub", child.compile().unwrap())
+        .compile()
+        .unwrap()
+        .with_checkpointer(Arc::new(MemorySaver::new()));
+    parent.run(Chat::default(), thread("mid")).await.unwrap();
+    parent
+        .resume_with(json!("a"), thread("mid"))
+        .await
+        .unwrap_err();
+    assert_eq!(count(&asks), 2, "asked, then answered");
+
+    // The child ran on past its question on this very branch: the parent
+    // goes on with it rather than forking it from the question.
+    fail.store(false, Ordering::SeqCst);
+    let done = parent.resume(thread("mid")).await.unwrap().into_state();
+    assert_eq!(done.messages, ["a", "flaky"]);
+    assert_eq!(count(&asks), 2, "the answered node did not run again");
 }

@@ -1,6 +1,8 @@
 //! Subgraphs: a compiled graph run as one node of another, over the same
-//! state ([`StateGraph::add_subgraph`]) or through a mapping in and out
-//! ([`StateGraph::add_subgraph_mapped`]).
+//! state ([`StateGraph::add_subgraph`]), through a mapping in and out
+//! ([`StateGraph::add_subgraph_mapped`]), or as the target of
+//! [`crate::Send`]s whose payloads map into each child's input
+//! ([`StateGraph::add_subgraph_sent`]).
 //!
 //! * **Namespace.** The child runs on the parent's checkpointer, on a
 //!   thread of its own derived from the parent's:
@@ -28,6 +30,16 @@
 //!   the new branch's head: the old branch keeps its child thread and
 //!   state. A journaled call inside the child thus runs once per branch,
 //!   and never twice on one (resuming the new branch resumes its child).
+//!   Answering a question inside the child again at its parent checkpoint
+//!   after the thread moved on from it (`resume_with` and that
+//!   checkpoint's id) continues on a new branch too: the child is forked
+//!   from the checkpoint where it asked (with its journal: what it did
+//!   before asking is not done again) onto a thread named after the new
+//!   branch's head, and gets the new answer; the old branch keeps its
+//!   child thread. The parent's record of the child names where it last
+//!   stopped and which parent checkpoint saw it, so a child that ran on
+//!   for another branch is told apart from one edited by hand (which a
+//!   resume follows) or one that this checkpoint's own run left mid-way.
 //! * **Settings and events.** The child takes the parent run's recursion
 //!   limit, durability, cancellation and event stream, not its run-time
 //!   interrupts: see [`StateGraph::add_subgraph`].
@@ -37,6 +49,7 @@
 //!   `get_state`, `history` and `update_state` like any thread, and the
 //!   parent's resume continues from the child's latest checkpoint.
 
+mod fork;
 mod inherit;
 mod run;
 mod view;
@@ -104,8 +117,10 @@ pub enum SubgraphError {
     },
 }
 
-/// Maps the parent's state into the child's input.
-pub(crate) type InputMap<S, C> = dyn Fn(&S) -> Result<C, String> + Send + Sync;
+/// Maps the parent's state, and the task's [`crate::Send`] payload if it
+/// has one, into the child's input.
+pub(crate) type InputMap<S, C> =
+    dyn Fn(&S, Option<&serde_json::Value>) -> Result<C, String> + Send + Sync;
 /// Maps the child's final state into the parent's update.
 pub(crate) type OutputMap<S, C> =
     dyn Fn(&S, C) -> Result<<S as State>::Update, String> + Send + Sync;
@@ -171,7 +186,7 @@ impl<S: State> StateGraph<S> {
             name.into(),
             run::Mapping {
                 child,
-                input: Box::new(|state: &S| Ok(state.clone())),
+                input: Box::new(|state: &S, _| Ok(state.clone())),
                 output: Box::new(|before: &S, after: S| S::changes(before, &after)),
                 from_start: true,
             },
@@ -201,7 +216,97 @@ impl<S: State> StateGraph<S> {
             name.into(),
             run::Mapping {
                 child,
-                input: Box::new(input),
+                input: Box::new(move |state: &S, _| input(state)),
+                output: Box::new(output),
+                from_start: false,
+            },
+        )
+    }
+
+    /// Adds a compiled graph over another state as a node that
+    /// [`crate::Send`]s target (map-reduce over subgraphs): `input` makes
+    /// each task's child input from the parent's state and that task's
+    /// payload, decoded as `P` (what [`crate::NodeContext::send_arg`] gives a
+    /// plain node); `output` the parent's update from the parent's state and
+    /// the child's final state, as with [`StateGraph::add_subgraph_mapped`].
+    /// Each task runs its own child on a thread of its own (task `node#k`),
+    /// and the updates merge in the order the sends were emitted: give the
+    /// parent's field an append rule.
+    ///
+    /// A task scheduled by an edge (no payload), or a payload that does not
+    /// fit `P`, stops the run with a [`GraphError::Node`] whose source is a
+    /// [`SubgraphError::Input`].
+    ///
+    /// ```
+    /// use rebound_graph::{Route, RunConfig, Send, State, StateGraph, END, START};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+    /// struct Report {
+    ///     #[state(append)]
+    ///     summaries: Vec<String>,
+    /// }
+    /// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+    /// struct Doc {
+    ///     name: String,
+    ///     summary: String,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut summarize = StateGraph::<Doc>::new();
+    /// summarize
+    ///     .add_sync_node("read", |doc: &Doc, _| {
+    ///         Ok(DocUpdate::default().summary(format!("{} read", doc.name)))
+    ///     })
+    ///     .add_edge(START, "read")
+    ///     .add_edge("read", END);
+    /// let mut graph = StateGraph::<Report>::new();
+    /// graph
+    ///     .add_subgraph_sent(
+    ///         "summarize",
+    ///         summarize.compile()?,
+    ///         |_: &Report, name: String| Ok(Doc { name, ..Doc::default() }),
+    ///         |_: &Report, doc: Doc| Ok(ReportUpdate::default().summaries(vec![doc.summary])),
+    ///     )
+    ///     .add_conditional_edges(
+    ///         START,
+    ///         |_: &Report| Route::sends(["a", "b"].map(|name| Send::new("summarize", name))),
+    ///         ["summarize"],
+    ///     )
+    ///     .add_edge("summarize", END);
+    /// let done = graph.compile()?.invoke(Report::default(), RunConfig::new()).await?;
+    /// assert_eq!(done.summaries, ["a read", "b read"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn add_subgraph_sent<C, P, I, O>(
+        &mut self,
+        name: impl Into<String>,
+        child: CompiledGraph<C>,
+        input: I,
+        output: O,
+    ) -> &mut Self
+    where
+        C: State,
+        P: serde::de::DeserializeOwned,
+        I: Fn(&S, P) -> Result<C, String> + Send + Sync + 'static,
+        O: Fn(&S, C) -> Result<S::Update, String> + Send + Sync + 'static,
+    {
+        self.push_subgraph(
+            name.into(),
+            run::Mapping {
+                child,
+                input: Box::new(move |state: &S, payload: Option<&serde_json::Value>| {
+                    let payload = payload.ok_or_else(|| {
+                        "no Send payload: this node takes its input from a Send's payload, \
+                         and this task was scheduled by an edge"
+                            .to_string()
+                    })?;
+                    let payload = P::deserialize(payload)
+                        .map_err(|e| format!("the Send payload does not fit: {e}"))?;
+                    input(state, payload)
+                }),
                 output: Box::new(output),
                 from_start: false,
             },

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::fork::child_run_for;
 use super::inherit::child_config;
 use super::{InputMap, OutputMap, SubgraphError, SUBGRAPH_SEPARATOR};
 use crate::checkpoint::codec::{decode_meta, rebuild};
-use crate::checkpoint::{Checkpointer, PendingWrite, WriteKind};
+use crate::checkpoint::{CheckpointId, Checkpointer, PendingWrite, WriteKind};
 use crate::journal::NodeScratch;
 use crate::{
     Command, CompiledGraph, GraphError, Input, Interrupt, NodeContext, NodeError, NodeResult,
@@ -40,13 +41,22 @@ pub(crate) struct Mapping<S: State, C: State> {
     pub(crate) from_start: bool,
 }
 
-/// A child run's place, journaled by the parent task when it first runs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A child run's place, journaled by the parent task when it first runs,
+/// and again each time the child stops at an interrupt (the latest record
+/// counts), or moves to a fork of its own ([`super::fork`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Namespace {
     /// The child's thread id.
     pub(crate) thread: String,
     /// What the child's interrupt ids are prefixed with in the parent.
     pub(crate) prefix: String,
+    /// The child's checkpoint where it last stopped at an interrupt (None
+    /// before it first did, and in records written before stops were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) stopped_at: Option<CheckpointId>,
+    /// The parent checkpoint whose superstep saw that stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) seen_from: Option<CheckpointId>,
 }
 
 fn child_error(node: &str, source: GraphError) -> NodeError {
@@ -63,7 +73,7 @@ pub(crate) async fn run<S: State, C: State>(
     ctx: NodeContext,
 ) -> NodeResult<S> {
     let node = ctx.node().to_string();
-    let input = (mapping.input)(&state).map_err(|message| {
+    let input = (mapping.input)(&state, ctx.send_arg_value()).map_err(|message| {
         NodeError::from(SubgraphError::Input {
             node: node.clone(),
             message,
@@ -81,9 +91,27 @@ pub(crate) async fn run<S: State, C: State>(
             scratch.checkpoint
         ),
         prefix: format!("{}:{}/", ctx.step(), ctx.task_key()),
+        stopped_at: None,
+        seen_from: None,
     };
-    let namespace: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
+    let recorded: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
     let saver = Arc::clone(&scratch.persist.saver);
+    let forked = child_run_for::<C>(
+        &*saver,
+        &recorded,
+        scratch.checkpoint,
+        &scratch.persist.thread_id,
+        &ctx.task_key(),
+    )
+    .await
+    .map_err(|e| child_error(&node, e))?;
+    let namespace = match forked {
+        Some(forked) => {
+            ctx.rejournal(NAMESPACE_KEY, &forked).await?;
+            forked
+        }
+        None => recorded,
+    };
     let child = mapping.child.clone().with_checkpointer(Arc::clone(&saver));
     let config = child_config(&ctx).with_thread_id(namespace.thread.as_str());
     let latest = saver
@@ -125,9 +153,27 @@ pub(crate) async fn run<S: State, C: State>(
         }
     };
     match outcome.map_err(|e| child_error(&node, e))? {
-        RunOutcome::Interrupted { interrupts, .. } => Err(NodeError::subgraph_interrupts(
-            surfaced(interrupts, &node, &namespace.prefix),
-        )),
+        RunOutcome::Interrupted {
+            interrupts,
+            checkpoint_id,
+            ..
+        } => {
+            // Where it stopped, seen from here: the place a new answer to
+            // this checkpoint's question resumes it from.
+            let stopped = Namespace {
+                stopped_at: Some(checkpoint_id),
+                seen_from: Some(scratch.checkpoint),
+                ..namespace.clone()
+            };
+            if stopped != namespace {
+                ctx.rejournal(NAMESPACE_KEY, &stopped).await?;
+            }
+            Err(NodeError::subgraph_interrupts(surfaced(
+                interrupts,
+                &node,
+                &namespace.prefix,
+            )))
+        }
         RunOutcome::Completed(done) => {
             let update = match before {
                 // A child run started earlier: the parent's state may have
