@@ -84,6 +84,33 @@ pub(crate) fn read_for_edit(workspace: &Path, file: &str) -> Result<WorkspaceFil
     })
 }
 
+/// The one existing workspace file `text` names (a word with a `.` or a
+/// `/` in it, quotes and trailing punctuation aside, that is a readable
+/// file inside the workspace): for an edit step whose plan gave no file
+/// but whose description says which (`Fix slug.py so that …`). `None`
+/// when it names none or several.
+pub(crate) fn file_named_in(workspace: &Path, text: &str) -> Option<String> {
+    let mut found: Option<String> = None;
+    for word in text.split(|c: char| c.is_whitespace() || "`'\"(),;:".contains(c)) {
+        let word = word.trim_end_matches(['.', '!', '?']);
+        if word.is_empty() || !(word.contains('.') || word.contains('/')) {
+            continue;
+        }
+        let Ok(WorkspaceFile {
+            relative,
+            text: Some(_),
+        }) = read_for_edit(workspace, word)
+        else {
+            continue;
+        };
+        match &found {
+            Some(earlier) if *earlier != relative => return None,
+            _ => found = Some(relative),
+        }
+    }
+    found
+}
+
 /// The components of a relative `path` with `.` dropped and `..` applied;
 /// `None` when it is absolute or `..` climbs above its start.
 fn relative_parts(path: &Path) -> Option<Vec<String>> {
@@ -231,5 +258,21 @@ mod tests {
                 .as_deref(),
             Some("r = 1\n")
         );
+    }
+
+    #[test]
+    fn the_one_file_a_description_names_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("slug.py"), "x = 1\n").unwrap();
+        std::fs::write(dir.path().join("test_slug.py"), "x = 1\n").unwrap();
+        let named = |text: &str| file_named_in(dir.path(), text);
+        assert_eq!(
+            named("Fix slug.py so that `python3 -m pytest -q` passes."),
+            Some("slug.py".to_string())
+        );
+        assert_eq!(named("Fix `./slug.py`."), Some("slug.py".to_string()));
+        assert_eq!(named("Fix slug.py; test_slug.py must pass"), None);
+        assert_eq!(named("Fix the bug in main.py"), None);
+        assert_eq!(named("Fix ../slug.py or /etc/passwd"), None);
     }
 }

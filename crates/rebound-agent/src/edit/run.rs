@@ -15,6 +15,7 @@ use rebound_llm::{chat_journaled_observed, ChatRequest, Message};
 use rebound_tools::approval::run_tool_call;
 use serde::{Deserialize, Serialize};
 
+use super::file::file_named_in;
 use super::mutate::{mutants, Mutant};
 use super::rename::renames;
 use super::syntax_repair::repair_syntax;
@@ -251,11 +252,18 @@ async fn prepare(
     approved_all: bool,
 ) -> Result<Result<EditJob, String>, NodeError> {
     let workspace = deps.workspace.workspace().to_path_buf();
+    // A plan that gave no file but whose step says which one: that one.
+    let named = step
+        .file
+        .is_none()
+        .then(|| file_named_in(&workspace, &step.description))
+        .flatten();
     let Some(file) = step
         .file
         .as_deref()
         .map(str::trim)
         .filter(|f| !f.is_empty())
+        .or(named.as_deref())
     else {
         return Ok(Err(
             "an edit step needs a file: give \"file\" (and a \"target\")".to_string(),
