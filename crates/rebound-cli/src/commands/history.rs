@@ -129,3 +129,52 @@ fn row_json(info: &CheckpointInfo) -> serde_json::Value {
         "state_bytes": info.state_bytes,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rebound_graph::checkpoint::{Abandoned, CheckpointId, CheckpointMetadata};
+
+    fn info(metadata: CheckpointMetadata) -> CheckpointInfo {
+        CheckpointInfo {
+            checkpoint_id: CheckpointId::new(),
+            parent_id: None,
+            step: 3,
+            metadata,
+            snapshot: false,
+            state_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn sent_tasks_are_counted_by_node_after_the_next_nodes() {
+        let row = info(CheckpointMetadata {
+            source: CheckpointSource::Loop,
+            ran: vec!["split".to_string()],
+            next: vec!["join".to_string()],
+            sends: vec![
+                rebound_graph::Send::new("summarize", "a"),
+                rebound_graph::Send::new("summarize", "b"),
+                rebound_graph::Send::new("count", 1),
+            ],
+            ..CheckpointMetadata::default()
+        });
+        assert_eq!(next(&row), "join, summarize (2 sent), count (1 sent)");
+        assert_eq!(node(&row), "split");
+    }
+
+    #[test]
+    fn an_update_as_another_node_names_what_it_abandoned() {
+        let row = info(CheckpointMetadata {
+            source: CheckpointSource::Update,
+            ran: vec!["a".to_string()],
+            abandoned: Some(Abandoned {
+                next: vec!["ask".to_string()],
+                sends: 0,
+                writes: 2,
+            }),
+            ..CheckpointMetadata::default()
+        });
+        assert_eq!(node(&row), "a (abandoned ask)");
+    }
+}
