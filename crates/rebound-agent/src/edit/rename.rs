@@ -21,8 +21,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::localize::{
-    in_rust_test, is_test_file, named_definitions, source_files, undefined_name, Failure, Language,
-    NameKind, Parsers, UndefinedName,
+    in_rust_test, is_test_file, named_definitions, preorder, source_files, undefined_name, Failure,
+    Language, NameKind, Parsers, UndefinedName,
 };
 
 /// A rename of one name in several files.
@@ -393,27 +393,11 @@ fn leaves(
     keep: impl Fn(tree_sitter::Node<'_>) -> bool,
 ) -> Vec<std::ops::Range<usize>> {
     let mut ranges = Vec::new();
-    let mut cursor = root.walk();
-    let mut descending = true;
-    loop {
-        if descending {
-            let node = cursor.node();
-            if node.child_count() == 0 && keep(node) {
-                ranges.push(node.byte_range());
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
+    preorder(root, |node| {
+        if node.child_count() == 0 && keep(node) {
+            ranges.push(node.byte_range());
         }
-        if cursor.goto_next_sibling() {
-            descending = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
-        }
-        descending = false;
-    }
+    });
     ranges
 }
 

@@ -673,61 +673,49 @@ async fn try_mutants(
         });
     }
     let mut judged = 0usize;
-    for rename in &renamed {
-        let broken = rename.files.iter().any(|f| {
-            broken_by_edit(
-                &check_syntax(&f.file, &f.original),
-                &check_syntax(&f.file, &f.renamed),
-            )
-            .is_some()
-        });
-        if broken {
+    let rewrites = renamed
+        .iter()
+        .map(|rename| {
+            let files: Vec<Rewrite<'_>> = rename
+                .files
+                .iter()
+                .map(|f| Rewrite {
+                    file: &f.file,
+                    original: &f.original,
+                    new: &f.renamed,
+                })
+                .collect();
+            (files, rename.change.as_str())
+        })
+        .chain(found.iter().map(|mutant| {
+            let file = Rewrite {
+                file: &span.file,
+                original,
+                new: &mutant.text,
+            };
+            (vec![file], mutant.change.as_str())
+        }));
+    for (files, change) in rewrites {
+        // A mutant whose files do not all parse is not tried (a syntax
+        // repair must parse; a rename or operator change must not break
+        // what parsed).
+        let breaks = files
+            .iter()
+            .any(|f| matches!(check_syntax(f.file, f.new), super::Syntax::Invalid(_)));
+        if breaks {
             continue;
         }
-        for file in &rename.files {
-            write(ctx, deps, tools, &file.file, &file.renamed).await?;
-        }
-        let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
-        *approved_all |= run.approved_all;
         judged += 1;
-        if Tally::of(workspace, &run.results).passed() {
-            return Ok(MutantsTried {
-                verdict: Some(format!(
-                    "kept {} (mutant {judged} of {total}): every check passes",
-                    rename.change
-                )),
-                run: Some(run),
-            });
-        }
-        for file in &rename.files {
-            write(ctx, deps, tools, &file.file, &file.original).await?;
-        }
-    }
-    let mut written = false;
-    for mutant in &found {
-        let after = check_syntax(&span.file, &mutant.text);
-        if broken_by_edit(syntax_before, &after).is_some()
-            || matches!(after, super::Syntax::Invalid(_))
+        if let Some(run) =
+            judge(ctx, deps, evidence, tools, workspace, &files, approved_all).await?
         {
-            continue;
-        }
-        write(ctx, deps, tools, &span.file, &mutant.text).await?;
-        written = true;
-        let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
-        *approved_all |= run.approved_all;
-        judged += 1;
-        if Tally::of(workspace, &run.results).passed() {
             return Ok(MutantsTried {
                 verdict: Some(format!(
-                    "kept {} (mutant {judged} of {total}): every check passes",
-                    mutant.change
+                    "kept {change} (mutant {judged} of {total}): every check passes"
                 )),
                 run: Some(run),
             });
         }
-    }
-    if written {
-        write(ctx, deps, tools, &span.file, original).await?;
     }
     Ok(MutantsTried {
         verdict: Some(format!(
@@ -735,6 +723,42 @@ async fn try_mutants(
         )),
         run: None,
     })
+}
+
+/// A file a mutant rewrites whole.
+struct Rewrite<'a> {
+    /// The file, relative to the workspace.
+    file: &'a str,
+    /// Its text before.
+    original: &'a str,
+    /// Its text with the mutant.
+    new: &'a str,
+}
+
+/// Writes `files`' new texts and runs the checks: the run when every
+/// check passes (the files stay written), else `None` with every file
+/// written back as it was.
+async fn judge(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    evidence: &Evidence,
+    tools: &rebound_tools::ToolContext,
+    workspace: &std::path::Path,
+    files: &[Rewrite<'_>],
+    approved_all: &mut bool,
+) -> Result<Option<CheckRun>, NodeError> {
+    for file in files {
+        write(ctx, deps, tools, file.file, file.new).await?;
+    }
+    let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
+    *approved_all |= run.approved_all;
+    if Tally::of(workspace, &run.results).passed() {
+        return Ok(Some(run));
+    }
+    for file in files {
+        write(ctx, deps, tools, file.file, file.original).await?;
+    }
+    Ok(None)
 }
 
 /// The most rename mutants tried in one edit.

@@ -188,19 +188,27 @@ pub(crate) fn named_definitions<'t>(
     language: Language,
 ) -> Vec<(Node<'t>, Span)> {
     let mut found = Vec::new();
-    let mut cursor = tree.walk();
+    preorder(tree.root_node(), |node| {
+        if let Some(span) = definition(node, source, language) {
+            if !matches!(
+                span.kind,
+                DefinitionKind::Impl | DefinitionKind::Member | DefinitionKind::Document
+            ) {
+                found.push((node, span));
+            }
+        }
+    });
+    found
+}
+
+/// Calls `visit` on every node under `root` (itself included), parents
+/// before their children, in source order.
+pub(crate) fn preorder<'t>(root: Node<'t>, mut visit: impl FnMut(Node<'t>)) {
+    let mut cursor = root.walk();
     let mut descending = true;
     loop {
         if descending {
-            let node = cursor.node();
-            if let Some(span) = definition(node, source, language) {
-                if !matches!(
-                    span.kind,
-                    DefinitionKind::Impl | DefinitionKind::Member | DefinitionKind::Document
-                ) {
-                    found.push((node, span));
-                }
-            }
+            visit(cursor.node());
             if cursor.goto_first_child() {
                 continue;
             }
@@ -214,7 +222,6 @@ pub(crate) fn named_definitions<'t>(
         }
         descending = false;
     }
-    found
 }
 
 /// The source text of `node`.
