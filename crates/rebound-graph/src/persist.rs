@@ -145,7 +145,7 @@ impl Persister {
                 self.deltas_since_snapshot += 1;
             }
         }
-        let id = CheckpointId::new();
+        let id = CheckpointId::after(self.last_id);
         let checkpoint = StoredCheckpoint {
             thread_id: self.shared.thread_id.to_string(),
             id,

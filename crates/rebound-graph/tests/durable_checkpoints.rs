@@ -823,3 +823,44 @@ async fn the_saver_lists_threads_most_recent_first() {
     let meta: CheckpointMetadata = serde_json::from_slice(&threads[0].meta).unwrap();
     assert_eq!(meta, latest.metadata);
 }
+
+/// The clock stepped back since the thread's head was made (here: a head
+/// an hour ahead of the clock, as another process would have left it): a
+/// resumed run's checkpoints still get ids above their parents, so the
+/// newest checkpoint stays the thread's head.
+#[tokio::test]
+async fn checkpoint_ids_increase_along_a_thread_when_the_clock_went_back() {
+    let mut graph = chain();
+    graph.interrupt_before(["c"]);
+    let saver = saver();
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(saver.clone() as Arc<dyn Checkpointer>);
+    assert!(graph
+        .run(Chat::default(), thread("t"))
+        .await
+        .unwrap()
+        .is_interrupted());
+    let head = saver.get("t", None).await.unwrap().unwrap();
+    let hour = 3_600_000_000u64 << 8;
+    let ahead = CheckpointId::from_u64(head.id.as_u64() + hour);
+    // The same checkpoint again (same parent and state), an hour ahead.
+    let mut moved = head.clone();
+    moved.id = ahead;
+    saver.put(vec![moved], Vec::new()).await.unwrap();
+
+    let done = graph.resume(thread("t")).await.unwrap();
+    assert_eq!(done.into_state().messages, strings(&["a", "b", "c", "d"]));
+    let state = graph.get_state(&thread("t")).await.unwrap();
+    assert!(state.checkpoint_id > ahead, "the newest is the head");
+    assert_eq!(state.values.messages, strings(&["a", "b", "c", "d"]));
+    assert!(state.metadata.is_finished());
+    let history = graph.history(&thread("t"), None, None).await.unwrap();
+    assert_eq!(history.len(), 6, "input, a, b, its copy, c, d");
+    for info in &history {
+        if let Some(parent) = info.parent_id {
+            assert!(info.checkpoint_id > parent, "{info:?}");
+        }
+    }
+}

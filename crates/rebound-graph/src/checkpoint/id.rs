@@ -6,8 +6,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A checkpoint's id: microseconds since the Unix epoch shifted left by 8
-/// bits, kept strictly increasing within a process. Ids therefore sort in
-/// creation order, and fit an SQLite INTEGER. Shown as 16 hex digits.
+/// bits, kept strictly increasing within a process and along every thread
+/// ([`CheckpointId::after`] its parent, even when the clock stepped back
+/// since the parent was made, in this process or another). Ids therefore
+/// sort in creation order, and fit an SQLite INTEGER. Shown as 16 hex
+/// digits.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
@@ -19,19 +22,28 @@ static LAST: AtomicU64 = AtomicU64::new(0);
 impl CheckpointId {
     /// A new id, greater than every id this process made before.
     pub fn new() -> Self {
+        CheckpointId::after(None)
+    }
+
+    /// A new id for a checkpoint whose parent is `parent`: greater than
+    /// every id this process made before and than the parent (so the
+    /// newest checkpoint of a thread is its head even after the clock
+    /// stepped back since the parent was made). A parent ahead of the
+    /// clock moves only its own thread's ids ahead, not the process's.
+    pub fn after(parent: Option<CheckpointId>) -> Self {
         let micros = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_micros() as u64)
+            .map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX >> 8))
             .unwrap_or(0);
-        let candidate = micros << 8;
         let mut last = LAST.load(Ordering::Relaxed);
-        loop {
-            let next = candidate.max(last + 1);
+        let fresh = loop {
+            let next = (micros << 8).max(last.saturating_add(1));
             match LAST.compare_exchange_weak(last, next, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return CheckpointId(next),
+                Ok(_) => break next,
                 Err(actual) => last = actual,
             }
-        }
+        };
+        CheckpointId(above(fresh, parent))
     }
 
     /// When the id was made, in milliseconds since the Unix epoch.
@@ -48,6 +60,12 @@ impl CheckpointId {
     pub const fn from_u64(value: u64) -> Self {
         CheckpointId(value)
     }
+}
+
+/// `fresh` (an id from the clock), or the id right after `parent` when
+/// the parent is not below it.
+fn above(fresh: u64, parent: Option<CheckpointId>) -> u64 {
+    fresh.max(parent.map_or(0, |p| p.0.saturating_add(1)))
 }
 
 impl Default for CheckpointId {
@@ -92,5 +110,22 @@ mod tests {
         assert_eq!(a.to_string().parse::<CheckpointId>(), Ok(a));
         assert!("xyz".parse::<CheckpointId>().is_err());
         assert!("".parse::<CheckpointId>().is_err());
+    }
+
+    #[test]
+    fn an_id_follows_its_parent_when_the_clock_went_back() {
+        let now = 1_700_000_000_000_000u64 << 8;
+        // The parent was made an hour ahead of the clock (the clock has
+        // since been set back), perhaps in another process.
+        let parent = CheckpointId::from_u64(now + (3_600_000_000 << 8));
+        assert_eq!(above(now, Some(parent)), parent.0 + 1);
+        assert_eq!(above(now, None), now);
+        assert_eq!(above(now, Some(CheckpointId::from_u64(5))), now);
+        let ahead = CheckpointId::from_u64(CheckpointId::new().0 + (3_600_000_000 << 8));
+        let child = CheckpointId::after(Some(ahead));
+        assert!(child > ahead);
+        assert!(CheckpointId::after(Some(child)) > child);
+        // The process's own ids stay with the clock.
+        assert!(CheckpointId::new() < ahead);
     }
 }

@@ -115,7 +115,7 @@ async fn fork<C: State>(
             parent = Some(id);
         }
     }
-    let id = CheckpointId::new();
+    let id = CheckpointId::after(parent);
     let mut meta = decode_meta(&stopped)?;
     meta.source = CheckpointSource::Fork;
     checkpoints
