@@ -44,12 +44,18 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// The model directory, when the 0.5B model is in it; otherwise says why
-/// the test is skipped.
+/// the test is skipped. Where the model must be present
+/// (`REBOUND_REQUIRE_MODEL`, set by CI), its absence is a failure.
 fn model_dir() -> Option<std::path::PathBuf> {
     let dir = rebound_llm::model_dir();
     if dir.join(MODEL_FILE).is_file() {
         return Some(dir);
     }
+    assert!(
+        std::env::var_os("REBOUND_REQUIRE_MODEL").is_none(),
+        "REBOUND_REQUIRE_MODEL is set, but {} is missing",
+        dir.join(MODEL_FILE).display()
+    );
     eprintln!(
         "skipped: {} is missing; fetch it with `scripts/fetch-model --small`",
         dir.join(MODEL_FILE).display()

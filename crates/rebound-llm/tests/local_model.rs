@@ -17,9 +17,16 @@ const SMALL: &str = "qwen2.5-coder-0.5b";
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The 0.5B model, or `None` after printing why the test is skipped.
+/// Where the model must be present (`REBOUND_REQUIRE_MODEL`, set by CI),
+/// its absence is a failure.
 fn small_model(test: &str) -> Option<LocalModel> {
     let path = known_model_path(SMALL).unwrap();
     if !path.is_file() {
+        assert!(
+            std::env::var_os("REBOUND_REQUIRE_MODEL").is_none(),
+            "{test}: REBOUND_REQUIRE_MODEL is set, but {} is missing",
+            path.display()
+        );
         eprintln!(
             "SKIPPED {test}: {} is absent; run `scripts/fetch-model --small` to install it",
             path.display()

@@ -88,14 +88,11 @@ fn a_lock_of_a_live_process_is_respected_until_it_dies() {
     rt.block_on(saver.acquire("t")).unwrap();
 }
 
-/// The child side of the next test: acquires "shared", stores a checkpoint,
-/// says so, and waits to be killed. Does nothing when run as a plain test.
-#[test]
-fn lock_holding_child() {
-    let Ok(path) = std::env::var(CHILD_DB) else {
-        return;
-    };
-    let saver = SqliteSaver::open_default(&path).unwrap();
+/// The child side of the next test (the test binary run again on that one
+/// test, with [`CHILD_DB`] set): acquires "shared", stores a checkpoint,
+/// says so, and waits to be killed.
+fn hold_lock_until_killed(path: &str) {
+    let saver = SqliteSaver::open_default(path).unwrap();
     runtime().block_on(async {
         saver.acquire("shared").await.unwrap();
         let checkpoint = snapshot("shared", CheckpointId::new(), 0);
@@ -112,11 +109,15 @@ fn lock_holding_child() {
 /// chance to release), and the thread is taken over.
 #[test]
 fn a_killed_process_lock_is_taken_over() {
+    if let Ok(path) = std::env::var(CHILD_DB) {
+        hold_lock_until_killed(&path);
+        return;
+    }
     let db = temp_db();
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "lock_holding_child",
+            "a_killed_process_lock_is_taken_over",
             "--nocapture",
             "--test-threads=1",
         ])
