@@ -427,8 +427,16 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
             return Some(Duration::from_secs_f64(ms / 1000.0));
         }
     }
-    let seconds = header(RETRY_AFTER.as_str())?.trim().parse::<f64>().ok()?;
-    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+    let value = header(RETRY_AFTER.as_str())?.trim();
+    if let Ok(seconds) = value.parse::<f64>() {
+        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+    }
+    // An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`): the time until then.
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
 }
 
 /// The provider's message and error code from an error body: `error.message`
@@ -627,5 +635,25 @@ mod tests {
         assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
         headers.insert("retry-after-ms", HeaderValue::from_static("150"));
         assert_eq!(retry_after(&headers), Some(Duration::from_millis(150)));
+    }
+
+    #[test]
+    fn retry_after_reads_an_http_date() {
+        let mut headers = HeaderMap::new();
+        let in_two_minutes = std::time::SystemTime::now() + Duration::from_secs(120);
+        let date = httpdate::fmt_http_date(in_two_minutes);
+        headers.insert(RETRY_AFTER, HeaderValue::from_str(&date).unwrap());
+        let wait = retry_after(&headers).unwrap();
+        assert!(
+            wait > Duration::from_secs(100) && wait <= Duration::from_secs(120),
+            "{wait:?}"
+        );
+        headers.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
+        assert_eq!(retry_after(&headers), Some(Duration::ZERO));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&headers), None);
     }
 }
