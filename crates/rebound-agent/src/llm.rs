@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{
-    chat_structured_observed, emit_llm_call, node_error, ChatModel, ChatRequest, LlmError,
+    chat_structured_observed, emit_llm_call, model_node_error, ChatModel, ChatRequest, LlmError,
 };
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -61,7 +61,7 @@ where
                 );
                 (Err(message), rebound_llm::Usage::default())
             }
-            Err(other) => return Err(node_error(other)),
+            Err(other) => return Err(model_node_error(model, other)),
         };
         emit_llm_call(ctx, model, usage, started);
         Ok::<_, NodeError>(Answer {

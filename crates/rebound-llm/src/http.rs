@@ -146,6 +146,12 @@ pub(crate) struct HttpClient {
 }
 
 impl HttpClient {
+    /// Whether failed attempts are retried (a transient failure that comes
+    /// out has been retried already).
+    pub(crate) fn retries(&self) -> bool {
+        self.options.max_retries > 0
+    }
+
     /// A client for `provider` (its name in errors).
     pub(crate) fn new(provider: &str, options: HttpOptions) -> Result<Self, LlmError> {
         let client = reqwest::Client::builder().build().map_err(|e| {

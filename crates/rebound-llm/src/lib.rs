@@ -50,7 +50,9 @@ pub use error::LlmError;
 pub use http::HttpOptions;
 pub use message::{invalid_arguments, Message, Role, ToolCall, ToolDefinition, INVALID_ARGUMENTS};
 pub use model::{ChatModel, DeltaStream};
-pub use node_call::{chat_journaled, chat_journaled_observed, emit_llm_call, node_error};
+pub use node_call::{
+    chat_journaled, chat_journaled_observed, emit_llm_call, model_node_error, node_error,
+};
 pub use observe::{chat_observed, TextObserver};
 pub use openai::OpenAiModel;
 pub use providers::from_spec;

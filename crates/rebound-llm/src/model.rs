@@ -31,6 +31,15 @@ pub trait ChatModel: Send + Sync {
         false
     }
 
+    /// Whether the provider retries transient failures itself (rate
+    /// limits, overload, 5xx, timeouts: the HTTP providers, with backoff
+    /// and `Retry-After`). Then a transient error that reaches a node has
+    /// been retried already, and the node's retry policy must not retry it
+    /// again ([`crate::model_node_error`]): one retry layer per call.
+    fn retries_transient(&self) -> bool {
+        false
+    }
+
     /// One call, answered whole.
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
 

@@ -15,8 +15,9 @@ use crate::{chat_observed, ChatModel, ChatRequest, ChatResponse, LlmError, TextO
 /// again when the node does). A call that really reached the model emits a
 /// custom event `{"llm_call": {model, input_tokens, output_tokens,
 /// latency_ms}}`; a replayed one emits nothing. Transient errors (rate
-/// limits, 5xx, timeouts, transport) are retryable node errors; the others
-/// are permanent.
+/// limits, 5xx, timeouts, transport) are retryable node errors unless the
+/// provider retried them already ([`model_node_error`]); the others are
+/// permanent.
 pub async fn chat_journaled(
     ctx: &NodeContext,
     key: &str,
@@ -43,7 +44,7 @@ pub async fn chat_journaled_observed(
             called.store(true, Ordering::Relaxed);
             chat_observed(model, request, on_text)
                 .await
-                .map_err(node_error)
+                .map_err(|error| model_node_error(model, error))
         })
         .await?;
     if called.load(Ordering::Relaxed) {
@@ -67,6 +68,18 @@ pub fn emit_llm_call(ctx: &NodeContext, model: &dyn ChatModel, usage: Usage, sta
             }
         })
     });
+}
+
+/// A node error for a failed call of `model`: retryable only when the
+/// failure is transient and `model` did not retry it already
+/// ([`ChatModel::retries_transient`]), so a node's retry policy never
+/// multiplies the provider's retries.
+pub fn model_node_error(model: &dyn ChatModel, error: LlmError) -> NodeError {
+    if model.retries_transient() {
+        NodeError::from(error).permanent()
+    } else {
+        node_error(error)
+    }
 }
 
 /// A node error for a failed model call: retryable when the failure is transient.

@@ -506,3 +506,56 @@ async fn tool_call_arguments_that_are_not_json_are_kept_as_a_marked_call() {
     assert!(problem.contains("{cmd: pytest"), "{problem}");
     assert!(problem.len() < 600, "bounded: {}", problem.len());
 }
+
+/// One retry layer per call: a node with a retry policy of 3 calling a
+/// provider that retried a 503 twice does not run the call again (3
+/// requests, not 9).
+#[tokio::test]
+async fn a_node_does_not_retry_what_the_provider_retried() {
+    use rebound_graph::{
+        NodeContext, NodeError, NodeOptions, RetryPolicy, RunConfig, State, StateGraph, END, START,
+    };
+    use std::sync::Arc;
+
+    #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, State)]
+    struct Answer {
+        text: String,
+    }
+
+    let overloaded = Reply::json(503, json!({"error": {"message": "overloaded"}}));
+    let server = TestServer::start(vec![overloaded; 9]).await;
+    let model: Arc<OpenAiModel> = Arc::new(model(&server));
+    let mut graph = StateGraph::<Answer>::new();
+    graph
+        .add_node("ask", move |_, ctx: NodeContext| {
+            let model = Arc::clone(&model);
+            async move {
+                let request = ChatRequest::new().message(Message::user("x"));
+                let response =
+                    rebound_llm::chat_journaled(&ctx, "ask", model.as_ref(), &request).await?;
+                Ok::<_, NodeError>(AnswerUpdate::default().text(response.text))
+            }
+        })
+        .add_edge(START, "ask")
+        .add_edge("ask", END)
+        .configure_node(
+            "ask",
+            NodeOptions::new().retry(
+                RetryPolicy::new(3)
+                    .initial_backoff(Duration::from_millis(1))
+                    .max_backoff(Duration::from_millis(2)),
+            ),
+        );
+    let error = graph
+        .compile()
+        .unwrap()
+        .invoke(Answer::default(), RunConfig::new())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("overloaded"), "{error}");
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "the provider's attempt and two retries, and no retry of the node"
+    );
+}

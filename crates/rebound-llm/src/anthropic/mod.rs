@@ -88,6 +88,10 @@ impl ChatModel for AnthropicModel {
         &self.name
     }
 
+    fn retries_transient(&self) -> bool {
+        self.http.retries()
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let body = wire::request_body(&self.model, request, self.default_max_tokens, false);
         let answer = self

@@ -122,6 +122,10 @@ impl ChatModel for OpenAiModel {
         &self.name
     }
 
+    fn retries_transient(&self) -> bool {
+        self.http.retries()
+    }
+
     fn enforces_schema(&self) -> bool {
         self.schema_mode
     }
