@@ -73,8 +73,10 @@ pub const HUMAN_INPUT: &str = "human_input";
 /// only way to the student is `requires_human_input`.
 pub const AGENTS: [&str; 3] = [COORDINATOR, COURSE_ADVISOR, LEARNING_PLANNER];
 
-/// The retry policy of the agents: transient model errors are retried (the
-/// model call is journaled, so a successful answer is never asked twice).
+/// The retry policy of the agents: transient model errors are retried
+/// when the provider did not retry them itself (the HTTP providers do;
+/// [`rebound_llm::model_node_error`]), and the model call is journaled,
+/// so a successful answer is never asked twice.
 fn model_retry() -> NodeOptions {
     NodeOptions::new().retry(
         RetryPolicy::new(3)
