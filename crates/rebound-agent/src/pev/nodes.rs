@@ -66,7 +66,7 @@ fn record_checks(update: PevStateUpdate, run: &CheckRun, state: &PevState) -> Pe
 
 /// *planner*: makes the plan, or the repair plan when `last_error` is set
 /// (and then clears it). Before the first plan the checks run; a run with
-/// none asks the planner to propose one ([`proposal::consider`]).
+/// none asks the planner to propose one ([`crate::checks::proposal::consider`]).
 pub async fn planner(
     state: &PevState,
     ctx: &NodeContext,
