@@ -87,11 +87,12 @@ pub(crate) fn renames(workspace: &Path, failures: &[Failure], limit: usize) -> V
         if known {
             continue;
         }
+        let uses = project.uses(name);
         for replacement in candidates(name, &project) {
             if found.len() >= limit {
                 return found;
             }
-            if let Some(rename) = project.rename(name, &replacement) {
+            if let Some(rename) = rename(name, &uses, &replacement) {
                 found.push(rename);
             }
         }
@@ -104,14 +105,29 @@ struct Project {
     /// Every name the project's code (not its tests) defines, with the
     /// files (stem, language) that define it.
     defined: BTreeMap<String, BTreeSet<(String, Language)>>,
-    /// The non-test source files that mention a missing name: path,
-    /// language, text.
-    users: Vec<(String, Language, String)>,
-    /// The keys of the objects in the project's JSON files.
+    /// The non-test source files that mention a missing name, parsed.
+    users: Vec<User>,
+    /// The keys of the objects in the project's JSON files (read only when
+    /// a key is missing).
     data_keys: BTreeSet<String>,
     /// The short strings of the project's code (`"phone"` of
-    /// `user["phone"]`): keys it uses.
+    /// `user["phone"]`): keys it uses (read only when a key is missing).
     code_keys: BTreeSet<String>,
+}
+
+/// A non-test source file that mentions a missing name.
+struct User {
+    /// Its path relative to the workspace root.
+    file: String,
+    language: Language,
+    source: String,
+    tree: tree_sitter::Tree,
+}
+
+/// Where one file uses a missing name: its byte ranges.
+struct Uses<'p> {
+    user: &'p User,
+    ranges: Vec<std::ops::Range<usize>>,
 }
 
 /// The most keys collected from the project's data and code.
@@ -125,12 +141,16 @@ impl Project {
         let mut users = Vec::new();
         let mut data_keys = BTreeSet::new();
         let mut code_keys = BTreeSet::new();
+        let keys = missing.iter().any(|m| m.kind == NameKind::Key);
         for file in source_files(workspace) {
             if is_test_file(&file.relative) {
                 continue;
             }
             if file.language == Language::Json {
-                if let Ok(value) = serde_json::from_str::<serde_json::Value>(&file.source) {
+                if let Some(value) = keys
+                    .then(|| serde_json::from_str::<serde_json::Value>(&file.source).ok())
+                    .flatten()
+                {
                     collect_keys(&value, &mut data_keys);
                 }
                 continue;
@@ -138,8 +158,11 @@ impl Project {
             let Ok(tree) = parsers.parse(file.language, &file.source) else {
                 continue;
             };
-            for range in string_ranges(tree.root_node(), &file.source, None) {
-                if code_keys.len() < MAX_KEYS {
+            if keys {
+                for range in string_ranges(tree.root_node(), &file.source, None) {
+                    if code_keys.len() >= MAX_KEYS {
+                        break;
+                    }
                     if let Some(text) = file.source.get(range).filter(|t| t.len() <= 64) {
                         code_keys.insert(text.to_string());
                     }
@@ -160,7 +183,12 @@ impl Project {
                     .insert((stem.clone(), file.language));
             }
             if missing.iter().any(|m| file.source.contains(&m.name)) {
-                users.push((file.relative, file.language, file.source));
+                users.push(User {
+                    file: file.relative,
+                    language: file.language,
+                    source: file.source,
+                    tree,
+                });
             }
         }
         Project {
@@ -171,50 +199,57 @@ impl Project {
         }
     }
 
-    /// `missing` renamed to `to` in every user of it (identifiers, or
-    /// the strings of a key); `None` when nothing is named so or too many
-    /// files use it.
-    fn rename(&self, missing: &UndefinedName, to: &str) -> Option<Rename> {
+    /// Where the project's code uses `missing`: identifiers named so, or
+    /// for a key the string literals that are it.
+    fn uses(&self, missing: &UndefinedName) -> Vec<Uses<'_>> {
         let from = missing.name.as_str();
-        let mut parsers = Parsers::default();
-        let mut files = Vec::new();
-        for (file, language, source) in &self.users {
-            let Ok(tree) = parsers.parse(*language, source) else {
-                continue;
-            };
-            let ranges = match missing.kind {
-                NameKind::Identifier => {
-                    identifier_ranges(tree.root_node(), source, *language, from)
-                }
-                NameKind::Key => string_ranges(tree.root_node(), source, Some(from)),
-            };
-            if ranges.is_empty() {
-                continue;
-            }
-            let mut renamed = source.clone();
+        self.users
+            .iter()
+            .map(|user| {
+                let root = user.tree.root_node();
+                let ranges = match missing.kind {
+                    NameKind::Identifier => {
+                        identifier_ranges(root, &user.source, user.language, from)
+                    }
+                    NameKind::Key => string_ranges(root, &user.source, Some(from)),
+                };
+                Uses { user, ranges }
+            })
+            .filter(|uses| !uses.ranges.is_empty())
+            .collect()
+    }
+}
+
+/// `missing` renamed to `to` where it is used (`uses`); `None` when it is
+/// used nowhere, or in too many files or bytes.
+fn rename(missing: &UndefinedName, uses: &[Uses<'_>], to: &str) -> Option<Rename> {
+    let bytes: usize = uses.iter().map(|u| u.user.source.len()).sum();
+    if uses.is_empty() || uses.len() > MAX_RENAMED_FILES || bytes > MAX_RENAMED_BYTES {
+        return None;
+    }
+    let files: Vec<RenamedFile> = uses
+        .iter()
+        .map(|Uses { user, ranges }| {
+            let mut renamed = user.source.clone();
             for range in ranges.iter().rev() {
                 renamed.replace_range(range.clone(), to);
             }
-            files.push(RenamedFile {
-                file: file.clone(),
-                original: source.clone(),
+            RenamedFile {
+                file: user.file.clone(),
+                original: user.source.clone(),
                 renamed,
-            });
-        }
-        let bytes: usize = files.iter().map(|f| f.original.len()).sum();
-        if files.is_empty() || files.len() > MAX_RENAMED_FILES || bytes > MAX_RENAMED_BYTES {
-            return None;
-        }
-        let names: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
-        let what = match missing.kind {
-            NameKind::Identifier => "renamed",
-            NameKind::Key => "renamed the key",
-        };
-        Some(Rename {
-            change: format!("{what} `{from}` → `{to}` in {}", names.join(", ")),
-            files,
+            }
         })
-    }
+        .collect();
+    let names: Vec<&str> = files.iter().map(|f| f.file.as_str()).collect();
+    let what = match missing.kind {
+        NameKind::Identifier => "renamed",
+        NameKind::Key => "renamed the key",
+    };
+    Some(Rename {
+        change: format!("{what} `{}` → `{to}` in {}", missing.name, names.join(", ")),
+        files,
+    })
 }
 
 /// The defined names that may replace `missing`, most likely first.
@@ -222,8 +257,8 @@ fn candidates(missing: &UndefinedName, project: &Project) -> Vec<String> {
     let languages: BTreeSet<Language> = project
         .users
         .iter()
-        .filter(|(_, _, source)| source.contains(&missing.name))
-        .map(|(_, language, _)| *language)
+        .filter(|user| user.source.contains(&missing.name))
+        .map(|user| user.language)
         .collect();
     let module = missing
         .module
