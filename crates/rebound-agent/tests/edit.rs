@@ -538,6 +538,28 @@ async fn repeated_steps_and_plans_are_caught() {
     assert!(work.join("NOTE.txt").is_file());
 }
 
+/// Runs `goal` in `work` with `check`, a model whose one answer is no
+/// use and no sampled candidates: asserts the run finished (by a mutant,
+/// after that one model call) and gives its events.
+async fn fixed_without_the_model(
+    dir: &Path,
+    work: &Path,
+    goal: &str,
+    check: &str,
+) -> Vec<AgentEvent> {
+    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, work, dir, config);
+    let checks = vec![Check::new(check, CheckSource::Flag)];
+    let (state, events) = run(&graph, PevState::new(goal, 10).with_checks(checks)).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    events
+}
+
 /// A function renamed in its module and still called by its old name in
 /// two others: the model's answer is no use, and the rename mutant
 /// (the missing name → the most similar defined one, in every non-test
@@ -569,24 +591,13 @@ async fn a_renamed_function_is_renamed_in_every_caller() {
     for (name, text) in files {
         std::fs::write(work.join(name), text).unwrap();
     }
-    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        ..AgentConfig::default()
-    };
-    let graph = graph(&model, &work, dir.path(), config);
-    let checks = vec![Check::new(
+    let events = fixed_without_the_model(
+        dir.path(),
+        &work,
+        "fix the docs",
         "python3 -m unittest -q test_docs",
-        CheckSource::Flag,
-    )];
-    let (state, events) = run(
-        &graph,
-        PevState::new("fix the docs", 10).with_checks(checks),
     )
     .await;
-
-    assert_eq!(model.remaining(), 0);
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap();
     assert_eq!(
         read("report.py"),
@@ -617,24 +628,13 @@ async fn a_data_file_with_two_syntax_errors_is_repaired_by_the_harness() {
     std::fs::create_dir(&work).unwrap();
     let broken = "# Settings.\nname = mail-relay\n\n[server\nport = 2525\n";
     std::fs::write(work.join("settings.toml"), broken).unwrap();
-    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        ..AgentConfig::default()
-    };
-    let graph = graph(&model, &work, dir.path(), config);
-    let checks = vec![Check::new(
+    let events = fixed_without_the_model(
+        dir.path(),
+        &work,
+        "fix settings.toml",
         "python3 -c \"import tomllib; tomllib.load(open('settings.toml', 'rb'))\"",
-        CheckSource::Flag,
-    )];
-    let (state, events) = run(
-        &graph,
-        PevState::new("fix settings.toml", 10).with_checks(checks),
     )
     .await;
-
-    assert_eq!(model.remaining(), 0);
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     assert_eq!(
         std::fs::read_to_string(work.join("settings.toml")).unwrap(),
         "# Settings.\nname = \"mail-relay\"\n\n[server]\nport = 2525\n"
