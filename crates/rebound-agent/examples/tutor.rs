@@ -27,6 +27,7 @@ use rebound_agent::{AgentConfig, AgentDeps};
 use rebound_graph::checkpoint::MemorySaver;
 use rebound_graph::{CompiledGraph, Event, Input, RunConfig, RunOutcome};
 use rebound_llm::{from_spec, ChatModel, ModelSpec, ScriptedModel, Step};
+use rebound_protocol::Payload;
 use rebound_tools::approval::{ApprovalMode, ApprovalPolicy};
 use rebound_tools::{ToolContext, ToolRegistry};
 use serde_json::json;
@@ -175,8 +176,8 @@ fn model(options: &Options) -> Result<Arc<dyn ChatModel>, String> {
 fn write_event(out: &mut impl Write, event: &Event) -> std::io::Result<()> {
     match event {
         Event::NodeStarted { .. } => Ok(()),
-        Event::Custom { step, payload, .. } => match AgentEvent::from_payload(payload) {
-            Some(AgentEvent::Agent { name, message }) => {
+        Event::Custom { step, payload, .. } => match Payload::decode(payload) {
+            Payload::Agent(AgentEvent::Agent { name, message }) => {
                 writeln!(out, "[{step}] >> {name}: {message}")
             }
             _ => writeln!(out, "{event}"),

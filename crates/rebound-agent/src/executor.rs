@@ -3,17 +3,22 @@
 //! step succeeds whatever the exit code); an `edit` step is done by the
 //! harness ([`crate::edit`]); any other step runs a bounded tool-using
 //! model loop that ends in a structured `{success, output}`. Every tool call goes through the approval policy and the
-//! node's journal (`rebound_tools::approval::run_tool_call`).
+//! node's journal ([`crate::tool_call::run_tool_call`]).
 
 use std::sync::Arc;
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{chat_journaled, ChatRequest, Message};
-use rebound_tools::approval::{run_tool_call, ApprovalAnswer, ToolCallOutcome};
+use rebound_llm::{ChatRequest, Message};
+use rebound_tools::approval::ApprovalAnswer;
+
+use crate::model_call::chat_journaled;
+use crate::tool_call::{run_tool_call, ToolCallOutcome};
+use rebound_protocol::{OutputLine, Stream, ToolEvent};
 use rebound_tools::{OutputSink, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 
 use crate::checks::{CheckRun, Evidence};
+use crate::events::Emit;
 use crate::events::{AgentEvent, StepPhase};
 use crate::llm::{ask, shorten};
 use crate::prompts::{self, render};
@@ -92,11 +97,15 @@ pub async fn execute_step(
 
 /// The tool context of a node's commands: the workspace's, with a call id
 /// naming the run, the superstep and `label` (`step2`, `checks`), and
-/// output lines streamed as `tool_output` events.
+/// output lines streamed as [`ToolEvent::ToolOutput`] events.
 pub(crate) fn tool_context(ctx: &NodeContext, deps: &AgentDeps, label: &str) -> ToolContext {
     let events = ctx.clone();
-    let sink: OutputSink = Arc::new(move |stream: &str, line: &str| {
-        events.emit(|| serde_json::json!({"tool_output": {"stream": stream, "line": line}}));
+    let sink: OutputSink = Arc::new(move |stream: Stream, line: &str| {
+        ToolEvent::ToolOutput(OutputLine {
+            stream,
+            line: line.to_string(),
+        })
+        .emit(&events);
     });
     let thread = ctx.thread_id().unwrap_or("run");
     deps.workspace

@@ -27,6 +27,7 @@ mod executor;
 mod git;
 mod llm;
 pub mod localize;
+pub mod model_call;
 pub mod pev;
 mod plan;
 pub mod planning;
@@ -34,6 +35,8 @@ pub mod prompts;
 pub mod reflect;
 mod stop;
 pub mod supervisor;
+pub mod tool_call;
+pub mod workflow;
 mod workspace;
 
 pub use config::{AgentConfig, Budget};

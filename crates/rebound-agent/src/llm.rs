@@ -6,14 +6,14 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{
-    chat_structured_observed, emit_llm_call, model_node_error, ChatModel, ChatRequest, LlmError,
-};
+use rebound_llm::{chat_structured_observed, ChatModel, ChatRequest, LlmError};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::events::AgentEvent;
+use crate::events::Emit;
+use crate::model_call::{emit_model_call, model_node_error};
 
 /// A structured answer, or why the model's text was not one.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -63,7 +63,7 @@ where
             }
             Err(other) => return Err(model_node_error(model, other)),
         };
-        emit_llm_call(ctx, model, usage, started);
+        emit_model_call(ctx, model, usage, started);
         Ok::<_, NodeError>(Answer {
             value,
             tokens: usage.input_tokens + usage.output_tokens,

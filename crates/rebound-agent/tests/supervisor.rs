@@ -20,6 +20,7 @@ use rebound_graph::{
     CompiledGraph, Event, Input, Interrupt, InterruptKind, Route, RunConfig, RunOutcome, State, END,
 };
 use rebound_llm::{ChatModel, ScriptedModel, Step};
+use rebound_protocol::Payload;
 use rebound_tools::approval::{ApprovalMode, ApprovalPolicy};
 use rebound_tools::{ToolContext, ToolRegistry};
 use serde_json::json;
@@ -101,8 +102,10 @@ fn agent_lines(events: &[Event]) -> Vec<String> {
     events
         .iter()
         .filter_map(|event| match event {
-            Event::Custom { payload, .. } => match AgentEvent::from_payload(payload) {
-                Some(AgentEvent::Agent { name, message }) => Some(format!("{name}: {message}")),
+            Event::Custom { payload, .. } => match Payload::decode(payload) {
+                Payload::Agent(AgentEvent::Agent { name, message }) => {
+                    Some(format!("{name}: {message}"))
+                }
                 _ => None,
             },
             _ => None,

@@ -140,7 +140,7 @@ pub struct RunArgs {
     /// What the agent should achieve, in words.
     pub goal: String,
     /// The workflow [default: pev].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::workflow::parser())]
     pub workflow: Option<WorkflowKind>,
     /// Review rounds before the run stops [default: 12].
     #[arg(long, value_name = "N")]
@@ -190,7 +190,7 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub approval: ApprovalArg,
     /// The workflow [default: pev].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = crate::workflow::parser())]
     pub workflow: Option<WorkflowKind>,
     /// Review rounds for every task, over each task's own budget.
     #[arg(long, value_name = "N")]
@@ -255,7 +255,7 @@ pub enum GraphFormat {
 #[derive(Debug, Args)]
 pub struct GraphArgs {
     /// The workflow.
-    #[arg(long, value_enum, default_value = "pev")]
+    #[arg(long, value_parser = crate::workflow::parser(), default_value = "pev")]
     pub workflow: WorkflowKind,
     /// The drawing.
     #[arg(long, value_enum, default_value = "ascii")]

@@ -51,8 +51,54 @@ fn main() -> ExitCode {
     match result {
         Ok(exit) => exit.into(),
         Err(error) => {
-            eprintln!("rebound: error: {error:#}");
+            eprintln!("rebound: error: {}", error_text(&error));
             exit::code_of(&error).into()
         }
+    }
+}
+
+/// An error and its causes on one line, `a: b: c`. A cause already told by
+/// the message before it is left out, and nothing below a model error is
+/// read: its message carries its causes with the API key redacted, while
+/// the HTTP client's error underneath may show a URL with credentials.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let message = cause.to_string();
+        if !text.contains(&message) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&message);
+        }
+        if cause.downcast_ref::<rebound_llm::LlmError>().is_some() {
+            break;
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    #[test]
+    fn an_error_is_told_once_and_nothing_below_a_model_error() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("error sending request for url (https://user:secret@example.invalid/v1)")]
+        struct Client;
+        let model = rebound_llm::LlmError::Transport {
+            provider: "openai".to_string(),
+            message: "error sending request (connection refused)".to_string(),
+            source: rebound_llm::ErrorSource::new(Client),
+        };
+        let error = anyhow::Error::new(model).context("the planner failed");
+        assert_eq!(
+            error_text(&error),
+            "the planner failed: openai: transport error: error sending request (connection refused)"
+        );
+        let repeated =
+            anyhow::anyhow!("cannot open state.db").context("cannot open state.db: disk full");
+        assert_eq!(error_text(&repeated), "cannot open state.db: disk full");
     }
 }

@@ -1,6 +1,8 @@
 //! Driving a thread: streaming its events to the renderer, asking for
 //! approvals on the terminal (or stopping with exit code 3), Ctrl-C, and
-//! keeping the thread's record up to date.
+//! keeping the thread's record up to date. A session holds the thread's
+//! lock from its start to its end, so the thread shows as running
+//! throughout (prompts included) and no other process can run it.
 
 use std::time::Instant;
 
@@ -128,6 +130,10 @@ impl<S: Workflow> Session<S> {
         answered: Option<(&ApprovalRequest, &ApprovalAnswer)>,
     ) -> anyhow::Result<Exit> {
         let started = Instant::now();
+        // The thread is this process's until the session ends, prompts
+        // included: that is what shows it as running, and keeps other
+        // processes from resuming or forking it meanwhile.
+        let hold = self.threads.hold(&self.meta.thread_id)?;
         let previous = self.meta.clone();
         self.meta.running();
         self.threads.save(&self.meta)?;
@@ -141,7 +147,7 @@ impl<S: Workflow> Session<S> {
                 .with_cancellation(self.cancel.clone());
             let mut stream = self.graph.stream(input, config);
             while let Some(event) = stream.next_event().await {
-                self.renderer.event(&event);
+                self.renderer.event(&rebound_protocol::Event::from(&event));
             }
             let ending = match stream.outcome().await {
                 Ok(RunOutcome::Completed(state)) => Ending::Completed(state.summarize()),
@@ -155,7 +161,9 @@ impl<S: Workflow> Session<S> {
                             // Ctrl-C at the prompt: the run waits for its answer.
                             self.meta.ended(RunState::Interrupted, waiting(&interrupts));
                             self.threads.save(&self.meta)?;
-                            return self.finish(Ending::Cancelled, started, true);
+                            let exit = self.finish(Ending::Cancelled, started, true);
+                            hold.release()?;
+                            return exit;
                         }
                         Some((_, Asked::NoAnswer)) | None => Ending::Interrupted(interrupts),
                     }
@@ -167,7 +175,9 @@ impl<S: Workflow> Session<S> {
                 }
                 Err(error) => Ending::Failed(error.to_string()),
             };
-            return self.finish(ending, started, false);
+            let exit = self.finish(ending, started, false);
+            hold.release()?;
+            return exit;
         }
     }
 

@@ -1,12 +1,13 @@
-//! The state directory (`.rebound/` by default): the checkpoint database,
-//! the artifacts (full command logs) and the CLI's per-thread records.
+//! The state directory (`.rebound/` by default): the checkpoint database
+//! (with the CLI's per-thread records) and the artifacts (full command logs).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use rebound_graph::checkpoint::Checkpointer;
 use rebound_sqlite::SqliteSaver;
+
+use crate::threads::ThreadStore;
 
 /// The layout of a state directory.
 #[derive(Debug, Clone)]
@@ -35,8 +36,9 @@ impl StateDir {
         self.root.join("artifacts")
     }
 
-    /// Where the per-thread records go.
-    pub fn threads(&self) -> PathBuf {
+    /// Where earlier versions kept the per-thread records, one JSON file
+    /// each (now imported into the database when found).
+    pub fn legacy_threads(&self) -> PathBuf {
         self.root.join("threads")
     }
 
@@ -48,7 +50,7 @@ impl StateDir {
     /// Creates the directories, with a `.gitignore` that keeps the state out
     /// of the workspace's repository.
     pub fn create(&self) -> anyhow::Result<()> {
-        for dir in [self.root.clone(), self.artifacts(), self.threads()] {
+        for dir in [self.root.clone(), self.artifacts()] {
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create the state directory {}", dir.display()))?;
         }
@@ -60,17 +62,20 @@ impl StateDir {
         Ok(())
     }
 
-    /// Opens the checkpoint database, creating it when needed.
-    pub fn open(&self) -> anyhow::Result<Arc<dyn Checkpointer>> {
+    /// Opens the checkpoint database, creating it when needed, and moves
+    /// the thread records of earlier versions into it.
+    pub fn open(&self) -> anyhow::Result<Arc<SqliteSaver>> {
         self.create()?;
         let saver = SqliteSaver::open_default(self.database())
             .with_context(|| format!("cannot open {}", self.database().display()))?;
-        Ok(Arc::new(saver))
+        let saver = Arc::new(saver);
+        ThreadStore::new(Arc::clone(&saver)).import_side_files(&self.legacy_threads())?;
+        Ok(saver)
     }
 
     /// Opens the database for reading threads: an error saying there are
     /// no runs yet when it does not exist.
-    pub fn open_existing(&self) -> anyhow::Result<Arc<dyn Checkpointer>> {
+    pub fn open_existing(&self) -> anyhow::Result<Arc<SqliteSaver>> {
         if !self.exists() {
             return Err(crate::exit::usage(format!(
                 "no runs in {} yet (start one with `rebound run \"<goal>\"`, or pass --workspace / --state-dir)",

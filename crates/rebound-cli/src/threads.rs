@@ -1,12 +1,19 @@
 //! What the CLI records about each thread, beside its checkpoints: the
 //! workflow (to rebuild the right graph on resume), the goal, the model,
-//! and how the last run on it ended. One JSON file per thread in
-//! `<state>/threads/`.
+//! and how the last run on it ended. Kept in the checkpoint database as the
+//! metadata of the thread's [`ThreadRecord`]; whether a thread is running
+//! is the database's lock alone ([`ThreadStore::holder`]).
+//!
+//! Earlier versions kept one JSON file per thread in `<state>/threads/`;
+//! [`ThreadStore::import_side_files`] moves those into the database.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
+use rebound_graph::checkpoint::CheckpointError;
+use rebound_sqlite::{SqliteSaver, ThreadHold, ThreadRecord, ThreadStatus};
 use serde::{Deserialize, Serialize};
 
 use crate::workflow::WorkflowKind;
@@ -15,7 +22,8 @@ use crate::workflow::WorkflowKind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunState {
-    /// A process is running it (or died while running it).
+    /// A run started and has not recorded its end: it is running (when a
+    /// live process holds the thread's lock) or it crashed.
     Running,
     /// The goal was reached.
     Finished,
@@ -32,7 +40,22 @@ pub enum RunState {
     Forked,
 }
 
-/// The CLI's record of one thread.
+impl RunState {
+    /// The thread status the database records for it.
+    fn status(self) -> ThreadStatus {
+        match self {
+            RunState::Running => ThreadStatus::Busy,
+            RunState::Finished | RunState::Stopped | RunState::Cancelled | RunState::Forked => {
+                ThreadStatus::Idle
+            }
+            RunState::Interrupted => ThreadStatus::Interrupted,
+            RunState::Failed => ThreadStatus::Error,
+        }
+    }
+}
+
+/// The CLI's record of one thread. (Its serde form is also the format of
+/// the side files of earlier versions, which carried a `pid` as well.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadMeta {
     /// The thread id.
@@ -58,9 +81,20 @@ pub struct ThreadMeta {
     /// The stop reason or error, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
-    /// The process running it, while [`RunState::Running`].
+}
+
+/// The CLI's fields in a [`ThreadRecord`]'s metadata.
+#[derive(Debug, Serialize, Deserialize)]
+struct Metadata {
+    workflow: WorkflowKind,
+    goal: String,
+    workspace: PathBuf,
+    model: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pid: Option<u32>,
+    approval: Option<String>,
+    run_state: RunState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -88,7 +122,7 @@ pub fn valid_thread_id(id: &str) -> bool {
 }
 
 impl ThreadMeta {
-    /// The record of a new thread, running in this process.
+    /// The record of a new thread, about to run.
     pub fn new(
         thread_id: String,
         workflow: WorkflowKind,
@@ -108,15 +142,13 @@ impl ThreadMeta {
             updated_ms: now,
             state: RunState::Running,
             detail: None,
-            pid: Some(std::process::id()),
         }
     }
 
-    /// Marks the thread as running in this process.
+    /// Marks the thread as running.
     pub fn running(&mut self) {
         self.state = RunState::Running;
         self.detail = None;
-        self.pid = Some(std::process::id());
         self.updated_ms = now_ms();
     }
 
@@ -124,108 +156,163 @@ impl ThreadMeta {
     pub fn ended(&mut self, state: RunState, detail: Option<String>) {
         self.state = state;
         self.detail = detail;
-        self.pid = None;
         self.updated_ms = now_ms();
     }
 
-    /// Whether its process is alive (for a running thread).
-    pub fn process_alive(&self) -> bool {
-        self.pid.is_some_and(pid_alive)
-    }
-
-    /// The status in words: `running (pid 12)`, `crashed (resumable)`,
-    /// `stopped: max iterations (3)`...
-    pub fn status(&self) -> String {
+    /// The status in words, given the process holding the thread's lock
+    /// (see [`ThreadStore::holder`]): `running (pid 12)`,
+    /// `crashed (resumable)`, `stopped: max iterations (3)`...
+    pub fn status(&self, holder: Option<u32>) -> String {
         let detail = self.detail.as_deref().unwrap_or_default();
-        match self.state {
-            RunState::Running if self.process_alive() => {
-                format!("running (pid {})", self.pid.unwrap_or_default())
-            }
-            RunState::Running => "crashed (resumable)".to_string(),
-            RunState::Finished if detail.is_empty() => "finished".to_string(),
-            RunState::Finished => detail.to_string(),
-            RunState::Stopped => format!("stopped: {detail}"),
-            RunState::Interrupted => "interrupted: awaiting approval".to_string(),
-            RunState::Cancelled => "cancelled (resumable)".to_string(),
-            RunState::Failed => format!("failed (resumable): {detail}"),
-            RunState::Forked => format!("forked from {detail} (resumable)"),
+        match (holder, self.state) {
+            (Some(pid), _) => format!("running (pid {pid})"),
+            (None, RunState::Running) => "crashed (resumable)".to_string(),
+            (None, RunState::Finished) if detail.is_empty() => "finished".to_string(),
+            (None, RunState::Finished) => detail.to_string(),
+            (None, RunState::Stopped) => format!("stopped: {detail}"),
+            (None, RunState::Interrupted) => "interrupted: awaiting approval".to_string(),
+            (None, RunState::Cancelled) => "cancelled (resumable)".to_string(),
+            (None, RunState::Failed) => format!("failed (resumable): {detail}"),
+            (None, RunState::Forked) => format!("forked from {detail} (resumable)"),
         }
     }
+
+    /// The record the database keeps.
+    fn to_record(&self) -> anyhow::Result<ThreadRecord> {
+        let metadata = serde_json::to_value(Metadata {
+            workflow: self.workflow,
+            goal: self.goal.clone(),
+            workspace: self.workspace.clone(),
+            model: self.model.clone(),
+            approval: self.approval.clone(),
+            run_state: self.state,
+            detail: self.detail.clone(),
+        })?;
+        Ok(ThreadRecord {
+            thread_id: self.thread_id.clone(),
+            created_ms: self.created_ms,
+            updated_ms: self.updated_ms,
+            status: self.state.status(),
+            metadata,
+        })
+    }
+
+    /// The CLI's record in a database record; `None` for a record the CLI
+    /// did not write.
+    fn from_record(record: ThreadRecord) -> Option<Self> {
+        let metadata: Metadata = serde_json::from_value(record.metadata).ok()?;
+        Some(ThreadMeta {
+            thread_id: record.thread_id,
+            workflow: metadata.workflow,
+            goal: metadata.goal,
+            workspace: metadata.workspace,
+            model: metadata.model,
+            approval: metadata.approval,
+            created_ms: record.created_ms,
+            updated_ms: record.updated_ms,
+            state: metadata.run_state,
+            detail: metadata.detail,
+        })
+    }
 }
 
-/// Whether a process with this id exists.
-fn pid_alive(pid: u32) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
-        Ok(()) => true,
-        Err(errno) => errno == nix::errno::Errno::EPERM,
-    }
-}
-
-/// The thread records of a state directory.
+/// The thread records of a state directory's database.
 #[derive(Debug, Clone)]
 pub struct ThreadStore {
-    dir: PathBuf,
+    saver: Arc<SqliteSaver>,
 }
 
 impl ThreadStore {
-    /// The records in `dir`.
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
-        ThreadStore { dir: dir.into() }
+    /// The records in `saver`'s database.
+    pub fn new(saver: Arc<SqliteSaver>) -> Self {
+        ThreadStore { saver }
     }
 
-    fn path(&self, thread_id: &str) -> PathBuf {
-        self.dir.join(format!("{thread_id}.json"))
-    }
-
-    /// The record of `thread_id`, if there is one.
+    /// The record of `thread_id`, if the CLI has one.
     pub fn load(&self, thread_id: &str) -> anyhow::Result<Option<ThreadMeta>> {
-        if !valid_thread_id(thread_id) {
-            return Ok(None);
-        }
-        let path = self.path(thread_id);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let meta = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a thread record", path.display()))?;
-        Ok(Some(meta))
+        let record = self
+            .saver
+            .get_thread(thread_id)
+            .with_context(|| format!("cannot read the record of thread {thread_id}"))?;
+        Ok(record.and_then(ThreadMeta::from_record))
     }
 
-    /// Saves a record (atomically: written aside, then renamed).
+    /// Saves a record.
     pub fn save(&self, meta: &ThreadMeta) -> anyhow::Result<()> {
-        std::fs::create_dir_all(&self.dir)
-            .with_context(|| format!("cannot create {}", self.dir.display()))?;
-        let path = self.path(&meta.thread_id);
-        let temporary = self.dir.join(format!(".{}.json.tmp", meta.thread_id));
-        let text = serde_json::to_string_pretty(meta)?;
-        std::fs::write(&temporary, text)
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+        self.saver
+            .put_thread(&meta.to_record()?)
+            .with_context(|| format!("cannot save the record of thread {}", meta.thread_id))
     }
 
-    /// Every record, in no particular order (unreadable files are skipped).
-    pub fn all(&self) -> Vec<ThreadMeta> {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else {
-            return Vec::new();
+    /// Every record the CLI wrote, the most recently updated first.
+    pub fn all(&self) -> anyhow::Result<Vec<ThreadMeta>> {
+        let records = self
+            .saver
+            .list_threads()
+            .context("cannot list the thread records")?;
+        Ok(records
+            .into_iter()
+            .filter_map(ThreadMeta::from_record)
+            .collect())
+    }
+
+    /// The live process running `thread_id` (holding its lock), if any.
+    pub fn holder(&self, thread_id: &str) -> anyhow::Result<Option<u32>> {
+        self.saver
+            .lock_holder(thread_id)
+            .with_context(|| format!("cannot read the lock of thread {thread_id}"))
+    }
+
+    /// Claims `thread_id` for this process until the guard drops, across
+    /// the runs of a session (and the prompts between them). Fails with
+    /// [`CheckpointError::ThreadBusy`] when another live process runs it.
+    pub fn hold(&self, thread_id: &str) -> Result<ThreadHold, CheckpointError> {
+        self.saver.hold_thread(thread_id)
+    }
+
+    /// Moves the side files of earlier versions (`<id>.json` in `dir`) into
+    /// the database: each is imported unless the thread already has a
+    /// record there, then renamed to `<id>.json.imported`. Files that are
+    /// not a thread record are left as they are. Returns how many records
+    /// were imported.
+    pub fn import_side_files(&self, dir: &Path) -> anyhow::Result<usize> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
         };
-        entries
-            .flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name().to_string_lossy().to_string();
-                let id = name.strip_suffix(".json")?;
-                self.load(id).ok().flatten()
-            })
-            .collect()
+        let mut imported = 0;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            let Some(id) = name.strip_suffix(".json") else {
+                continue;
+            };
+            if !valid_thread_id(id) {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Ok(meta) = serde_json::from_str::<ThreadMeta>(&text) else {
+                continue;
+            };
+            if meta.thread_id != id {
+                continue;
+            }
+            if self
+                .saver
+                .put_thread_if_absent(&meta.to_record()?)
+                .with_context(|| format!("cannot import {}", path.display()))?
+            {
+                imported += 1;
+            }
+            let done = dir.join(format!("{name}.imported"));
+            std::fs::rename(&path, &done).with_context(|| {
+                format!("cannot rename {} to {}", path.display(), done.display())
+            })?;
+        }
+        Ok(imported)
     }
 }
 
@@ -233,6 +320,12 @@ impl ThreadStore {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+
+    fn store(dir: &Path) -> ThreadStore {
+        ThreadStore::new(Arc::new(
+            SqliteSaver::open_default(dir.join("state.db")).unwrap(),
+        ))
+    }
 
     #[test]
     fn ids_are_valid_and_sort_by_time() {
@@ -249,22 +342,104 @@ mod tests {
     #[test]
     fn records_round_trip_and_status_reads_well() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ThreadStore::new(dir.path());
+        let store = store(dir.path());
         let mut meta = ThreadMeta::new(
             "run-1".into(),
-            WorkflowKind::Pev,
+            WorkflowKind::Reflect,
             "fix it",
             dir.path(),
             "openai:m",
         );
+        meta.approval = Some("auto".into());
         store.save(&meta).unwrap();
         assert_eq!(store.load("run-1").unwrap(), Some(meta.clone()));
-        assert!(meta.status().starts_with("running (pid"));
-        meta.pid = Some(u32::MAX / 2);
-        assert_eq!(meta.status(), "crashed (resumable)");
+        // Recorded as running, but nobody holds it: it crashed.
+        assert_eq!(store.holder("run-1").unwrap(), None);
+        assert_eq!(meta.status(None), "crashed (resumable)");
+        // Held by this process: running, with the pid from the lock.
+        let hold = store.hold("run-1").unwrap();
+        let pid = store.holder("run-1").unwrap();
+        assert_eq!(pid, Some(std::process::id()));
+        assert_eq!(
+            meta.status(pid),
+            format!("running (pid {})", std::process::id())
+        );
+        hold.release().unwrap();
         meta.ended(RunState::Stopped, Some("max iterations (3)".into()));
-        assert_eq!(meta.status(), "stopped: max iterations (3)");
-        assert_eq!(store.all().len(), 1);
+        store.save(&meta).unwrap();
+        let loaded = store.load("run-1").unwrap().unwrap();
+        assert_eq!(loaded, meta);
+        assert_eq!(loaded.status(None), "stopped: max iterations (3)");
+        assert_eq!(store.all().unwrap(), vec![meta]);
         assert_eq!(store.load("run-2").unwrap(), None);
+    }
+
+    #[test]
+    fn side_files_of_earlier_versions_are_imported_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(dir.path());
+        let side = dir.path().join("threads");
+        std::fs::create_dir(&side).unwrap();
+        // A record already in the database is newer than its side file.
+        let mut current = ThreadMeta::new(
+            "run-new".into(),
+            WorkflowKind::Pev,
+            "current goal",
+            dir.path(),
+            "openai:m",
+        );
+        current.ended(RunState::Finished, None);
+        store.save(&current).unwrap();
+        let old = |id: &str, state: &str| {
+            format!(
+                r#"{{"thread_id": "{id}", "workflow": "reflect", "goal": "old goal of {id}",
+                "workspace": "/tmp/ws", "model": "openai:old", "approval": "always",
+                "created_ms": 1000, "updated_ms": 2000, "state": "{state}",
+                "detail": "max iterations (2)", "pid": 4000000}}"#
+            )
+        };
+        std::fs::write(side.join("run-old.json"), old("run-old", "stopped")).unwrap();
+        std::fs::write(side.join("run-dead.json"), old("run-dead", "running")).unwrap();
+        std::fs::write(side.join("run-new.json"), old("run-new", "stopped")).unwrap();
+        std::fs::write(side.join("notes.json"), "not a record").unwrap();
+        std::fs::write(side.join(".run-x.json.tmp"), old("run-x", "stopped")).unwrap();
+
+        assert_eq!(store.import_side_files(&side).unwrap(), 2);
+        let imported = store.load("run-old").unwrap().unwrap();
+        assert_eq!(
+            imported,
+            ThreadMeta {
+                thread_id: "run-old".into(),
+                workflow: WorkflowKind::Reflect,
+                goal: "old goal of run-old".into(),
+                workspace: PathBuf::from("/tmp/ws"),
+                model: "openai:old".into(),
+                approval: Some("always".into()),
+                created_ms: 1000,
+                updated_ms: 2000,
+                state: RunState::Stopped,
+                detail: Some("max iterations (2)".into()),
+            }
+        );
+        // The pid of the side file is not a lock: the run died.
+        let dead = store.load("run-dead").unwrap().unwrap();
+        assert_eq!(
+            dead.status(store.holder("run-dead").unwrap()),
+            "crashed (resumable)"
+        );
+        assert_eq!(store.load("run-new").unwrap(), Some(current));
+        // Each imported file is renamed, so it is imported only once.
+        for id in ["run-old", "run-dead", "run-new"] {
+            assert!(!side.join(format!("{id}.json")).exists(), "{id}");
+            assert!(side.join(format!("{id}.json.imported")).is_file(), "{id}");
+        }
+        assert!(side.join("notes.json").is_file());
+        assert_eq!(store.import_side_files(&side).unwrap(), 0);
+        assert_eq!(store.all().unwrap().len(), 3);
+        // No directory: nothing to import.
+        assert_eq!(
+            store.import_side_files(&dir.path().join("none")).unwrap(),
+            0
+        );
     }
 }

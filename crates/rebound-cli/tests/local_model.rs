@@ -122,7 +122,9 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     );
     assert!(summary["tokens"].is_u64(), "{text}");
     assert!(
-        lines.iter().any(|l| l["payload"].get("llm_call").is_some()),
+        lines
+            .iter()
+            .any(|l| l["payload"].get("model_call").is_some()),
         "the model was called: {text}"
     );
     assert!(

@@ -66,14 +66,20 @@ fn an_unverified_finish_exits_4_with_coherent_json_lines() {
         "hello\n"
     );
     assert_eq!(model.remaining(), 0);
-    // The state is in .rebound/, with the thread's record and the logs.
+    // The state is in .rebound/: the database (with the thread's record)
+    // and the logs; no side files.
     let state = env.ws().join(".rebound");
     assert!(state.join("state.db").is_file());
-    assert!(state
-        .join("threads")
-        .join(format!("{thread}.json"))
-        .is_file());
+    assert!(!state.join("threads").exists());
     assert!(state.join("artifacts").is_dir());
+    let listing = env
+        .rebound(None)
+        .args(["threads", "--json"])
+        .output()
+        .unwrap();
+    let listing: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
+    assert_eq!(listing[0]["thread_id"], thread.as_str(), "{listing}");
+    assert_eq!(listing[0]["workflow"], "pev", "{listing}");
     assert_eq!(
         std::fs::read_to_string(state.join(".gitignore")).unwrap(),
         "# rebound's run state\n*\n"

@@ -181,3 +181,58 @@ fn a_missing_thread_or_state_is_a_usage_error() {
     let output = env.rebound(None).args(["fork", "run-x"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "--checkpoint is required");
 }
+
+/// The per-thread side files of earlier versions (`.rebound/threads/*.json`,
+/// with a `pid`) are imported into the database once; a pid in a record
+/// never makes a thread "running": only a held lock does.
+#[test]
+fn side_files_of_earlier_versions_are_imported() {
+    let env = TestEnv::new();
+    let model = FakeModel::start(vec![
+        plan(&[("Look", Some("ls"))]),
+        review("finish", "looked"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args("look around", &["--json"]))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
+    let thread = thread_id(&json_lines(&output.stdout));
+
+    let side = env.ws().join(".rebound").join("threads");
+    std::fs::create_dir_all(&side).unwrap();
+    let old = |id: &str, goal: &str| {
+        serde_json::json!({
+            "thread_id": id, "workflow": "reflect", "goal": goal,
+            "workspace": env.ws(), "model": "openai:old", "approval": "auto",
+            "created_ms": 1_000, "updated_ms": 2_000, "state": "running",
+            // A live process (this test), which earlier versions trusted.
+            "pid": std::process::id(),
+        })
+        .to_string()
+    };
+    std::fs::write(side.join("run-old.json"), old("run-old", "an old goal")).unwrap();
+    std::fs::write(side.join(format!("{thread}.json")), old(&thread, "stale")).unwrap();
+
+    let listed = run_json(&env, &model, &["threads", "--json"]);
+    let rows = listed.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{listed}");
+    let current = rows
+        .iter()
+        .find(|r| r["thread_id"] == thread.as_str())
+        .unwrap();
+    assert_eq!(current["goal"], "look around", "{listed}");
+    assert_eq!(current["status"], "finished (unverified)", "{listed}");
+    let imported = rows.iter().find(|r| r["thread_id"] == "run-old").unwrap();
+    assert_eq!(imported["goal"], "an old goal", "{listed}");
+    assert_eq!(imported["workflow"], "reflect", "{listed}");
+    assert_eq!(imported["status"], "crashed (resumable)", "{listed}");
+    assert_eq!(imported["updated_ms"], 2_000, "{listed}");
+    // Imported once: the files are set aside.
+    assert!(!side.join("run-old.json").exists());
+    assert!(side.join("run-old.json.imported").is_file());
+    assert!(side.join(format!("{thread}.json.imported")).is_file());
+    let again = run_json(&env, &model, &["threads", "--json"]);
+    assert_eq!(again, listed);
+}

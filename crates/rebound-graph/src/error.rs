@@ -79,19 +79,7 @@ pub enum CompileError {
     },
 }
 
-/// What kind of failure a [`NodeError`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NodeErrorKind {
-    /// The node returned an error.
-    Failed,
-    /// The node did not finish within its timeout.
-    TimedOut,
-    /// The node panicked; the panic was caught.
-    Panicked,
-    /// The node called `NodeContext::interrupt` and waits for a human.
-    Interrupted,
-}
+pub use rebound_protocol::NodeErrorKind;
 
 /// The error a node returns. Any `std::error::Error` converts into it with `?`.
 ///

@@ -44,19 +44,7 @@ impl Serialize for ChangedFields {
     }
 }
 
-/// How a run ended, as reported by [`Event::RunFinished`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// The run reached END with nothing left to do.
-    Completed,
-    /// The run stopped on an error.
-    Failed,
-    /// The run was cancelled.
-    Cancelled,
-    /// The run stopped at an interrupt and can be resumed.
-    Interrupted,
-}
+pub use rebound_protocol::RunStatus;
 
 fn micros<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_u64(u64::try_from(duration.as_micros()).unwrap_or(u64::MAX))
@@ -307,105 +295,137 @@ impl EventSink {
 }
 
 impl std::fmt::Display for Event {
-    /// One human-readable line per event, for plain (non-terminal) output.
+    /// One human-readable line per event, for plain (non-terminal) output:
+    /// the wire form's ([`rebound_protocol::Event`]).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Event::RunStarted { run_id, thread_id } => match thread_id {
-                Some(thread) => write!(f, "run {run_id} started on thread {thread}"),
-                None => write!(f, "run {run_id} started"),
+        rebound_protocol::Event::from(self).fmt(f)
+    }
+}
+
+fn micros_u64(duration: Duration) -> u64 {
+    u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
+}
+
+impl From<&SubgraphTask> for rebound_protocol::SubgraphTask {
+    fn from(task: &SubgraphTask) -> Self {
+        rebound_protocol::SubgraphTask {
+            node: task.node.to_string(),
+            task: task.task.to_string(),
+            step: task.step,
+        }
+    }
+}
+
+impl From<&Event> for rebound_protocol::Event {
+    /// The event in its owned wire form: the same JSON as the event's own
+    /// serialization, with custom payloads read into their types
+    /// ([`rebound_protocol::Payload::decode`]).
+    fn from(event: &Event) -> Self {
+        use rebound_protocol::Event as Wire;
+        match event {
+            Event::RunStarted { run_id, thread_id } => Wire::RunStarted {
+                run_id: run_id.to_string(),
+                thread_id: thread_id.as_deref().map(str::to_string),
             },
             Event::NodeStarted {
                 node,
                 step,
                 attempt,
-            } => {
-                write!(f, "[{step}] {node} started")?;
-                if *attempt > 1 {
-                    write!(f, " (attempt {attempt})")?;
-                }
-                Ok(())
-            }
+            } => Wire::NodeStarted {
+                node: node.to_string(),
+                step: *step,
+                attempt: *attempt,
+            },
             Event::NodeFinished {
                 node,
                 step,
+                attempt,
                 duration,
                 changed,
-                ..
-            } => {
-                let fields: Vec<&str> = changed.names().collect();
-                write!(
-                    f,
-                    "[{step}] {node} finished in {duration:.1?}; wrote: {}",
-                    fields.join(", ")
-                )
-            }
+            } => Wire::NodeFinished {
+                node: node.to_string(),
+                step: *step,
+                attempt: *attempt,
+                duration_us: micros_u64(*duration),
+                changed: changed.names().map(str::to_string).collect(),
+            },
             Event::RouteChosen {
-                from, to, reason, ..
-            } => {
-                let to: Vec<&str> = to.iter().map(|t| &**t).collect();
-                write!(f, "route {from} -> {}", to.join(", "))?;
-                if let Some(reason) = reason {
-                    write!(f, " ({reason})")?;
-                }
-                Ok(())
-            }
+                from,
+                to,
+                step,
+                reason,
+            } => Wire::RouteChosen {
+                from: from.to_string(),
+                to: to.iter().map(|node| node.to_string()).collect(),
+                step: *step,
+                reason: reason.as_deref().map(str::to_string),
+            },
             Event::Retry {
                 node,
                 step,
                 attempt,
                 delay,
                 error,
-            } => {
-                write!(
-                    f,
-                    "[{step}] {node} attempt {attempt} failed: {error}; retrying in {delay:.1?}"
-                )
-            }
+            } => Wire::Retry {
+                node: node.to_string(),
+                step: *step,
+                attempt: *attempt,
+                delay_us: micros_u64(*delay),
+                error: error.clone(),
+            },
             Event::Error {
                 node,
                 step,
+                kind,
                 message,
-                ..
-            } => match node {
-                Some(node) => write!(f, "[{step}] error in {node}: {message}"),
-                None => write!(f, "[{step}] error: {message}"),
+            } => Wire::Error {
+                node: node.as_deref().map(str::to_string),
+                step: *step,
+                kind: *kind,
+                message: message.clone(),
             },
             Event::Custom {
                 node,
                 step,
                 payload,
-            } => write!(f, "[{step}] {node}: {payload}"),
+            } => Wire::Custom {
+                node: node.to_string(),
+                step: *step,
+                payload: rebound_protocol::Payload::decode(payload),
+            },
             Event::Interrupted {
                 node,
                 kind,
                 payload,
-            } => {
-                write!(f, "interrupted {kind:?} {node}")?;
-                if !payload.is_null() {
-                    write!(f, ": {payload}")?;
-                }
-                Ok(())
-            }
-            Event::Subgraph { namespace, inner } => {
-                let tasks: Vec<&str> = namespace.iter().map(|t| &*t.task).collect();
-                write!(f, "{}: {inner}", tasks.join("/"))
-            }
-            Event::Values { step, .. } => write!(f, "[{step}] state"),
-            Event::Updates { node, step, .. } => write!(f, "[{step}] {node} update"),
+            } => Wire::Interrupted {
+                node: node.to_string(),
+                kind: *kind,
+                payload: payload.clone(),
+            },
+            Event::Values { step, values } => Wire::Values {
+                step: *step,
+                values: values.clone(),
+            },
+            Event::Updates { node, step, update } => Wire::Updates {
+                node: node.to_string(),
+                step: *step,
+                update: update.clone(),
+            },
+            Event::Subgraph { namespace, inner } => Wire::Subgraph {
+                namespace: namespace.iter().map(Into::into).collect(),
+                inner: Box::new(inner.as_ref().into()),
+            },
             Event::RunFinished {
+                run_id,
                 status,
                 steps,
                 duration,
-                ..
-            } => {
-                let status = match status {
-                    RunStatus::Completed => "completed",
-                    RunStatus::Failed => "failed",
-                    RunStatus::Cancelled => "cancelled",
-                    RunStatus::Interrupted => "interrupted",
-                };
-                write!(f, "run {status} after {steps} supersteps in {duration:.1?}")
-            }
+            } => Wire::RunFinished {
+                run_id: run_id.to_string(),
+                status: *status,
+                steps: *steps,
+                duration_us: micros_u64(*duration),
+            },
         }
     }
 }

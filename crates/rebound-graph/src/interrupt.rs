@@ -5,29 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::CheckpointId;
 
-/// Why a run stopped at an interrupt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum InterruptKind {
-    /// A static `interrupt_before`: the node has not run yet.
-    Before,
-    /// A static `interrupt_after`: the node ran and its update is saved.
-    After,
-    /// The node called `NodeContext::interrupt`; the value given to resume
-    /// becomes that call's return value.
-    Dynamic,
-}
-
-impl InterruptKind {
-    /// Its name: `before`, `after` or `dynamic`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InterruptKind::Before => "before",
-            InterruptKind::After => "after",
-            InterruptKind::Dynamic => "dynamic",
-        }
-    }
-}
+pub use rebound_protocol::InterruptKind;
 
 /// A new interrupt's id: `step:node:which`, where `which` is the index of
 /// a dynamic interrupt's call within the node, or the static kind.

@@ -68,6 +68,23 @@ fn normalized(event: &Event) -> Value {
     value
 }
 
+/// Checks that each event's JSON is its wire form's
+/// ([`rebound_protocol::Event`]), which reads it back to itself: what a
+/// log or a server writes from the engine's events, a reader decodes.
+fn same_json_as_the_wire_form(events: &[Event]) {
+    for event in events {
+        let json = serde_json::to_value(event).unwrap();
+        let wire = rebound_protocol::Event::from(event);
+        assert_eq!(serde_json::to_value(&wire).unwrap(), json);
+        assert_eq!(
+            rebound_protocol::Event::decode(json.clone()),
+            wire,
+            "{json}"
+        );
+        assert_eq!(wire.to_string(), event.to_string());
+    }
+}
+
 async fn drain(mut stream: rebound_graph::RunStream<S>) -> (Vec<Event>, Result<S, GraphError>) {
     let mut events = Vec::new();
     while let Some(event) = stream.next_event().await {
@@ -206,9 +223,20 @@ fn every_event_kind_serializes_with_its_tag() {
             json!({"event": "run_finished", "run_id": id, "status": "cancelled", "steps": 7, "duration_us": 1234}),
         ),
     ];
-    for (event, expected) in cases {
-        assert_eq!(serde_json::to_value(&event).unwrap(), expected);
+    for (event, expected) in &cases {
+        assert_eq!(&serde_json::to_value(event).unwrap(), expected);
     }
+    let mut events: Vec<Event> = cases.into_iter().map(|(event, _)| event).collect();
+    events.push(Event::Interrupted {
+        node: "n".into(),
+        kind: rebound_graph::InterruptKind::Before,
+        payload: json!({"question": "go on?"}),
+    });
+    events.push(Event::Subgraph {
+        namespace: vec![rebound_graph::SubgraphTask::new("sub", "sub#2", 4)].into(),
+        inner: Box::new(events[1].clone()),
+    });
+    same_json_as_the_wire_form(&events);
     assert_eq!(
         serde_json::to_value(NodeErrorKind::Panicked).unwrap(),
         json!("panicked")
@@ -624,6 +652,7 @@ async fn retry_events_in_the_stream() {
             json!({"event": "node_finished", "node": "flaky", "step": 0, "attempt": 2, "changed": []}),
         ]
     );
+    same_json_as_the_wire_form(&events);
 }
 
 #[tokio::test(start_paused = true)]
@@ -742,6 +771,7 @@ async fn values_and_updates_stream_when_asked_for() {
     let stream = two_step().stream(S::default(), RunConfig::new().with_stream_modes(modes));
     let (events, result) = drain(stream).await;
     result.unwrap();
+    same_json_as_the_wire_form(&events);
     let json: Vec<Value> = events
         .iter()
         .map(normalized)

@@ -7,6 +7,9 @@
 //! [`from_spec`] builds the one a model string names; [`HttpOptions`] sets
 //! the URL, key, timeouts and retries of the hosted ones.
 //!
+//! [`chat_structured`] asks any of them for a value of a Rust type (the
+//! crate's README has the same with a hosted model):
+//!
 //! ```
 //! use rebound_llm::{chat_structured, ChatRequest, Message, ScriptedModel, Step};
 //! use schemars::JsonSchema;
@@ -35,7 +38,6 @@ mod http;
 pub mod local;
 mod message;
 mod model;
-mod node_call;
 mod observe;
 mod openai;
 mod providers;
@@ -46,13 +48,10 @@ mod structured;
 
 pub use anthropic::AnthropicModel;
 pub use catalog::{known_model, model_dir, model_dir_with, KnownModel, KNOWN_MODELS};
-pub use error::LlmError;
+pub use error::{ErrorSource, LlmError};
 pub use http::HttpOptions;
 pub use message::{invalid_arguments, Message, Role, ToolCall, ToolDefinition, INVALID_ARGUMENTS};
 pub use model::{ChatModel, DeltaStream};
-pub use node_call::{
-    chat_journaled, chat_journaled_observed, emit_llm_call, model_node_error, node_error,
-};
 pub use observe::{chat_observed, TextObserver};
 pub use openai::OpenAiModel;
 pub use providers::from_spec;
@@ -60,3 +59,8 @@ pub use request::{ChatRequest, ChatResponse, FinishReason, ResponseSchema, Strea
 pub use scripted::{ScriptedModel, Step};
 pub use spec::{LocalModel, ModelSpec};
 pub use structured::{chat_structured, chat_structured_observed, extract_json, parse, Structured};
+
+/// The examples of the crate's README, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -115,28 +115,4 @@ impl Message {
     }
 }
 
-/// A tool the model may call: its name, what it does, and a JSON schema of
-/// its arguments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDefinition {
-    /// The name the model calls it by.
-    pub name: String,
-    /// What it does, for the model.
-    pub description: String,
-    /// JSON schema of the arguments object.
-    pub parameters: serde_json::Value,
-}
-
-impl ToolDefinition {
-    /// A definition whose argument schema is derived from `A`.
-    pub fn for_args<A: schemars::JsonSchema>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-    ) -> Self {
-        ToolDefinition {
-            name: name.into(),
-            description: description.into(),
-            parameters: schemars::schema_for!(A).to_value(),
-        }
-    }
-}
+pub use rebound_protocol::ToolDefinition;

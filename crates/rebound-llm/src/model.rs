@@ -35,7 +35,7 @@ pub trait ChatModel: Send + Sync {
     /// limits, overload, 5xx, timeouts: the HTTP providers, with backoff
     /// and `Retry-After`). Then a transient error that reaches a node has
     /// been retried already, and the node's retry policy must not retry it
-    /// again ([`crate::model_node_error`]): one retry layer per call.
+    /// again (`rebound_agent::model_call::model_node_error`): one retry layer per call.
     fn retries_transient(&self) -> bool {
         false
     }

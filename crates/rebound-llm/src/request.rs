@@ -152,8 +152,11 @@ impl std::ops::AddAssign for Usage {
 }
 
 /// Why generation stopped.
+///
+/// New reasons may be added, so a `match` on it needs a wildcard arm.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FinishReason {
     /// The model finished its answer.
     #[default]
@@ -199,8 +202,12 @@ impl ChatResponse {
 }
 
 /// A piece of a streamed answer.
+///
+/// New kinds of pieces may be added, so a `match` on it needs a wildcard
+/// arm.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StreamDelta {
     /// More text.
     Text {

@@ -106,6 +106,28 @@ impl Step {
 }
 
 /// A model that replays [`Step`]s in order and records every request.
+///
+/// A call that does not pass its step's checks, or that comes when the
+/// script is used up, fails with [`LlmError::Script`] saying why.
+///
+/// ```
+/// use rebound_llm::{ChatModel, ChatRequest, LlmError, Message, ScriptedModel, Step};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), LlmError> {
+/// let model = ScriptedModel::new([
+///     Step::text("run `cargo test`").expect_user_contains("tests"),
+///     Step::tool_call("shell", serde_json::json!({"command": "cargo test"})),
+/// ]);
+/// let ask = |text: &str| ChatRequest::new().message(Message::user(text));
+/// assert_eq!(model.chat(&ask("How do I run the tests?")).await?.text, "run `cargo test`");
+/// let call = model.chat(&ask("Run them")).await?;
+/// assert_eq!(call.tool_calls[0].name, "shell");
+/// assert!(matches!(model.chat(&ask("And now?")).await, Err(LlmError::Script(_))));
+/// assert_eq!(model.requests().len(), 3);
+/// # Ok(())
+/// # }
+/// ```
 pub struct ScriptedModel {
     name: String,
     steps: Mutex<VecDeque<Step>>,

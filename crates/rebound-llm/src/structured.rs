@@ -31,7 +31,34 @@ const ATTEMPTS: u32 = 2;
 /// The repair request after an answer the token limit cut off.
 const CUT_OFF: &str = "Your answer was cut off at the length limit before its JSON was complete. Answer again, much shorter: fewer items, one short sentence each, only the JSON.";
 
-/// Asks `model` for a `T`.
+/// Asks `model` for a `T`: the schema of `T` goes with `request` (as
+/// `response_schema`, or in the system text when the model does not enforce
+/// schemas), and the answer is read into a `T`. An invalid answer gets one
+/// repair attempt; a second is a [`LlmError::StructuredOutput`] with the
+/// path to the bad field and the raw text.
+///
+/// ```
+/// use rebound_llm::{chat_structured, ChatRequest, LlmError, Message, ScriptedModel, Step};
+///
+/// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+/// struct Verdict {
+///     done: bool,
+///     reason: String,
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), LlmError> {
+/// let model = ScriptedModel::new([
+///     Step::text(r#"{"done": "yes"}"#),
+///     Step::text(r#"Sure: {"done": true, "reason": "the tests pass"}"#),
+/// ]);
+/// let request = ChatRequest::new().message(Message::user("Are we done?"));
+/// let verdict = chat_structured::<Verdict>(&model, request).await?;
+/// assert!(verdict.value.done);
+/// assert_eq!(verdict.attempts, 2);
+/// # Ok(())
+/// # }
+/// ```
 pub async fn chat_structured<T>(
     model: &dyn ChatModel,
     request: ChatRequest,

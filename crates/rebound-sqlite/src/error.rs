@@ -33,6 +33,14 @@ pub enum SqliteSaverError {
         /// The error's text.
         message: String,
     },
+    /// A thread record's metadata is not a JSON object.
+    #[error("the metadata of thread {thread_id:?} must be a JSON object, not {found}")]
+    MetadataNotObject {
+        /// The thread.
+        thread_id: String,
+        /// What it is instead ("an array", "a string", ...).
+        found: &'static str,
+    },
     /// The group-commit leader went away without delivering this call's result.
     #[error("the group commit ended without a result for this call")]
     NoResult,

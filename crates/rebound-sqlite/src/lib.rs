@@ -15,20 +15,24 @@
 //! `(thread, id)`, written by commits of one or a few runs;
 //! `checkpoints_by_time` holds the same rows in time order, written by group
 //! commits of many concurrent runs; `writes` keeps pending writes in write
-//! order; `locks` records which process runs which thread; and
-//! `rebound_schema` holds the schema version.
+//! order; `locks` records which process runs which thread (the one answer
+//! to "is it running": [`SqliteSaver::lock_holder`]); `thread_records` keeps
+//! an application's [`ThreadRecord`] of each thread (times, a status, a
+//! metadata object); and `rebound_schema` holds the schema version.
 
 mod codec;
 mod error;
 mod group;
 mod options;
 mod process;
+mod records;
 mod saver;
 mod schema;
 mod store;
 
 pub use error::SqliteSaverError;
 pub use options::{ParseSynchronousError, SqliteOptions, Synchronous};
-pub use saver::{SaverStats, SqliteSaver};
+pub use records::{ParseThreadStatusError, ThreadRecord, ThreadStatus};
+pub use saver::{SaverStats, SqliteSaver, ThreadHold};
 pub use schema::SCHEMA_VERSION;
 pub use store::AppliedSettings;

@@ -13,6 +13,7 @@ use rebound_graph::checkpoint::{
 use crate::error::{duplicate, SqliteSaverError};
 use crate::group::{self, Queue};
 use crate::options::{SqliteOptions, Synchronous};
+use crate::records::ThreadRecord;
 use crate::store::{AppliedSettings, Batch, GroupFailure, Store};
 
 /// Checkpoints in one SQLite file: the embedded default [`Checkpointer`].
@@ -143,6 +144,57 @@ impl SqliteSaver {
         }
     }
 
+    /// Creates or replaces the record of `record.thread_id` (an existing
+    /// record keeps its `created_ms`).
+    ///
+    /// Fails with [`SqliteSaverError::MetadataNotObject`] (inside
+    /// [`CheckpointError::Storage`]) when the metadata is not a JSON object.
+    pub fn put_thread(&self, record: &ThreadRecord) -> Result<(), CheckpointError> {
+        self.store().put_thread(record)
+    }
+
+    /// Creates the record unless the thread already has one (for imports:
+    /// an existing record is newer). Whether it was created.
+    pub fn put_thread_if_absent(&self, record: &ThreadRecord) -> Result<bool, CheckpointError> {
+        self.store().put_thread_if_absent(record)
+    }
+
+    /// The record of `thread_id`, if it has one, with its status in force
+    /// (see [`ThreadRecord::status`]).
+    pub fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, CheckpointError> {
+        self.store().get_thread(thread_id)
+    }
+
+    /// Every thread record, the most recently updated first, with their
+    /// statuses in force.
+    pub fn list_threads(&self) -> Result<Vec<ThreadRecord>, CheckpointError> {
+        self.store().list_threads()
+    }
+
+    /// The process running `thread_id`: the live holder of its lock, if any
+    /// (this process included). This is the one answer to "is this thread
+    /// running"; a lock left by a process that has exited does not count.
+    pub fn lock_holder(&self, thread_id: &str) -> Result<Option<u32>, CheckpointError> {
+        self.store().lock_holder(thread_id)
+    }
+
+    /// Claims `thread_id` for this process until the returned guard is
+    /// released or dropped, across any number of runs: for an application
+    /// that runs a thread in several goes (asking the user in between) and
+    /// must show it as running, and keep other processes off it, throughout.
+    ///
+    /// Fails with [`CheckpointError::ThreadBusy`] when a live process (this
+    /// one included) holds the thread. While the guard lives, runs of the
+    /// thread through this saver use its claim (one run at a time, as
+    /// always), and their release leaves it in place.
+    pub fn hold_thread(&self, thread_id: &str) -> Result<ThreadHold, CheckpointError> {
+        self.store().hold(thread_id)?;
+        Ok(ThreadHold {
+            shared: Arc::clone(&self.shared),
+            thread_id: Some(thread_id.to_string()),
+        })
+    }
+
     async fn submit(
         &self,
         checkpoints: Vec<StoredCheckpoint>,
@@ -164,6 +216,47 @@ impl SqliteSaver {
 
     fn store(&self) -> MutexGuard<'_, Store> {
         self.shared.lock_store()
+    }
+}
+
+/// A thread claimed by [`SqliteSaver::hold_thread`]; dropping it releases
+/// the claim (best effort; [`ThreadHold::release`] reports a failure).
+#[must_use = "the thread is released when the guard is dropped"]
+pub struct ThreadHold {
+    shared: Arc<Shared>,
+    /// The thread, until released.
+    thread_id: Option<String>,
+}
+
+impl ThreadHold {
+    /// The thread it holds.
+    pub fn thread_id(&self) -> &str {
+        self.thread_id.as_deref().unwrap_or_default()
+    }
+
+    /// Releases the thread now (unless a run of it is still under way, which
+    /// releases it when it ends).
+    pub fn release(mut self) -> Result<(), CheckpointError> {
+        match self.thread_id.take() {
+            Some(thread_id) => self.shared.lock_store().unhold(&thread_id),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for ThreadHold {
+    fn drop(&mut self) {
+        if let Some(thread_id) = self.thread_id.take() {
+            let _ = self.shared.lock_store().unhold(&thread_id);
+        }
+    }
+}
+
+impl std::fmt::Debug for ThreadHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ThreadHold")
+            .field("thread_id", &self.thread_id)
+            .finish_non_exhaustive()
     }
 }
 

@@ -16,7 +16,8 @@ pub(crate) const SCHEMA_TABLE: &str = "rebound_schema";
 pub(crate) const PAGE_SIZE: i64 = 2048;
 
 /// The ordered migrations: `MIGRATIONS[i]` takes version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &["
+pub(crate) const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE threads (
         id            INTEGER PRIMARY KEY,
         name          TEXT NOT NULL UNIQUE,
@@ -60,12 +61,24 @@ pub(crate) const MIGRATIONS: &[&str] = &["
         pid         INTEGER NOT NULL,
         acquired_at INTEGER NOT NULL
     ) WITHOUT ROWID;
-"];
+",
+    "
+    CREATE TABLE thread_records (
+        thread     TEXT PRIMARY KEY,
+        created_ms INTEGER NOT NULL,
+        updated_ms INTEGER NOT NULL,
+        status     TEXT NOT NULL,
+        metadata   TEXT NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX thread_records_by_update ON thread_records (updated_ms);
+",
+];
 
 /// The schema version this build writes, and the newest it can read.
 ///
-/// `rebound_schema (version)` holds a file's version. Layout of
-/// version 1:
+/// `rebound_schema (version)` holds a file's version. Opening a file of an
+/// older version migrates it (version 1 gains `thread_records`). Layout of
+/// version 2:
 /// * `threads`: thread names mapped to small integers (`id`), so that the
 ///   per-checkpoint key stays a few bytes; each thread's `base`, the first
 ///   checkpoint id stored for it; and a summary of its rows in
@@ -86,8 +99,14 @@ pub(crate) const MIGRATIONS: &[&str] = &["
 ///   stored in one of the two tables only.
 /// * `writes`: pending writes, in write order (`seq`) per checkpoint
 ///   (`checkpoint` relative to the thread's `base` too).
-/// * `locks`: which process runs which thread.
+/// * `locks`: which process runs which thread: the one record of whether a
+///   thread is running.
+/// * `thread_records` (since version 2): what an application records about
+///   each thread beside its checkpoints ([`ThreadRecord`]): its times, its
+///   status and a JSON object of metadata (`metadata`, as text), indexed by
+///   the time of its last change.
 ///
+/// [`ThreadRecord`]: crate::ThreadRecord
 /// [`CheckpointId::as_u64`]: rebound_graph::checkpoint::CheckpointId::as_u64
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 

@@ -154,3 +154,44 @@ fn a_killed_process_lock_is_taken_over() {
         Some(std::process::id())
     );
 }
+
+/// An application's hold keeps a thread claimed across runs: the runs
+/// through the same saver use it, other savers and processes are kept off,
+/// and the lock goes when the hold is released.
+#[test]
+fn a_hold_keeps_the_thread_across_runs() {
+    let db = temp_db();
+    let saver = SqliteSaver::open_default(&db.path).unwrap();
+    let other = SqliteSaver::open_default(&db.path).unwrap();
+    let rt = runtime();
+    let hold = saver.hold_thread("t").unwrap();
+    assert_eq!(hold.thread_id(), "t");
+    assert_eq!(lock_holder_pid(&db.path, "t"), Some(std::process::id()));
+    assert!(matches!(
+        saver.hold_thread("t"),
+        Err(CheckpointError::ThreadBusy { .. })
+    ));
+    for _ in 0..2 {
+        rt.block_on(saver.acquire("t")).unwrap();
+        // One run at a time, still.
+        assert!(holder(rt.block_on(saver.acquire("t"))).contains("this process"));
+        assert!(holder(rt.block_on(other.acquire("t"))).contains("this process"));
+        rt.block_on(saver.release("t")).unwrap();
+        // Between runs, the thread stays claimed.
+        assert_eq!(saver.lock_holder("t").unwrap(), Some(std::process::id()));
+        assert!(holder(rt.block_on(other.acquire("t"))).contains("this process"));
+    }
+    hold.release().unwrap();
+    assert_eq!(lock_holder_pid(&db.path, "t"), None);
+    assert_eq!(saver.lock_holder("t").unwrap(), None);
+
+    // Released while a run is under way: the run's release ends the lock.
+    let hold = saver.hold_thread("t").unwrap();
+    rt.block_on(saver.acquire("t")).unwrap();
+    drop(hold);
+    assert_eq!(lock_holder_pid(&db.path, "t"), Some(std::process::id()));
+    rt.block_on(saver.release("t")).unwrap();
+    assert_eq!(lock_holder_pid(&db.path, "t"), None);
+    other.hold_thread("t").unwrap().release().unwrap();
+    assert_eq!(lock_holder_pid(&db.path, "t"), None);
+}

@@ -221,3 +221,41 @@ fn a_cycle_of_parent_links_is_corrupt() {
         );
     });
 }
+
+/// A file of schema version 1 (the previous release: no thread records)
+/// opens, keeps its checkpoints and locks, and gains the thread records.
+#[test]
+fn a_version_1_file_is_migrated_and_keeps_its_data() {
+    let db = temp_db();
+    let id = CheckpointId::new();
+    {
+        let saver = SqliteSaver::open_default(&db.path).unwrap();
+        runtime()
+            .block_on(saver.put(vec![snapshot("old", id, 3)], Vec::new()))
+            .unwrap();
+    }
+    // Take the file back to what version 1 wrote.
+    let raw = rusqlite::Connection::open(&db.path).unwrap();
+    raw.execute_batch(
+        "DROP TABLE thread_records; UPDATE rebound_schema SET version = 1;
+         INSERT INTO locks (thread, pid, acquired_at) VALUES ('old', 0, 0);",
+    )
+    .unwrap();
+    drop(raw);
+    assert_eq!(SCHEMA_VERSION, 2);
+
+    let saver = SqliteSaver::open_default(&db.path).unwrap();
+    assert_eq!(saver.applied_settings().unwrap().schema_version, 2);
+    let stored = runtime().block_on(saver.get("old", None)).unwrap().unwrap();
+    assert_eq!((stored.id, stored.step), (id, 3));
+    // The old lock (of no live process) is still there, and does not count.
+    let raw = rusqlite::Connection::open(&db.path).unwrap();
+    let locks: i64 = raw
+        .query_row("SELECT count(*) FROM locks", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(locks, 1);
+    assert_eq!(saver.lock_holder("old").unwrap(), None);
+    let record = rebound_sqlite::ThreadRecord::new("old", 5, serde_json::json!({}));
+    saver.put_thread(&record).unwrap();
+    assert_eq!(saver.get_thread("old").unwrap(), Some(record));
+}

@@ -6,10 +6,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-/// Receives output as a command produces it: `(stream, line)`, with stream
-/// `"stdout"` or `"stderr"`. Used for live progress; the captured output
+/// Receives output as a command produces it: `(stream, line)`. Used for live progress; the captured output
 /// in the [`crate::ToolOutput`] does not depend on it.
-pub type OutputSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
+pub type OutputSink = Arc<dyn Fn(rebound_protocol::Stream, &str) + Send + Sync>;
 
 /// Where and how a tool call runs.
 #[derive(Clone)]

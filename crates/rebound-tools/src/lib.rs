@@ -5,12 +5,13 @@
 //!
 //! - [`Tool`] (dynamic JSON arguments) and [`TypedTool`] (arguments derived
 //!   from a Rust type, with a JSON schema from `schemars`);
-//! - [`ToolRegistry`]: tools by name, and their [`rebound_llm::ToolDefinition`]s;
+//! - [`ToolRegistry`]: tools by name, and their [`rebound_protocol::ToolDefinition`]s;
 //! - [`shell`]: `bash -c` in its own process group, with a timeout, output
 //!   caps, a scrubbed environment and the Landlock [`sandbox`];
 //! - [`fs`]: read, write, edit and list, confined to the workspace;
-//! - [`approval`]: the approval mode, command rules, and [`approval::run_tool_call`],
-//!   which asks through a graph interrupt and journals every call;
+//! - [`approval`]: the approval mode and command rules, which judge a
+//!   command before it runs (`rebound_agent::tool_call` asks the user
+//!   through a graph interrupt and journals every call);
 //! - [`mcp`]: tools of MCP servers over stdio.
 
 pub mod approval;
@@ -27,3 +28,8 @@ pub use context::{OutputSink, ToolContext};
 pub use error::ToolError;
 pub use registry::ToolRegistry;
 pub use tool::{Tool, ToolOutput, TypedTool};
+
+/// The README's example, compiled and run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

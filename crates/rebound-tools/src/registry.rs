@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use rebound_llm::ToolDefinition;
+use rebound_protocol::ToolDefinition;
 
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 

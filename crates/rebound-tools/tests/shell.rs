@@ -473,11 +473,13 @@ async fn lines_stream_to_the_sink() {
     let (_dir, ctx) = workspace();
     let lines: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
     let seen = Arc::clone(&lines);
-    let ctx = ctx.with_output(Arc::new(move |stream: &str, line: &str| {
-        seen.lock()
-            .unwrap()
-            .push((stream.to_string(), line.to_string()));
-    }));
+    let ctx = ctx.with_output(Arc::new(
+        move |stream: rebound_protocol::Stream, line: &str| {
+            seen.lock()
+                .unwrap()
+                .push((stream.as_str().to_string(), line.to_string()));
+        },
+    ));
     let result = run(
         "echo one; sleep 0.1; echo two >&2; sleep 0.1; printf three",
         &ctx,

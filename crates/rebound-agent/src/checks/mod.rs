@@ -22,7 +22,8 @@ pub use detect::detect;
 pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::fingerprint;
 pub use goal::{named_programs, quoted_commands, runs_program};
-pub use run::{run_checks, CheckRun, CheckWhen};
+pub use rebound_protocol::agent::{CheckResult, CheckWhen};
+pub use run::{run_checks, CheckRun};
 
 /// Where a check came from, strongest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,36 +85,6 @@ impl Check {
         Check {
             command: command.into(),
             source,
-        }
-    }
-}
-
-/// What one run of a check gave.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CheckResult {
-    /// The command.
-    pub command: String,
-    /// Whether it exited 0.
-    pub passed: bool,
-    /// Its exit code, when it exited.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
-    /// Its output (head and tail), or why it did not run.
-    pub output: String,
-    /// How long it ran, in milliseconds.
-    pub duration_ms: u64,
-}
-
-impl CheckResult {
-    /// One line: `` `cmd` passed `` or `` `cmd` failed (exit 1) ``.
-    pub fn headline(&self) -> String {
-        match (self.passed, self.exit_code) {
-            (true, _) => format!("`{}` passed", self.command),
-            (false, Some(127)) => {
-                format!("`{}` failed (exit 127: command not found)", self.command)
-            }
-            (false, Some(code)) => format!("`{}` failed (exit {code})", self.command),
-            (false, None) => format!("`{}` failed", self.command),
         }
     }
 }

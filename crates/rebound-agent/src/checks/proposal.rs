@@ -13,6 +13,7 @@ use rebound_graph::{NodeContext, NodeError};
 
 use super::{run_checks, Check, CheckSource, CheckWhen, Evidence};
 use crate::events::AgentEvent;
+use crate::events::Emit;
 use crate::AgentDeps;
 
 /// Longest proposed command accepted, in characters.

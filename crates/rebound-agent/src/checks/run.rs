@@ -2,39 +2,17 @@
 //! approval policy and the node's journal, like any command of the agent.
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_tools::approval::{run_tool_call, ApprovalAnswer, CommandRule};
+use rebound_tools::approval::{ApprovalAnswer, CommandRule};
+
+use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
-use super::{all_passed, Check, CheckResult};
+use super::{all_passed, Check, CheckResult, CheckWhen};
 use crate::events::AgentEvent;
+use crate::events::Emit;
 use crate::executor::{tool_context, SHELL_TOOL};
 use crate::llm::shorten;
 use crate::AgentDeps;
-
-/// Why the checks ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckWhen {
-    /// Once before the first plan: where the run starts from.
-    Start,
-    /// After a step that changed files.
-    AfterChange,
-    /// To verify a `finish`.
-    Finish,
-    /// To judge a candidate of an edit step.
-    Edit,
-}
-
-impl std::fmt::Display for CheckWhen {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            CheckWhen::Start => "before the first plan",
-            CheckWhen::AfterChange => "after a change",
-            CheckWhen::Finish => "to verify the finish",
-            CheckWhen::Edit => "to judge an edit",
-        })
-    }
-}
 
 /// What running every check gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

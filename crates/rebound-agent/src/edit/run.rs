@@ -11,8 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{chat_journaled_observed, ChatRequest, Message};
-use rebound_tools::approval::run_tool_call;
+use rebound_llm::{ChatRequest, Message};
+
+use crate::model_call::chat_journaled_observed;
+use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::file::file_named_in;

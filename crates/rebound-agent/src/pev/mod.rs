@@ -40,7 +40,7 @@ pub const ADVANCE: &str = "advance";
 
 /// The retry policy of the model-only nodes (planner, reviewer): transient
 /// model errors are retried when the provider did not retry them itself
-/// (the HTTP providers do; [`rebound_llm::model_node_error`]); the
+/// (the HTTP providers do; [`crate::model_call::model_node_error`]); the
 /// executor is not retried as a node, since a retried attempt would run
 /// its commands again.
 fn model_retry() -> NodeOptions {

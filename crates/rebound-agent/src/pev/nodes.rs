@@ -9,6 +9,7 @@ use super::state::{PevState, PevStateUpdate};
 use crate::checks::verify;
 use crate::checks::{CheckResult, CheckRun};
 use crate::events::AgentEvent;
+use crate::events::Emit;
 use crate::llm::{ask, shorten};
 use crate::planning::{make_plan, plan_text, PlanContext};
 use crate::prompts::{self, render};

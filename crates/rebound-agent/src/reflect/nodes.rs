@@ -9,6 +9,7 @@ use super::state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
 use crate::checks::verify;
 use crate::checks::CheckRun;
 use crate::events::AgentEvent;
+use crate::events::Emit;
 use crate::git;
 use crate::llm::{ask, shorten};
 use crate::pev::elapsed_ms;

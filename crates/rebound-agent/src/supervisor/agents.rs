@@ -17,6 +17,7 @@ use super::routing::{increment_loop_count, record_route, request_human_input};
 use super::state::{TutorState, TutorStateUpdate};
 use super::{AGENTS, COORDINATOR, COURSE_ADVISOR, HUMAN_INPUT, LEARNING_PLANNER};
 use crate::events::AgentEvent;
+use crate::events::Emit;
 use crate::llm::{ask, shorten};
 use crate::{prompts, AgentDeps};
 

@@ -75,7 +75,7 @@ pub const AGENTS: [&str; 3] = [COORDINATOR, COURSE_ADVISOR, LEARNING_PLANNER];
 
 /// The retry policy of the agents: transient model errors are retried
 /// when the provider did not retry them itself (the HTTP providers do;
-/// [`rebound_llm::model_node_error`]), and the model call is journaled,
+/// [`crate::model_call::model_node_error`]), and the model call is journaled,
 /// so a successful answer is never asked twice.
 fn model_retry() -> NodeOptions {
     NodeOptions::new().retry(

@@ -110,7 +110,9 @@ pub async fn run<S: State + std::fmt::Debug>(
     let mut events = Vec::new();
     while let Some(event) = stream.next_event().await {
         if let Event::Custom { payload, .. } = &event {
-            if let Some(agent) = AgentEvent::from_payload(payload) {
+            if let rebound_protocol::Payload::Agent(agent) =
+                rebound_protocol::Payload::decode(payload)
+            {
                 events.push(agent);
             }
         }

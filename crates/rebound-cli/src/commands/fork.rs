@@ -21,11 +21,10 @@ use crate::workflow::{Workflow, WorkflowKind};
 pub async fn fork(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<Exit> {
     let settings = settings(&flags(global, None))?;
     let mut found = find_thread(&settings, &args.thread)?;
-    if found.meta.state == RunState::Running && found.meta.process_alive() {
+    if let Some(pid) = found.threads.holder(&args.thread)? {
         return Err(usage(format!(
-            "thread {} is running in process {}; fork it once that run has stopped",
-            args.thread,
-            found.meta.pid.unwrap_or_default()
+            "thread {} is running in process {pid}; fork it once that run has stopped",
+            args.thread
         )));
     }
     let from = checkpoint_id(&args.checkpoint)?;

@@ -107,7 +107,7 @@ pub struct FoundThread {
     pub saver: Arc<dyn Checkpointer>,
     /// The state directory.
     pub state: StateDir,
-    /// The records.
+    /// The records and locks of the threads.
     pub threads: ThreadStore,
 }
 
@@ -118,8 +118,8 @@ pub fn find_thread(settings: &Settings, thread: &str) -> anyhow::Result<FoundThr
         return Err(usage(format!("{thread:?} is not a thread id")));
     }
     let state = StateDir::new(&settings.state_dir);
-    let saver = state.open_existing()?;
-    let threads = ThreadStore::new(state.threads());
+    let store = state.open_existing()?;
+    let threads = ThreadStore::new(Arc::clone(&store));
     let Some(meta) = threads.load(thread)? else {
         return Err(usage(format!(
             "unknown thread {thread:?} in {} (`rebound threads` lists them)",
@@ -128,7 +128,7 @@ pub fn find_thread(settings: &Settings, thread: &str) -> anyhow::Result<FoundThr
     };
     Ok(FoundThread {
         meta,
-        saver,
+        saver: store,
         state,
         threads,
     })

@@ -1,7 +1,8 @@
 //! `rebound model fetch|list|path`: the embedded local models.
 //!
-//! `fetch` runs `scripts/fetch-model`, which is built into the binary (so
-//! it works from any directory) and run with `python3`.
+//! `fetch` runs the model fetcher (this crate's `scripts/fetch-model`, which
+//! the repository's `scripts/fetch-model` links to), built into the binary
+//! (so it works from any directory) and run with `python3`.
 
 use std::process::Command;
 
@@ -15,8 +16,10 @@ use crate::models::{fetch_command, known, model_path};
 use crate::render::out;
 use rebound_llm::KNOWN_MODELS;
 
-/// The model fetcher, from the repository's `scripts/`.
-const FETCH_MODEL: &str = include_str!("../../../../scripts/fetch-model");
+/// The model fetcher. Its canonical copy is in this crate (so that the
+/// packaged crate has it); the repository's `scripts/fetch-model` is a
+/// symlink to it.
+const FETCH_MODEL: &str = include_str!("../../scripts/fetch-model");
 
 /// Runs a `model` subcommand.
 pub fn model(global: &GlobalArgs, command: ModelCommand) -> anyhow::Result<Exit> {

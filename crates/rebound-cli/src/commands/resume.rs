@@ -16,7 +16,6 @@ use crate::deps;
 use crate::exit::{usage, Exit};
 use crate::render::Ending;
 use crate::run::{answer_input, ask, cancel_on_ctrl_c, first_approval, Asked, Session};
-use crate::threads::RunState;
 use crate::workflow::{Workflow, WorkflowKind};
 
 /// The answer the flags give, if any.
@@ -42,11 +41,10 @@ pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exi
         }
         _ => found.meta.approval = Some(settings.approval.as_str().to_string()),
     }
-    if found.meta.state == RunState::Running && found.meta.process_alive() {
+    if let Some(pid) = found.threads.holder(&args.thread)? {
         return Err(usage(format!(
-            "thread {} is running in process {}; wait for it, or stop it with Ctrl-C there",
-            args.thread,
-            found.meta.pid.unwrap_or_default()
+            "thread {} is running in process {pid}; wait for it, or stop it with Ctrl-C there",
+            args.thread
         )));
     }
     let model_text = args
@@ -99,7 +97,7 @@ impl Resume<'_> {
         if snapshot.metadata.is_finished() {
             return Err(usage(format!(
                 "thread {thread} has ended ({}); nothing to resume. `rebound history {thread}` lists its checkpoints, and `rebound fork {thread} --checkpoint <id>` branches from one",
-                found.meta.status()
+                found.meta.status(found.threads.holder(&thread)?)
             )));
         }
         let cancel = CancellationToken::new();

@@ -30,7 +30,7 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     let settings = super::trust::settings_for_run(global, &flags)?;
     let model = crate::models::open(&settings.model, &process_env)?;
     let state = StateDir::new(&settings.state_dir);
-    let saver = state.open()?;
+    let store = state.open()?;
     let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
     let checks = rebound_agent::checks::resolve(
         &args.checks,
@@ -49,8 +49,8 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     let resume = resume_command(&meta.thread_id, global, &settings);
     let start = Start {
         settings: &settings,
-        saver,
-        threads: ThreadStore::new(state.threads()),
+        saver: Arc::clone(&store) as Arc<dyn Checkpointer>,
+        threads: ThreadStore::new(store),
         meta,
         resume,
         global,

@@ -30,7 +30,10 @@ pub async fn show(global: &GlobalArgs, args: ShowArgs) -> anyhow::Result<Exit> {
     let field = |name: &str, value: &str| out_text(format!("{name:11} {value}"));
     field("thread", &format!("{} ({})", meta.thread_id, meta.workflow));
     field("goal", meta.goal.trim());
-    field("status", &meta.status());
+    field(
+        "status",
+        &meta.status(found.threads.holder(&meta.thread_id)?),
+    );
     field("model", &meta.model);
     field("workspace", &meta.workspace.display().to_string());
     field(

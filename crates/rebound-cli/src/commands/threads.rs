@@ -2,6 +2,9 @@
 //! with its status.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rebound_graph::checkpoint::Checkpointer;
 
 use serde_json::json;
 
@@ -11,7 +14,7 @@ use crate::exit::Exit;
 use crate::render::progress::cut;
 use crate::render::{out, out_text};
 use crate::store::StateDir;
-use crate::threads::{now_ms, ThreadMeta, ThreadStore};
+use crate::threads::{now_ms, ThreadStore};
 use crate::timefmt::ago;
 
 /// One row of the list.
@@ -98,6 +101,7 @@ pub async fn threads(global: &GlobalArgs) -> anyhow::Result<Exit> {
 /// thread of their own).
 async fn rows(state: &StateDir) -> anyhow::Result<Vec<Row>> {
     let saver = state.open()?;
+    let records = ThreadStore::new(Arc::clone(&saver));
     let mut stored: BTreeMap<String, rebound_graph::checkpoint::ThreadSummary> = saver
         .threads()
         .await?
@@ -105,28 +109,30 @@ async fn rows(state: &StateDir) -> anyhow::Result<Vec<Row>> {
         .filter(|t| !rebound_graph::subgraph::is_subgraph_thread(&t.thread_id))
         .map(|t| (t.thread_id.clone(), t))
         .collect();
-    let mut rows: Vec<Row> = ThreadStore::new(state.threads())
-        .all()
-        .into_iter()
-        .map(|meta: ThreadMeta| {
-            let summary = stored.remove(&meta.thread_id);
-            Row {
-                status: meta.status(),
-                workflow: meta.workflow.to_string(),
-                steps: summary.as_ref().map(|s| s.step),
-                checkpoints: summary.as_ref().map(|s| s.checkpoints),
-                updated_ms: meta
-                    .updated_ms
-                    .max(summary.map(|s| s.latest.created_ms()).unwrap_or(0)),
-                goal: meta.goal,
-                thread_id: meta.thread_id,
-            }
-        })
-        .collect();
+    let mut rows: Vec<Row> = Vec::new();
+    for meta in records.all()? {
+        let summary = stored.remove(&meta.thread_id);
+        let holder = records.holder(&meta.thread_id)?;
+        rows.push(Row {
+            status: meta.status(holder),
+            workflow: meta.workflow.to_string(),
+            steps: summary.as_ref().map(|s| s.step),
+            checkpoints: summary.as_ref().map(|s| s.checkpoints),
+            updated_ms: meta
+                .updated_ms
+                .max(summary.map(|s| s.latest.created_ms()).unwrap_or(0)),
+            goal: meta.goal,
+            thread_id: meta.thread_id,
+        });
+    }
     for (thread_id, summary) in stored {
+        let status = match records.holder(&thread_id)? {
+            Some(pid) => format!("running (pid {pid})"),
+            None => "unknown (not started by this CLI)".to_string(),
+        };
         rows.push(Row {
             thread_id,
-            status: "unknown (not started by this CLI)".to_string(),
+            status,
             workflow: "?".to_string(),
             steps: Some(summary.step),
             checkpoints: Some(summary.checkpoints),

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rebound_agent::CheckReport;
+use rebound_protocol::{AgentEvent, Event, ModelEvent, Payload};
 use serde::Deserialize;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -72,41 +73,13 @@ impl AgentRun {
 }
 
 /// One line of `rebound run --json`, as far as the eval reads it.
-#[derive(Debug, Default, Deserialize)]
-struct Line {
-    #[serde(default)]
-    payload: Option<Payload>,
-    #[serde(default)]
-    summary: Option<Summary>,
-}
-
-/// A custom event's payload: the model-call event or the plan event,
-/// when it is one.
-#[derive(Debug, Default, Deserialize)]
-struct Payload {
-    #[serde(default)]
-    llm_call: Option<LlmCall>,
-    #[serde(default)]
-    plan: Option<PlanMade>,
-}
-
-/// The agent's plan event, as far as the eval reads it.
-#[derive(Debug, Default, Deserialize)]
-struct PlanMade {
-    #[serde(default)]
-    prompt_tokens: u64,
-}
-
-/// `rebound_llm::emit_llm_call`'s payload.
-#[derive(Debug, Default, Deserialize)]
-struct LlmCall {
-    #[serde(default)]
-    input_tokens: u64,
-    #[serde(default)]
-    output_tokens: u64,
-}
-
 /// The closing `{"summary": ...}` line.
+#[derive(Debug, Deserialize)]
+struct SummaryLine {
+    summary: Summary,
+}
+
+/// The summary of the run.
 #[derive(Debug, Default, Deserialize)]
 struct Summary {
     #[serde(default)]
@@ -199,24 +172,29 @@ pub async fn run_agent(
     Ok(run)
 }
 
-/// Folds one JSON line of the run into `run`; other output is ignored.
+/// Folds one JSON line of the run into `run`: its model calls and plans
+/// (decoded as [`Event`]s), and the closing summary; other output is
+/// ignored.
 fn read_line(line: &str, run: &mut AgentRun) {
-    let Ok(line) = serde_json::from_str::<Line>(line) else {
-        return;
-    };
-    let payload = line.payload.unwrap_or_default();
-    if let Some(call) = payload.llm_call {
-        run.model_calls += 1;
-        run.input_tokens += call.input_tokens;
-        run.output_tokens += call.output_tokens;
-    }
-    if let Some(plan) = payload.plan {
-        run.planner_prompt_tokens = run.planner_prompt_tokens.max(plan.prompt_tokens);
-    }
-    if let Some(summary) = line.summary {
+    if let Ok(SummaryLine { summary }) = serde_json::from_str::<SummaryLine>(line) {
         run.stop = summary.stop.or(summary.error);
         run.verified = summary.verified;
         run.checks = summary.checks;
+        return;
+    }
+    let Event::Custom { payload, .. } = Event::decode_str(line) else {
+        return;
+    };
+    match payload {
+        Payload::Model(ModelEvent::ModelCall(call)) => {
+            run.model_calls += 1;
+            run.input_tokens += call.input_tokens;
+            run.output_tokens += call.output_tokens;
+        }
+        Payload::Agent(AgentEvent::Plan { prompt_tokens, .. }) => {
+            run.planner_prompt_tokens = run.planner_prompt_tokens.max(prompt_tokens);
+        }
+        _ => {}
     }
 }
 
@@ -229,11 +207,12 @@ mod tests {
         let mut run = AgentRun::default();
         for line in [
             r#"{"event":"run_started","thread_id":"t"}"#,
-            r#"{"event":"custom","payload":{"llm_call":{"model":"m","input_tokens":100,"output_tokens":20,"latency_ms":1.5}}}"#,
-            r#"{"event":"custom","payload":{"tool_output":{"stream":"stdout","line":"x"}}}"#,
-            r#"{"event":"custom","payload":{"llm_call":{"model":"m","input_tokens":50,"output_tokens":5,"latency_ms":1.0}}}"#,
-            r#"{"event":"custom","payload":{"plan":{"steps":[],"repair":false,"prompt_tokens":700}}}"#,
-            r#"{"event":"custom","payload":{"plan":{"steps":[],"repair":true,"prompt_tokens":650}}}"#,
+            r#"{"event":"custom","node":"planner","step":1,"payload":{"model_call":{"model":"m","input_tokens":100,"output_tokens":20,"duration_ms":1}}}"#,
+            r#"{"event":"custom","node":"executor","step":2,"payload":{"tool_output":{"stream":"stdout","line":"x"}}}"#,
+            r#"{"event":"custom","node":"reviewer","step":3,"payload":{"model_call":{"model":"m","input_tokens":50,"output_tokens":5,"duration_ms":2}}}"#,
+            r#"{"event":"custom","node":"planner","step":4,"payload":{"plan":{"steps":[],"repair":false,"prompt_tokens":700}}}"#,
+            r#"{"event":"custom","node":"planner","step":5,"payload":{"plan":{"steps":[],"repair":true,"prompt_tokens":650}}}"#,
+            r#"{"event":"custom_from_the_future","payload":{"model_call":{"input_tokens":9}}}"#,
             "not json at all",
             r#"{"summary":{"status":"finished","stop":"finished (unverified)","verified":false,"checks":[]}}"#,
         ] {

@@ -1,7 +1,7 @@
-//! `--json`: every event as one JSON line (the engine's own serialization),
+//! `--json`: every event as one JSON line (its wire form, `rebound_protocol::Event`),
 //! then one `{"summary": ...}` line.
 
-use rebound_graph::Event;
+use rebound_protocol::Event;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 use serde_json::{json, Value};
 

@@ -17,7 +17,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use rebound_agent::RunSummary;
-use rebound_graph::{Event, Interrupt};
+use rebound_graph::Interrupt;
+use rebound_protocol::Event;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 use crate::exit::Exit;
@@ -90,7 +91,7 @@ impl RunEnd {
 pub trait Renderer: Send {
     /// Before the first event.
     fn start(&mut self, info: &RunInfo);
-    /// One event of the run.
+    /// One event of the run, in its wire form.
     fn event(&mut self, event: &Event);
     /// The user answered an approval on the terminal.
     fn answered(&mut self, request: &ApprovalRequest, answer: &ApprovalAnswer);

@@ -1,7 +1,7 @@
 //! Plain output, for logs and pipes: one line per event, no color, no
 //! cursor movement.
 
-use rebound_graph::Event;
+use rebound_protocol::{Approval, Event, ToolCall};
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
 use super::progress::{checks_line, cut, first_line, human_duration, step_label, Progress};
@@ -151,59 +151,81 @@ impl PlainRenderer {
                 cut(&reason, 200),
                 checks_line(&failing)
             ),
-            Progress::ToolCall {
-                name,
-                command,
-                phase,
-                success,
-                exit_code,
-                duration_ms,
-                log_path,
-            } => {
-                let what = command.map(|c| format!("$ {c}")).unwrap_or(name);
-                let mut text = format!("tool {phase}: {what}");
-                if let Some(success) = success {
-                    text.push_str(if success { " (ok" } else { " (failed" });
-                    if let Some(code) = exit_code {
-                        text.push_str(&format!(", exit {code}"));
-                    }
-                    if let Some(ms) = duration_ms {
-                        text.push_str(&format!(
-                            ", {}",
-                            human_duration(std::time::Duration::from_millis(ms))
-                        ));
-                    }
-                    text.push(')');
-                }
-                if let Some(log) = log_path {
-                    text.push_str(&format!(" log: {log}"));
-                }
-                text
-            }
-            Progress::Output { stream, line } => format!("{stream}| {line}"),
-            Progress::Approval {
-                phase,
-                command,
-                detail,
-            } => match detail {
-                Some(detail) => format!("approval {phase}: `{}` ({detail})", one_line(&command)),
-                None => format!("approval {phase}: `{}`", one_line(&command)),
-            },
-            Progress::ModelCall {
-                model,
-                input_tokens,
-                output_tokens,
-                latency_ms,
-            } => format!(
-                "model {model}: {input_tokens} tokens in, {output_tokens} out, {}",
-                human_duration(std::time::Duration::from_secs_f64(
-                    latency_ms.max(0.0) / 1e3
-                ))
+            Progress::ToolCall(call) => tool_call_text(call),
+            Progress::Output(output) => format!("{}| {}", output.stream.as_str(), output.line),
+            Progress::Approval(approval) => approval_text(approval),
+            Progress::ModelCall(call) => format!(
+                "model {}: {} tokens in, {} out, {}",
+                call.model,
+                call.input_tokens,
+                call.output_tokens,
+                human_duration(std::time::Duration::from_millis(call.duration_ms))
             ),
             _ => return Some(one_line(&event.to_string())),
         };
         Some(format!("{prefix} {}", one_line(&text)))
     }
+}
+
+/// A tool call in words: `tool finished: $ make (ok, exit 0, 1.2s)`.
+fn tool_call_text(call: ToolCall) -> String {
+    let what =
+        |name: String, command: Option<String>| command.map(|c| format!("$ {c}")).unwrap_or(name);
+    match call {
+        ToolCall::Started { name, command } => format!("tool started: {}", what(name, command)),
+        ToolCall::Replayed {
+            name,
+            command,
+            success,
+        } => format!(
+            "tool replayed: {} ({})",
+            what(name, command),
+            if success { "ok" } else { "failed" }
+        ),
+        ToolCall::Finished {
+            name,
+            command,
+            success,
+            duration_ms,
+            outcome,
+        } => {
+            let mut text = format!("tool finished: {}", what(name, command));
+            text.push_str(if success { " (ok" } else { " (failed" });
+            let outcome = outcome.unwrap_or_default();
+            if let Some(code) = outcome.exit_code {
+                text.push_str(&format!(", exit {code}"));
+            }
+            text.push_str(&format!(
+                ", {})",
+                human_duration(std::time::Duration::from_millis(duration_ms))
+            ));
+            if let Some(log) = outcome.log_path {
+                text.push_str(&format!(" log: {log}"));
+            }
+            text
+        }
+        _ => "tool call".to_string(),
+    }
+}
+
+/// An approval event in words: `approval asked: `git push` (publishes)`.
+fn approval_text(approval: Approval) -> String {
+    let (phase, command, detail) = match approval {
+        Approval::Forbidden {
+            command, reason, ..
+        } => ("forbidden", command, reason),
+        Approval::Asked {
+            command, reason, ..
+        } => ("asked", command, reason),
+        Approval::Answered {
+            command, decision, ..
+        } => ("answered", command, decision.to_string()),
+        Approval::Preapproved {
+            command, reason, ..
+        } => ("preapproved", command, reason),
+        _ => return "approval".to_string(),
+    };
+    format!("approval {phase}: `{}` ({detail})", one_line(&command))
 }
 
 /// The summary's checks, one line each; a finish without any says so.
@@ -314,6 +336,10 @@ mod tests {
         }
     }
 
+    fn line(plain: &mut PlainRenderer, event: Event) -> String {
+        plain.line(&rebound_protocol::Event::from(&event)).unwrap()
+    }
+
     #[test]
     fn a_finish_says_what_its_checks_did_not_verify() {
         let summary = rebound_agent::RunSummary {
@@ -346,7 +372,6 @@ mod tests {
     #[test]
     fn each_event_is_one_readable_line() {
         let mut plain = PlainRenderer::default();
-        let line = |plain: &mut PlainRenderer, event: Event| plain.line(&event).unwrap();
         assert_eq!(
             line(
                 &mut plain,
@@ -406,5 +431,27 @@ mod tests {
             ),
             "[3] executor: stdout| ok"
         );
+    }
+
+    /// An event of a newer version is shown as unknown, never a panic; a
+    /// payload this version does not know is shown as its JSON.
+    #[test]
+    fn an_unknown_event_is_shown_as_such() {
+        let mut plain = PlainRenderer::default();
+        let newer = rebound_protocol::Event::decode(json!({"event": "budget_warning", "left": 3}));
+        assert_eq!(
+            plain.line(&newer).unwrap(),
+            "unknown event \"budget_warning\" (from a newer version of rebound?)"
+        );
+        let garbage = rebound_protocol::Event::decode_str("{\"not\": \"an event\"}");
+        assert_eq!(
+            plain.line(&garbage).unwrap(),
+            "unknown event (not an event this version can read)"
+        );
+        let other = line(
+            &mut plain,
+            custom(json!({"tool_call": {"phase": "paused"}})),
+        );
+        assert_eq!(other, r#"[3] executor: {"tool_call":{"phase":"paused"}}"#);
     }
 }

@@ -4,12 +4,11 @@
 
 use std::time::Duration;
 
-use rebound_agent::checks::{CheckResult, CheckWhen};
-use rebound_agent::events::{AgentEvent, StepPhase};
-use rebound_agent::{PlanStep, Review};
-use rebound_graph::Event;
-use rebound_tools::approval::ApprovalRequest;
-use serde_json::Value;
+use rebound_protocol::agent::{AgentEvent, CheckResult, CheckWhen, PlanStep, Review, StepPhase};
+use rebound_protocol::{
+    Approval, ApprovalEvent, ApprovalRequest, Event, ModelCall, ModelEvent, OutputLine, Payload,
+    ToolCall, ToolEvent,
+};
 
 use super::sanitize::{sanitized, shown};
 
@@ -133,49 +132,13 @@ pub enum Progress {
         text: String,
     },
     /// A tool call started, finished or was replayed from the journal.
-    ToolCall {
-        /// The tool.
-        name: String,
-        /// Its command line, for command tools.
-        command: Option<String>,
-        /// started, finished or replayed.
-        phase: String,
-        /// When finished: whether it succeeded.
-        success: Option<bool>,
-        /// When finished: the exit code, for commands.
-        exit_code: Option<i64>,
-        /// When finished: how long it took.
-        duration_ms: Option<u64>,
-        /// When finished: the full log, for commands.
-        log_path: Option<String>,
-    },
+    ToolCall(ToolCall),
     /// A line a command printed.
-    Output {
-        /// stdout or stderr.
-        stream: String,
-        /// The line.
-        line: String,
-    },
+    Output(OutputLine),
     /// Something about an approval: asked, answered, forbidden, preapproved.
-    Approval {
-        /// The phase.
-        phase: String,
-        /// The command.
-        command: String,
-        /// The reason or the decision.
-        detail: Option<String>,
-    },
+    Approval(Approval),
     /// A model call finished.
-    ModelCall {
-        /// The model.
-        model: String,
-        /// Input tokens.
-        input_tokens: u64,
-        /// Output tokens.
-        output_tokens: u64,
-        /// Latency in milliseconds.
-        latency_ms: f64,
-    },
+    ModelCall(ModelCall),
     /// The run stopped for a human.
     Interrupted {
         /// The approval asked for, if the interrupt is one.
@@ -183,157 +146,133 @@ pub enum Progress {
     },
     /// The run ended.
     RunFinished,
-    /// An event nobody here knows.
+    /// An event from a newer version that this one cannot read.
+    Unknown {
+        /// Its `"event"` tag, when it has one.
+        name: Option<String>,
+    },
+    /// An event the displays do not show (state values, a library user's
+    /// own payloads).
     Other,
-}
-
-fn text(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 impl Progress {
     /// Reads `event`. Every text in it is [`sanitized`] on the way: what
     /// a display shows cannot act on the terminal.
     pub fn from_event(event: &Event) -> Progress {
-        match event {
+        match event.inner() {
             Event::RunStarted { .. } => Progress::RunStarted,
-            Event::NodeStarted { node, .. } => Progress::NodeStarted {
-                node: shown(node.as_ref()),
-            },
+            Event::NodeStarted { node, .. } => Progress::NodeStarted { node: shown(node) },
             Event::NodeFinished { .. } => Progress::NodeFinished,
             Event::RouteChosen {
                 from, to, reason, ..
             } => Progress::Route {
-                from: shown(from.as_ref()),
-                to: to.iter().map(|node| shown(node.as_ref())).collect(),
-                reason: reason.as_ref().map(|r| shown(r.as_ref())),
+                from: shown(from),
+                to: to.iter().map(|node| shown(node)).collect(),
+                reason: reason.as_deref().map(shown),
             },
             Event::Retry {
                 node,
                 attempt,
-                delay,
+                delay_us,
                 error,
                 ..
             } => Progress::Retry {
-                node: shown(node.as_ref()),
+                node: shown(node),
                 attempt: *attempt,
-                delay: *delay,
+                delay: Duration::from_micros(*delay_us),
                 error: shown(error),
             },
             Event::Error { node, message, .. } => Progress::Error {
-                node: node.as_ref().map(|n| shown(n.as_ref())),
+                node: node.as_deref().map(shown),
                 message: shown(message),
             },
-            Event::Custom { payload, .. } => custom(&sanitized(payload)),
+            Event::Custom { payload, .. } => custom(payload),
             Event::Interrupted { payload, .. } => Progress::Interrupted {
                 request: ApprovalRequest::from_payload(&sanitized(payload)),
             },
             Event::RunFinished { .. } => Progress::RunFinished,
-            // The CLI does not ask for these stream modes.
-            Event::Values { .. } | Event::Updates { .. } => Progress::Other,
-            // The agent's graphs have no subgraphs.
-            Event::Subgraph { .. } => Progress::Other,
+            Event::Unknown { name, .. } => Progress::Unknown {
+                name: name.as_deref().map(shown),
+            },
+            // The CLI does not ask for these stream modes; `inner` unwraps
+            // a subgraph's events.
+            _ => Progress::Other,
         }
     }
 }
 
-/// Reads a custom payload: the agent's events, then the tools' and the
-/// model's.
-fn custom(payload: &Value) -> Progress {
-    if let Some(event) = AgentEvent::from_payload(payload) {
-        return match event {
-            AgentEvent::Plan { steps, repair, .. } => Progress::Plan { steps, repair },
-            AgentEvent::Step {
-                index,
-                step,
-                phase: StepPhase::Started,
-                ..
-            } => Progress::StepStarted { index, step },
-            AgentEvent::Step {
-                index,
-                success,
-                output,
-                ..
-            } => Progress::StepFinished {
-                index,
-                success: success.unwrap_or(false),
-                output: output.unwrap_or_default(),
-            },
-            AgentEvent::Review(review) => Progress::Review(review),
-            AgentEvent::Repair { step, error } => Progress::Repair { step, error },
-            AgentEvent::Git {
-                action,
-                commit,
-                message,
-            } => Progress::Git {
-                action,
-                commit,
-                message,
-            },
-            AgentEvent::Checks { when, results } => Progress::Checks { when, results },
-            AgentEvent::CheckProposed {
-                command,
-                adopted,
-                reason,
-            } => Progress::CheckProposed {
-                command,
-                adopted,
-                reason,
-            },
-            AgentEvent::FinishOverruled {
-                by,
-                reason,
-                failing,
-            } => Progress::FinishOverruled {
-                by,
-                reason,
-                failing,
-            },
-            AgentEvent::Agent { name, message } => Progress::Agent { name, message },
-            AgentEvent::Thinking { call, text } => Progress::Thinking { call, text },
-        };
+/// Reads a custom payload, its texts [`sanitized`]: the agent's events,
+/// then the tools' and the model's.
+fn custom(payload: &Payload) -> Progress {
+    let payload = match payload {
+        Payload::Other(_) => return Progress::Other,
+        typed => Payload::decode(&sanitized(&typed.to_value())),
+    };
+    match payload {
+        Payload::Agent(event) => agent(event),
+        Payload::Tool(ToolEvent::ToolCall(call)) => Progress::ToolCall(call),
+        Payload::Tool(ToolEvent::ToolOutput(line)) => Progress::Output(line),
+        Payload::Approval(ApprovalEvent::Approval(approval)) => Progress::Approval(approval),
+        Payload::Model(ModelEvent::ModelCall(call)) => Progress::ModelCall(call),
+        _ => Progress::Other,
     }
-    if let Some(call) = payload.get("tool_call") {
-        let details = call.get("details");
-        let detail = |key: &str| details.and_then(|d| d.get(key));
-        return Progress::ToolCall {
-            name: text(call, "name").unwrap_or_default(),
-            command: text(call, "command"),
-            phase: text(call, "phase").unwrap_or_default(),
-            success: call.get("success").and_then(Value::as_bool),
-            exit_code: detail("exit_code").and_then(Value::as_i64),
-            duration_ms: detail("duration_ms").and_then(Value::as_u64),
-            log_path: detail("log_path")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        };
+}
+
+/// Reads an agent event.
+fn agent(event: AgentEvent) -> Progress {
+    match event {
+        AgentEvent::Plan { steps, repair, .. } => Progress::Plan { steps, repair },
+        AgentEvent::Step {
+            index,
+            step,
+            phase: StepPhase::Started,
+            ..
+        } => Progress::StepStarted { index, step },
+        AgentEvent::Step {
+            index,
+            success,
+            output,
+            ..
+        } => Progress::StepFinished {
+            index,
+            success: success.unwrap_or(false),
+            output: output.unwrap_or_default(),
+        },
+        AgentEvent::Review(review) => Progress::Review(review),
+        AgentEvent::Repair { step, error } => Progress::Repair { step, error },
+        AgentEvent::Git {
+            action,
+            commit,
+            message,
+        } => Progress::Git {
+            action,
+            commit,
+            message,
+        },
+        AgentEvent::Checks { when, results } => Progress::Checks { when, results },
+        AgentEvent::CheckProposed {
+            command,
+            adopted,
+            reason,
+        } => Progress::CheckProposed {
+            command,
+            adopted,
+            reason,
+        },
+        AgentEvent::FinishOverruled {
+            by,
+            reason,
+            failing,
+        } => Progress::FinishOverruled {
+            by,
+            reason,
+            failing,
+        },
+        AgentEvent::Agent { name, message } => Progress::Agent { name, message },
+        AgentEvent::Thinking { call, text } => Progress::Thinking { call, text },
+        _ => Progress::Other,
     }
-    if let Some(output) = payload.get("tool_output") {
-        return Progress::Output {
-            stream: text(output, "stream").unwrap_or_default(),
-            line: text(output, "line").unwrap_or_default(),
-        };
-    }
-    if let Some(approval) = payload.get("approval") {
-        return Progress::Approval {
-            phase: text(approval, "phase").unwrap_or_default(),
-            command: text(approval, "command").unwrap_or_default(),
-            detail: text(approval, "reason").or_else(|| text(approval, "decision")),
-        };
-    }
-    if let Some(call) = payload.get("llm_call") {
-        let number = |key: &str| call.get(key).and_then(Value::as_u64).unwrap_or(0);
-        return Progress::ModelCall {
-            model: text(call, "model").unwrap_or_default(),
-            input_tokens: number("input_tokens"),
-            output_tokens: number("output_tokens"),
-            latency_ms: call
-                .get("latency_ms")
-                .and_then(Value::as_f64)
-                .unwrap_or(0.0),
-        };
-    }
-    Progress::Other
 }
 
 /// The checks' results in one line: `` `cmd` passed; `cmd2` failed (exit 1) ``.

@@ -25,6 +25,23 @@ const API_VERSION: &str = "2023-06-01";
 /// assert_eq!(model.name(), "anthropic:claude-sonnet-4");
 /// assert!(!model.enforces_schema());
 /// ```
+///
+/// A call, with the key from `ANTHROPIC_API_KEY`:
+///
+/// ```no_run
+/// use rebound_llm::{AnthropicModel, ChatModel, ChatRequest, Message};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), rebound_llm::LlmError> {
+/// let model = AnthropicModel::from_env("claude-sonnet-4")?.with_default_max_tokens(1024);
+/// let request = ChatRequest::new()
+///     .system("Answer in one word.")
+///     .message(Message::user("The capital of France?"));
+/// let answer = model.chat(&request).await?;
+/// println!("{} ({} tokens in)", answer.text, answer.usage.input_tokens);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct AnthropicModel {
     model: String,

@@ -24,6 +24,27 @@ const DEFAULT_OLLAMA_HOST: &str = "http://127.0.0.1:11434";
 /// assert_eq!(model.name(), "openai:gpt-4o-mini");
 /// assert!(model.enforces_schema());
 /// ```
+///
+/// A call to a server on this machine (llama.cpp's `llama-server`, vLLM,
+/// LM Studio), streamed:
+///
+/// ```no_run
+/// use futures_util::StreamExt;
+/// use rebound_llm::{ChatModel, ChatRequest, HttpOptions, Message, OpenAiModel, StreamDelta};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), rebound_llm::LlmError> {
+/// let model = OpenAiModel::new("qwen2.5-coder", HttpOptions::new("http://127.0.0.1:8080/v1"))?;
+/// let request = ChatRequest::new().message(Message::user("Say hi")).max_tokens(16);
+/// let mut pieces = model.chat_stream(&request).await?;
+/// while let Some(piece) = pieces.next().await {
+///     if let StreamDelta::Text { text } = piece? {
+///         print!("{text}");
+///     }
+/// }
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone)]
 pub struct OpenAiModel {
     model: String,

@@ -9,6 +9,7 @@
 
 mod lock;
 mod read;
+mod records;
 mod write;
 
 use std::collections::{HashMap, HashSet};
@@ -42,8 +43,11 @@ pub(crate) struct Store {
     /// Thread names to their row of `threads`. Rows of `threads` are never
     /// deleted or changed, so a committed mapping stays valid for good.
     thread_keys: HashMap<String, ThreadRef>,
-    /// Threads this store has acquired and not yet released.
+    /// Threads a run through this store has acquired and not yet released.
     held: HashSet<String>,
+    /// Threads the application holds through this store ([`Store::hold`]),
+    /// across runs.
+    kept: HashSet<String>,
 }
 
 impl Store {
@@ -81,6 +85,7 @@ impl Store {
             pid: current_pid(),
             thread_keys: HashMap::new(),
             held: HashSet::new(),
+            kept: HashSet::new(),
         })
     }
 
@@ -125,8 +130,10 @@ impl Drop for Store {
     /// lifetime. Best effort: a lock left behind is taken over once this
     /// process has exited.
     fn drop(&mut self) {
-        for thread_id in std::mem::take(&mut self.held) {
-            let _ = self.release_row(&thread_id);
+        let held = std::mem::take(&mut self.held);
+        let kept = std::mem::take(&mut self.kept);
+        for thread_id in held.union(&kept) {
+            let _ = self.release_row(thread_id);
         }
     }
 }

@@ -14,21 +14,7 @@ use crate::{OutputSink, ToolContext};
 /// The longest line passed to the output sink; longer ones are cut.
 const SINK_LINE_MAX: usize = 4096;
 
-/// One of a command's output streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stream {
-    Stdout,
-    Stderr,
-}
-
-impl Stream {
-    fn name(self) -> &'static str {
-        match self {
-            Stream::Stdout => "stdout",
-            Stream::Stderr => "stderr",
-        }
-    }
-}
+pub(crate) use rebound_protocol::Stream;
 
 /// What [`Capture::finish`] hands back.
 #[derive(Debug)]
@@ -144,7 +130,7 @@ impl Capture {
         self.push_tail(chunk);
         if let Some(sink) = &self.sink {
             let index = stream as usize;
-            self.lines[index].feed(chunk, |line| sink(stream.name(), line));
+            self.lines[index].feed(chunk, |line| sink(stream, line));
         }
         match self.log {
             Log::Open { .. } => self.write_log(chunk).await,
@@ -217,7 +203,7 @@ impl Capture {
     pub(crate) async fn finish(mut self) -> Captured {
         if let Some(sink) = &self.sink {
             for stream in [Stream::Stdout, Stream::Stderr] {
-                self.lines[stream as usize].flush(|line| sink(stream.name(), line));
+                self.lines[stream as usize].flush(|line| sink(stream, line));
             }
         }
         let truncated = self.total > (self.limits.head + self.limits.tail) as u64;

@@ -9,9 +9,8 @@ mod summary;
 use std::time::Duration;
 
 use console::style;
-use rebound_agent::Verdict;
-use rebound_graph::Event;
-use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
+use rebound_protocol::agent::{PlanStep, Review, Verdict};
+use rebound_protocol::{Approval, ApprovalAnswer, ApprovalRequest, Event, ToolCall};
 
 use super::progress::{checks_line, first_line, human_duration, route_text, step_label, Progress};
 use super::{answer_text, Renderer, RunEnd, RunInfo};
@@ -20,7 +19,7 @@ use live::{printable, Live, TAIL_LINES};
 /// The last command's result, for the step's closing line.
 #[derive(Debug, Default, Clone)]
 struct CommandResult {
-    exit_code: Option<i64>,
+    exit_code: Option<i32>,
     duration_ms: Option<u64>,
     log_path: Option<String>,
 }
@@ -61,20 +60,10 @@ impl TerminalRenderer {
         self.live.line(text);
     }
 
+    /// Shows one event: a line, a status, or a change to the live area.
     fn show(&mut self, progress: Progress) {
         match progress {
-            Progress::NodeStarted { node, .. } => {
-                let status = match node.as_str() {
-                    "planner" => Some("planning"),
-                    "reviewer" => Some("reviewing"),
-                    "reflector" => Some("reflecting"),
-                    "setup" => Some("preparing the workspace"),
-                    "commit" => Some("committing"),
-                    "rollback" => Some("rolling back"),
-                    _ => None,
-                };
-                self.live.set_status(status.map(str::to_string));
-            }
+            Progress::NodeStarted { node } => self.live.set_status(status(&node)),
             Progress::NodeFinished => self.live.set_status(None),
             Progress::Route { from, to, reason } => {
                 let reason = reason.map(|r| first_line(&r, 200));
@@ -82,141 +71,16 @@ impl TerminalRenderer {
                 let text = console::truncate_str(&text, self.live.width() - 4, "…");
                 self.line(format!("  {}", style(format!("↳ {text}")).dim()));
             }
-            Progress::Retry {
-                node,
-                attempt,
-                delay,
-                error,
-            } => self.line(
-                style(format!(
-                    "⟳ retry {node}: attempt {attempt} failed ({}); again in {}",
-                    first_line(&error, 120),
-                    human_duration(delay)
-                ))
-                .yellow()
-                .bold()
-                .to_string(),
-            ),
-            Progress::Error { node, message } => {
-                let place = node.map(|n| format!(" in {n}")).unwrap_or_default();
-                self.line(
-                    style(format!("✗ error{place}: {}", first_line(&message, 300)))
-                        .red()
-                        .bold()
-                        .to_string(),
-                );
-            }
-            Progress::Plan { steps, repair } => {
-                self.plan_len = steps.len();
-                let title = if repair {
-                    style(format!("↻ repair plan ({} steps)", steps.len()))
-                        .yellow()
-                        .bold()
-                } else {
-                    style(format!("◆ plan ({} steps)", steps.len())).bold()
-                };
-                self.line(title.to_string());
-                for (i, step) in steps.iter().enumerate() {
-                    let command = step
-                        .action()
-                        .map(|a| format!("  {}", style(a).cyan()))
-                        .unwrap_or_default();
-                    self.line(format!("  {}. {}{command}", i + 1, step.description));
-                }
-            }
-            Progress::StepStarted { index, step } => {
-                self.live.take_tail();
-                self.result = CommandResult::default();
-                self.step_command = step.command.clone();
-                let key = (index, step.description.clone());
-                if self.open_step.as_ref() == Some(&key) {
-                    return;
-                }
-                self.open_step = Some(key);
-                let command = step
-                    .action()
-                    .map(|a| format!("  {}", style(a).cyan()))
-                    .unwrap_or_default();
-                self.line(format!(
-                    "{} {}{command}",
-                    style(format!("▶ {}:", step_label(index, self.plan_len))).bold(),
-                    step.description
-                ));
-            }
-            Progress::Output { line, .. } => self.live.push_output(&line),
-            Progress::ToolCall {
-                name,
-                command,
-                phase,
-                exit_code,
-                duration_ms,
-                log_path,
-                ..
-            } => {
-                if phase == "finished" || phase == "replayed" {
-                    self.result = CommandResult {
-                        exit_code,
-                        duration_ms,
-                        log_path,
-                    };
-                }
-                if phase == "started" && command.is_some() && command != self.step_command {
-                    let what = command.unwrap_or(name);
-                    self.line(format!("  {}", style(format!("$ {what}")).cyan()));
-                } else if phase == "started" && command.is_none() {
-                    self.line(format!("  {}", style(format!("⚙ {name}")).cyan()));
-                }
-            }
+            Progress::Plan { steps, repair } => self.plan(&steps, repair),
+            Progress::StepStarted { index, step } => self.step_started(index, &step),
+            Progress::Output(output) => self.live.push_output(&output.line),
+            Progress::ToolCall(call) => self.tool_call(call),
             Progress::StepFinished {
                 index,
                 success,
                 output,
-                ..
             } => self.step_finished(index, success, &output),
-            Progress::Review(review) => {
-                let verdict = match review.verdict {
-                    Verdict::Finish => style(review.verdict.to_string()).green().bold(),
-                    Verdict::Continue => style(review.verdict.to_string()).cyan(),
-                    Verdict::Retry | Verdict::Replan => {
-                        style(review.verdict.to_string()).yellow().bold()
-                    }
-                };
-                let reason = review
-                    .reason
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                self.line(format!("  review: {verdict} — {reason}"));
-                for fix in &review.fix_suggestions {
-                    self.line(format!("    • {fix}"));
-                }
-            }
-            Progress::Repair { step, error } => self.line(
-                style(format!(
-                    "↻ repair: \"{}\" failed ({}); back to the planner",
-                    step.description,
-                    first_line(&error, 120)
-                ))
-                .yellow()
-                .bold()
-                .to_string(),
-            ),
-            Progress::Git {
-                action,
-                commit,
-                message,
-            } => {
-                let short: String = commit.chars().take(8).collect();
-                let text = format!("  ⎇ git {action} {short}: {}", first_line(&message, 100));
-                if action == "rollback" {
-                    self.line(style(text).yellow().to_string());
-                } else {
-                    self.line(style(text).dim().to_string());
-                }
-            }
-            Progress::Agent { name, message } => {
-                self.line(format!("  {}: {message}", style(name).bold()));
-            }
+            Progress::Review(review) => self.review(&review),
             Progress::Thinking { call, text } => self.live.push_thinking(&call, &text),
             Progress::Checks { when, results } => {
                 for result in &results {
@@ -228,60 +92,118 @@ impl TerminalRenderer {
                     self.line(format!("  {mark} check ({when}): {}", result.headline()));
                 }
             }
-            Progress::CheckProposed {
-                command,
-                adopted,
-                reason,
-            } => {
-                let verdict = if adopted {
-                    style("adopted").green()
-                } else {
-                    style("refused").yellow()
-                };
-                self.line(format!(
-                    "  check proposed: `{}` {verdict}: {}",
-                    first_line(&command, 120),
-                    first_line(&reason, 120)
-                ));
+            Progress::Approval(approval) => self.approval(approval),
+            Progress::RunFinished => self.live.clear(),
+            other => {
+                if let Some(line) = event_line(other) {
+                    self.line(line);
+                }
             }
-            Progress::FinishOverruled {
-                by,
-                reason,
-                failing,
-            } => self.line(
-                style(format!(
-                    "✗ finish overruled: the {by} said \"{}\", but {}; back to the planner",
-                    first_line(&reason, 120),
-                    checks_line(&failing)
-                ))
-                .red()
+        }
+    }
+
+    fn plan(&mut self, steps: &[PlanStep], repair: bool) {
+        self.plan_len = steps.len();
+        let title = if repair {
+            style(format!("↻ repair plan ({} steps)", steps.len()))
+                .yellow()
                 .bold()
-                .to_string(),
-            ),
-            Progress::Approval {
-                phase,
-                command,
-                detail,
-            } => match phase.as_str() {
-                "forbidden" => self.line(
-                    style(format!(
-                        "⛔ forbidden: $ {command} ({})",
-                        detail.unwrap_or_default()
-                    ))
+        } else {
+            style(format!("◆ plan ({} steps)", steps.len())).bold()
+        };
+        self.line(title.to_string());
+        for (i, step) in steps.iter().enumerate() {
+            let command = step
+                .action()
+                .map(|a| format!("  {}", style(a).cyan()))
+                .unwrap_or_default();
+            self.line(format!("  {}. {}{command}", i + 1, step.description));
+        }
+    }
+
+    fn step_started(&mut self, index: usize, step: &PlanStep) {
+        self.live.take_tail();
+        self.result = CommandResult::default();
+        self.step_command = step.command.clone();
+        let key = (index, step.description.clone());
+        if self.open_step.as_ref() == Some(&key) {
+            return;
+        }
+        self.open_step = Some(key);
+        let command = step
+            .action()
+            .map(|a| format!("  {}", style(a).cyan()))
+            .unwrap_or_default();
+        self.line(format!(
+            "{} {}{command}",
+            style(format!("▶ {}:", step_label(index, self.plan_len))).bold(),
+            step.description
+        ));
+    }
+
+    /// A tool call: a command other than the step's own is echoed when it
+    /// starts; the last call's result closes the step's line.
+    fn tool_call(&mut self, call: ToolCall) {
+        match call {
+            ToolCall::Started {
+                command: Some(command),
+                ..
+            } if Some(&command) != self.step_command.as_ref() => {
+                self.line(format!("  {}", style(format!("$ {command}")).cyan()));
+            }
+            ToolCall::Started {
+                name,
+                command: None,
+            } => self.line(format!("  {}", style(format!("⚙ {name}")).cyan())),
+            ToolCall::Finished {
+                duration_ms,
+                outcome,
+                ..
+            } => {
+                let outcome = outcome.unwrap_or_default();
+                self.result = CommandResult {
+                    exit_code: outcome.exit_code,
+                    duration_ms: Some(duration_ms),
+                    log_path: outcome.log_path,
+                };
+            }
+            ToolCall::Replayed { .. } => self.result = CommandResult::default(),
+            _ => {}
+        }
+    }
+
+    fn review(&mut self, review: &Review) {
+        let verdict = match review.verdict {
+            Verdict::Finish => style(review.verdict.to_string()).green().bold(),
+            Verdict::Continue => style(review.verdict.to_string()).cyan(),
+            Verdict::Retry | Verdict::Replan => style(review.verdict.to_string()).yellow().bold(),
+        };
+        let reason = review
+            .reason
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.line(format!("  review: {verdict} — {reason}"));
+        for fix in &review.fix_suggestions {
+            self.line(format!("    • {fix}"));
+        }
+    }
+
+    fn approval(&mut self, approval: Approval) {
+        match approval {
+            Approval::Forbidden {
+                command, reason, ..
+            } => self.line(
+                style(format!("⛔ forbidden: $ {command} ({reason})"))
                     .red()
                     .to_string(),
-                ),
-                "preapproved" => self.line(format!(
-                    "  {}",
-                    style(format!("approved (approve all): $ {command}")).dim()
-                )),
-                _ => {}
-            },
-            Progress::RunFinished => self.live.clear(),
-            Progress::RunStarted
-            | Progress::ModelCall { .. }
-            | Progress::Interrupted { .. }
-            | Progress::Other => {}
+            ),
+            Approval::Preapproved { command, .. } => self.line(format!(
+                "  {}",
+                style(format!("approved (approve all): $ {command}")).dim()
+            )),
+            // Asked: the prompt shows it; answered: `answered` shows it.
+            _ => {}
         }
     }
 
@@ -330,6 +252,107 @@ impl TerminalRenderer {
             self.line(format!("  {}", style(format!("full log: {log}")).dim()));
         }
     }
+}
+
+/// What the run is doing while `node` runs, for the status line.
+fn status(node: &str) -> Option<String> {
+    use rebound_protocol::nodes::{pev, reflect};
+    let status = match node {
+        pev::PLANNER => "planning",
+        pev::REVIEWER => "reviewing",
+        reflect::REFLECTOR => "reflecting",
+        reflect::SETUP => "preparing the workspace",
+        reflect::COMMIT => "committing",
+        reflect::ROLLBACK => "rolling back",
+        _ => return None,
+    };
+    Some(status.to_string())
+}
+
+/// The one styled line of an event that is shown as a line and nothing
+/// else: retries, errors, repairs, git, agents, check proposals,
+/// overruled finishes, unknown events.
+fn event_line(progress: Progress) -> Option<String> {
+    let line = match progress {
+        Progress::Retry {
+            node,
+            attempt,
+            delay,
+            error,
+        } => style(format!(
+            "⟳ retry {node}: attempt {attempt} failed ({}); again in {}",
+            first_line(&error, 120),
+            human_duration(delay)
+        ))
+        .yellow()
+        .bold()
+        .to_string(),
+        Progress::Error { node, message } => {
+            let place = node.map(|n| format!(" in {n}")).unwrap_or_default();
+            style(format!("✗ error{place}: {}", first_line(&message, 300)))
+                .red()
+                .bold()
+                .to_string()
+        }
+        Progress::Repair { step, error } => style(format!(
+            "↻ repair: \"{}\" failed ({}); back to the planner",
+            step.description,
+            first_line(&error, 120)
+        ))
+        .yellow()
+        .bold()
+        .to_string(),
+        Progress::Git {
+            action,
+            commit,
+            message,
+        } => {
+            let short: String = commit.chars().take(8).collect();
+            let text = format!("  ⎇ git {action} {short}: {}", first_line(&message, 100));
+            if action == "rollback" {
+                style(text).yellow().to_string()
+            } else {
+                style(text).dim().to_string()
+            }
+        }
+        Progress::Agent { name, message } => format!("  {}: {message}", style(name).bold()),
+        Progress::CheckProposed {
+            command,
+            adopted,
+            reason,
+        } => {
+            let verdict = if adopted {
+                style("adopted").green()
+            } else {
+                style("refused").yellow()
+            };
+            format!(
+                "  check proposed: `{}` {verdict}: {}",
+                first_line(&command, 120),
+                first_line(&reason, 120)
+            )
+        }
+        Progress::FinishOverruled {
+            by,
+            reason,
+            failing,
+        } => style(format!(
+            "✗ finish overruled: the {by} said \"{}\", but {}; back to the planner",
+            first_line(&reason, 120),
+            checks_line(&failing)
+        ))
+        .red()
+        .bold()
+        .to_string(),
+        Progress::Unknown { name } => style(format!(
+            "? unknown event{} (from a newer version of rebound?)",
+            name.map(|n| format!(" {n:?}")).unwrap_or_default()
+        ))
+        .dim()
+        .to_string(),
+        _ => return None,
+    };
+    Some(line)
 }
 
 impl Renderer for TerminalRenderer {

@@ -1,5 +1,6 @@
 //! The wire types of an approval: the question a graph interrupt carries,
-//! and the answer it is resumed with.
+//! and the answer it is resumed with, and what the approval policy tells
+//! of each command it judges ([`ApprovalEvent`]).
 
 use std::path::PathBuf;
 
@@ -32,10 +33,7 @@ impl ApprovalRequest {
 
     /// The approval request an interrupt payload holds, if it holds one.
     pub fn from_payload(payload: &serde_json::Value) -> Option<ApprovalRequest> {
-        if payload.get("kind")?.as_str()? != Self::KIND {
-            return None;
-        }
-        serde_json::from_value(payload.clone()).ok()
+        ApprovalRequest::deserialize(payload).ok()
     }
 }
 
@@ -110,5 +108,93 @@ impl ApprovalAnswer {
     /// Whether the command may run.
     pub fn is_approved(&self) -> bool {
         !matches!(self, ApprovalAnswer::Deny { .. })
+    }
+}
+
+/// An event of the approval policy: `{"approval": {"phase": "asked", ...}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ApprovalEvent {
+    /// What the policy did with one command.
+    Approval(Approval),
+}
+
+/// What the approval policy did with a command, tagged by `"phase"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Approval {
+    /// The command is forbidden: it did not run.
+    Forbidden {
+        /// The tool.
+        tool: String,
+        /// The command line.
+        command: String,
+        /// The policy's reason.
+        reason: String,
+    },
+    /// The policy asks the user: the run stops at an interrupt.
+    Asked {
+        /// The tool.
+        tool: String,
+        /// The command line.
+        command: String,
+        /// Where it would run.
+        cwd: PathBuf,
+        /// Why the policy asks.
+        reason: String,
+    },
+    /// The user answered (told again each time the node re-runs past the
+    /// question: the answer is replayed).
+    Answered {
+        /// The tool.
+        tool: String,
+        /// The command line.
+        command: String,
+        /// `approve`, `approve_all` or `deny`.
+        decision: Decision,
+    },
+    /// The policy would ask, but the user approved everything for this run.
+    Preapproved {
+        /// The tool.
+        tool: String,
+        /// The command line.
+        command: String,
+        /// Why the policy would have asked.
+        reason: String,
+    },
+}
+
+/// The user's decision, without a denial's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Run this command.
+    Approve,
+    /// Run it and everything else in this run.
+    ApproveAll,
+    /// Do not run it.
+    Deny,
+}
+
+impl From<&ApprovalAnswer> for Decision {
+    fn from(answer: &ApprovalAnswer) -> Self {
+        match answer {
+            ApprovalAnswer::Approve => Decision::Approve,
+            ApprovalAnswer::ApproveAll => Decision::ApproveAll,
+            ApprovalAnswer::Deny { .. } => Decision::Deny,
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    /// `approve`, `approve_all` or `deny`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Decision::Approve => "approve",
+            Decision::ApproveAll => "approve_all",
+            Decision::Deny => "deny",
+        })
     }
 }

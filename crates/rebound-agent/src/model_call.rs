@@ -6,15 +6,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{
+    chat_observed, ChatModel, ChatRequest, ChatResponse, LlmError, TextObserver, Usage,
+};
+use rebound_protocol::{ModelCall, ModelEvent};
 
-use crate::{chat_observed, ChatModel, ChatRequest, ChatResponse, LlmError, TextObserver, Usage};
+use crate::events::Emit;
 
 /// Calls `model` once per superstep of this node, durably.
 ///
 /// The answer is journaled under `key` (only successes: a failed call runs
 /// again when the node does). A call that really reached the model emits a
-/// custom event `{"llm_call": {model, input_tokens, output_tokens,
-/// latency_ms}}`; a replayed one emits nothing. Transient errors (rate
+/// [`ModelEvent::ModelCall`] (`{"model_call": {model, input_tokens,
+/// output_tokens, duration_ms}}`); a replayed one emits nothing. Transient errors (rate
 /// limits, 5xx, timeouts, transport) are retryable node errors unless the
 /// provider retried them already ([`model_node_error`]); the others are
 /// permanent.
@@ -48,26 +52,22 @@ pub async fn chat_journaled_observed(
         })
         .await?;
     if called.load(Ordering::Relaxed) {
-        emit_llm_call(ctx, model, response.usage, started);
+        emit_model_call(ctx, model, response.usage, started);
     }
     Ok(response)
 }
 
-/// Emits the custom event of a model call that really happened:
-/// `{"llm_call": {model, input_tokens, output_tokens, latency_ms}}`, the
-/// latency measured from `started`.
-pub fn emit_llm_call(ctx: &NodeContext, model: &dyn ChatModel, usage: Usage, started: Instant) {
-    let latency_ms = started.elapsed().as_secs_f64() * 1e3;
-    ctx.emit(|| {
-        serde_json::json!({
-            "llm_call": {
-                "model": model.name(),
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "latency_ms": latency_ms,
-            }
-        })
-    });
+/// Emits the [`ModelEvent::ModelCall`] of a call of `model` that really
+/// happened, its duration measured from `started`.
+pub fn emit_model_call(ctx: &NodeContext, model: &dyn ChatModel, usage: Usage, started: Instant) {
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    ModelEvent::ModelCall(ModelCall {
+        model: model.name().to_string(),
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        duration_ms,
+    })
+    .emit(ctx);
 }
 
 /// A node error for a failed call of `model`: retryable only when the

@@ -3,13 +3,16 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use rebound_graph::{NodeContext, NodeError, NodeErrorKind};
+use rebound_protocol::{Approval, ApprovalEvent, CommandOutcome, Decision, ToolCall, ToolEvent};
+use rebound_tools::approval::{ApprovalAnswer, ApprovalPolicy, ApprovalRequest, Verdict};
+use rebound_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{ApprovalAnswer, ApprovalPolicy, ApprovalRequest, Verdict};
-use crate::{ToolContext, ToolError, ToolOutput, ToolRegistry};
+use crate::events::Emit;
 
 /// What came of a tool call made through [`run_tool_call`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,7 +42,7 @@ impl ToolCallOutcome {
 /// Calls the tool `name` with `arguments` from inside a graph node.
 ///
 /// - An unknown tool is a failed output naming the tools there are.
-/// - When the tool runs a command ([`crate::Tool::command_line`]), `policy`
+/// - When the tool runs a command ([`rebound_tools::Tool::command_line`]), `policy`
 ///   judges it first. A forbidden command does not run: the output is
 ///   `forbidden: <reason>` and [`ToolCallOutcome::forbidden`] is set. A
 ///   command the policy asks about stops the run with a graph interrupt
@@ -57,14 +60,13 @@ impl ToolCallOutcome {
 ///   model sees ([`ToolError::into_output`]); only a cancelled call is not
 ///   recorded (it fails the node and runs again on resume).
 ///
-/// Custom events: `{"tool_call": {"name", "command", "phase": "started"}}`
-/// before the tool really runs and `{"tool_call": {..., "phase":
-/// "finished", "success", "details"}}` after, `{"tool_call": {...,
-/// "phase": "replayed", "success"}}` when the journal answers instead;
-/// `{"approval": {"phase": ..., "tool", "command", ...}}` with phase
-/// `forbidden`, `asked` (the run stops), `answered` (with `decision`), or
-/// `preapproved` (asked, but `approved_all`). `answered` comes again each
-/// time the node re-runs past the question (the answer is replayed).
+/// Events ([`rebound_protocol`]): [`ToolCall::Started`] before the tool
+/// really runs and [`ToolCall::Finished`] after (with the command's
+/// [`CommandOutcome`] when the tool reports one), [`ToolCall::Replayed`]
+/// when the journal answers instead; [`Approval::Forbidden`],
+/// [`Approval::Asked`] (the run stops), [`Approval::Answered`] or
+/// [`Approval::Preapproved`]. `Answered` comes again each time the node
+/// re-runs past the question (the answer is replayed).
 pub async fn run_tool_call(
     node: &NodeContext,
     registry: &ToolRegistry,
@@ -85,11 +87,12 @@ pub async fn run_tool_call(
             Verdict::Allow => {}
             Verdict::Forbid { reason } => {
                 tracing::warn!(tool = name, command, %reason, "forbidden command refused");
-                node.emit(|| {
-                    json!({"approval": {
-                        "phase": "forbidden", "tool": name, "command": command, "reason": reason,
-                    }})
-                });
+                ApprovalEvent::Approval(Approval::Forbidden {
+                    tool: name.to_string(),
+                    command: command.clone(),
+                    reason: reason.clone(),
+                })
+                .emit(node);
                 let output = ToolOutput::failure(format!("forbidden: {reason}"))
                     .with_details(json!({"error": "forbidden", "reason": reason}));
                 return Ok(ToolCallOutcome {
@@ -98,11 +101,12 @@ pub async fn run_tool_call(
                 });
             }
             Verdict::Ask { reason } if approved_all => {
-                node.emit(|| {
-                    json!({"approval": {
-                        "phase": "preapproved", "tool": name, "command": command, "reason": reason,
-                    }})
-                });
+                ApprovalEvent::Approval(Approval::Preapproved {
+                    tool: name.to_string(),
+                    command: command.clone(),
+                    reason,
+                })
+                .emit(node);
             }
             Verdict::Ask { reason } => {
                 let request = ApprovalRequest {
@@ -135,9 +139,12 @@ pub async fn run_tool_call(
     let output = node
         .try_journal(&format!("tool:{name}"), async {
             ran.store(true, Ordering::Relaxed);
-            node.emit(
-                || json!({"tool_call": {"name": name, "command": command, "phase": "started"}}),
-            );
+            ToolEvent::ToolCall(ToolCall::Started {
+                name: name.to_string(),
+                command: command.clone(),
+            })
+            .emit(node);
+            let started = Instant::now();
             let output = match tool.call(arguments, tools).await {
                 Ok(output) => output,
                 Err(ToolError::Cancelled) => {
@@ -147,21 +154,26 @@ pub async fn run_tool_call(
                 }
                 Err(error) => error.into_output(),
             };
-            node.emit(|| {
-                json!({"tool_call": {
-                    "name": name, "command": command, "phase": "finished",
-                    "success": output.success, "details": output.details,
-                }})
-            });
+            ToolEvent::ToolCall(ToolCall::Finished {
+                name: name.to_string(),
+                command: command.clone(),
+                success: output.success,
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                outcome: command
+                    .as_ref()
+                    .and_then(|_| CommandOutcome::deserialize(&output.details).ok()),
+            })
+            .emit(node);
             Ok::<_, NodeError>(output)
         })
         .await?;
     if !ran.load(Ordering::Relaxed) {
-        node.emit(|| {
-            json!({"tool_call": {
-                "name": name, "command": command, "phase": "replayed", "success": output.success,
-            }})
-        });
+        ToolEvent::ToolCall(ToolCall::Replayed {
+            name: name.to_string(),
+            command,
+            success: output.success,
+        })
+        .emit(node);
     }
     Ok(ToolCallOutcome {
         answer,
@@ -174,27 +186,23 @@ pub async fn run_tool_call(
 fn ask(node: &NodeContext, request: &ApprovalRequest) -> Result<ApprovalAnswer, NodeError> {
     match node.interrupt::<ApprovalAnswer>(request) {
         Ok(answer) => {
-            let decision = match &answer {
-                ApprovalAnswer::Approve => "approve",
-                ApprovalAnswer::ApproveAll => "approve_all",
-                ApprovalAnswer::Deny { .. } => "deny",
-            };
-            node.emit(|| {
-                json!({"approval": {
-                    "phase": "answered", "tool": request.tool, "command": request.command,
-                    "decision": decision,
-                }})
-            });
+            ApprovalEvent::Approval(Approval::Answered {
+                tool: request.tool.clone(),
+                command: request.command.clone(),
+                decision: Decision::from(&answer),
+            })
+            .emit(node);
             Ok(answer)
         }
         Err(error) => {
             if error.kind() == NodeErrorKind::Interrupted {
-                node.emit(|| {
-                    json!({"approval": {
-                        "phase": "asked", "tool": request.tool, "command": request.command,
-                        "cwd": request.cwd, "reason": request.reason,
-                    }})
-                });
+                ApprovalEvent::Approval(Approval::Asked {
+                    tool: request.tool.clone(),
+                    command: request.command.clone(),
+                    cwd: request.cwd.clone(),
+                    reason: request.reason.clone(),
+                })
+                .emit(node);
             }
             Err(error)
         }
