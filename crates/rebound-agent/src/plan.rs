@@ -16,7 +16,7 @@ pub struct PlanAnswer {
 
 /// The planner's answer when the run has no check yet: the plan, and a
 /// command the planner proposes as the goal's evidence (adopted only if it
-/// fails before any change: see [`crate::checks::agent`]).
+/// fails before any change: see [`crate::checks::proposal`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = require_check)]
 pub struct PlanWithCheck {

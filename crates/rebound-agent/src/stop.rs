@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// Which budget ran out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum BudgetKind {
     /// Working time ([`crate::Budget::max_seconds`]).
     WallTime,
@@ -29,6 +30,7 @@ impl fmt::Display for BudgetKind {
 /// Why a run stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum StopReason {
     /// The goal is done, verified: the run's checks pass.
     Finished,

@@ -58,6 +58,7 @@ use crate::{AgentDeps, Budget, RunSummary};
 /// [`Display`](fmt::Display), [`FromStr`] and serde use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum WorkflowKind {
     /// Plan → execute → review → advance, with repair mode.
     #[default]

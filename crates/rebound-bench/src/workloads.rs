@@ -175,8 +175,5 @@ pub async fn steps_mem(n: i64, durability: Durability) -> Result<Value> {
 
 /// The name of a durability mode, as reported.
 pub fn durability_name(durability: Durability) -> &'static str {
-    match durability {
-        Durability::Sync => "sync",
-        Durability::Batched { .. } => "batched",
-    }
+    durability.name()
 }

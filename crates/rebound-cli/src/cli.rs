@@ -38,7 +38,7 @@ pub struct GlobalArgs {
     /// state (`.rebound/`) are found [default: the current directory].
     #[arg(long, short = 'C', global = true, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
-    /// Where runs are stored [default: <workspace>/.rebound].
+    /// Where runs are stored [default: .rebound/ in the workspace].
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
     /// Machine-readable output: JSON lines for run and resume (every event,
@@ -115,8 +115,8 @@ impl ApprovalArg {
 /// Settings a run (or a resumed run) may override.
 #[derive(Debug, Clone, Default, Args)]
 pub struct RunOverrides {
-    /// The model: local:<name or path.gguf>, openai:<model>, anthropic:<model>,
-    /// ollama:<model> [default: local:qwen2.5-coder-1.5b].
+    /// The model: `local:<name or path.gguf>`, `openai:<model>`, `anthropic:<model>`,
+    /// `ollama:<model>` [default: local:qwen2.5-coder-1.5b].
     #[arg(long, value_name = "URI")]
     pub model: Option<String>,
     /// When to ask before a command runs.

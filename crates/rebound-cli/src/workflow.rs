@@ -14,6 +14,12 @@ pub fn parser() -> impl TypedValueParser<Value = WorkflowKind> {
     .try_map(|name| name.parse::<WorkflowKind>())
 }
 
+/// The error for a workflow `rebound_agent` has and this CLI cannot run
+/// yet (the kind is `#[non_exhaustive]`).
+pub fn unsupported(kind: WorkflowKind) -> anyhow::Error {
+    anyhow::anyhow!("this version of rebound cannot run the {kind} workflow")
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]

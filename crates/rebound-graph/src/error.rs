@@ -9,6 +9,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Why a graph failed to compile.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CompileError {
     /// Two nodes were added under the same name.
     #[error("duplicate node name {name:?}: every node needs its own name")]
@@ -205,6 +206,7 @@ impl fmt::Display for NodeError {
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GraphError {
     /// A node failed (after its retries, if it has a retry policy).
     #[error("node {node:?} failed at step {step} (attempt {attempt}): {source}")]
@@ -270,9 +272,12 @@ pub enum GraphError {
     TaskFailed {
         /// What the runtime reported.
         message: String,
+        /// The runtime's error, when there is one (it holds a panic's payload).
+        #[source]
+        source: Option<tokio::task::JoinError>,
     },
     /// Stored state, a delta or metadata no longer deserializes into the current type.
-    #[error("thread {thread_id:?}, checkpoint {checkpoint}: the stored {what} does not deserialize at `{path}`: {message}. Nothing was overwritten")]
+    #[error("thread {thread_id:?}, checkpoint {checkpoint}: the stored {what} does not deserialize at `{path}`: {source}. Nothing was overwritten")]
     BadStoredState {
         /// The thread.
         thread_id: String,
@@ -283,11 +288,12 @@ pub enum GraphError {
         /// The path to the bad field, e.g. `plan[2]`.
         path: String,
         /// What serde reported.
-        message: String,
+        #[source]
+        source: serde_json::Error,
     },
     /// A state or update could not be encoded for storage.
     #[error("could not encode the state for a checkpoint: {0}")]
-    Encode(String),
+    Encode(#[source] serde_json::Error),
     /// The checkpointer failed.
     #[error(transparent)]
     Checkpoint(#[from] crate::checkpoint::CheckpointError),

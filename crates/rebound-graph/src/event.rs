@@ -78,6 +78,7 @@ impl SubgraphTask {
 /// `{"event":"node_finished","node":"planner",...}`; durations in microseconds.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Event {
     /// The run started.
     RunStarted {

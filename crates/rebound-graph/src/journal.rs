@@ -169,6 +169,46 @@ impl NodeContext {
     /// each call is matched with the resume values in order.
     ///
     /// Needs a checkpointer and a thread id.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    ///
+    /// use rebound_graph::checkpoint::MemorySaver;
+    /// use rebound_graph::{RunConfig, RunOutcome, State, StateGraph, END, START};
+    /// use serde::{Deserialize, Serialize};
+    /// use serde_json::json;
+    ///
+    /// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+    /// struct Deploy {
+    ///     approved_by: Option<String>,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut graph = StateGraph::<Deploy>::new();
+    /// graph
+    ///     .add_node("approve", |_, ctx| async move {
+    ///         let who: String = ctx.interrupt(json!({"question": "deploy to production?"}))?;
+    ///         Ok(DeployUpdate::default().approved_by(Some(who)))
+    ///     })
+    ///     .add_edge(START, "approve")
+    ///     .add_edge("approve", END);
+    /// let graph = graph.compile()?.with_checkpointer(Arc::new(MemorySaver::new()));
+    /// let config = RunConfig::new().with_thread_id("deploy-1");
+    ///
+    /// // The first run stops at the question; its state is saved on the thread.
+    /// let outcome = graph.run(Deploy::default(), config.clone()).await?;
+    /// assert!(outcome.is_interrupted());
+    /// assert_eq!(outcome.interrupts()[0].payload["question"], "deploy to production?");
+    ///
+    /// // Resuming reruns the node; this time `interrupt` returns the answer.
+    /// let RunOutcome::Completed(done) = graph.resume_with(json!("alice"), config).await? else {
+    ///     panic!("the run should have finished");
+    /// };
+    /// assert_eq!(done.approved_by.as_deref(), Some("alice"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn interrupt<T: DeserializeOwned>(&self, payload: impl Serialize) -> Result<T, NodeError> {
         let Some(scratch) = &self.scratch else {
             return Err(NodeError::msg(

@@ -12,6 +12,7 @@ use crate::GraphError;
 
 /// When checkpoints are committed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Durability {
     /// Each superstep's checkpoint is committed before the next superstep
     /// starts (the default): a crash loses nothing that finished.
@@ -30,6 +31,14 @@ pub enum Durability {
 }
 
 impl Durability {
+    /// The mode's name, as reported: `sync` or `batched`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Durability::Sync => "sync",
+            Durability::Batched { .. } => "batched",
+        }
+    }
+
     /// Batched with 64 steps and 100 ms.
     pub fn batched() -> Self {
         Durability::Batched {

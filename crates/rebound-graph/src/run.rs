@@ -210,6 +210,40 @@ impl<S: State> CompiledGraph<S> {
     /// Runs the graph on a new task and returns its events as they happen;
     /// [`RunStream::result`] or [`RunStream::outcome`] gives how it ended.
     /// Dropping the stream before the end cancels the run.
+    ///
+    /// ```
+    /// use rebound_graph::{Event, RunConfig, State, StateGraph, END, START};
+    /// use serde::{Deserialize, Serialize};
+    ///
+    /// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+    /// struct Doc {
+    ///     #[state(append)]
+    ///     lines: Vec<String>,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut graph = StateGraph::<Doc>::new();
+    /// graph
+    ///     .add_sync_node("draft", |_, _| Ok(DocUpdate::default().lines(vec!["draft".into()])))
+    ///     .add_sync_node("polish", |_, _| Ok(DocUpdate::default().lines(vec!["polish".into()])))
+    ///     .add_edge(START, "draft")
+    ///     .add_edge("draft", "polish")
+    ///     .add_edge("polish", END);
+    /// let graph = graph.compile()?;
+    ///
+    /// let mut stream = graph.stream(Doc::default(), RunConfig::new());
+    /// let mut finished = Vec::new();
+    /// while let Some(event) = stream.next_event().await {
+    ///     if let Event::NodeFinished { node, step, .. } = event {
+    ///         finished.push((node.to_string(), step));
+    ///     }
+    /// }
+    /// assert_eq!(finished, [("draft".to_string(), 0), ("polish".to_string(), 1)]);
+    /// assert_eq!(stream.result().await?.lines, ["draft", "polish"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn stream(&self, input: impl Into<Input<S>>, config: RunConfig) -> RunStream<S> {
         let input = input.into();
         let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();

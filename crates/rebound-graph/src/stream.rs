@@ -56,6 +56,7 @@ impl<S: State> RunStream<S> {
         let Some(handle) = self.handle.take() else {
             return Err(GraphError::TaskFailed {
                 message: "the run's result was already taken".to_string(),
+                source: None,
             });
         };
         // Abandoning this future (a timeout around it, say) aborts the run,
@@ -65,6 +66,7 @@ impl<S: State> RunStream<S> {
             Ok(result) => result,
             Err(join_error) => Err(GraphError::TaskFailed {
                 message: join_error.to_string(),
+                source: Some(join_error),
             }),
         }
     }

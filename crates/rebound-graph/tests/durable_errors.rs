@@ -266,7 +266,7 @@ fn bad_stored(error: GraphError) -> Bad {
             checkpoint,
             what,
             path,
-            message: _,
+            source: _,
         } => Bad {
             thread_id,
             checkpoint,

@@ -23,6 +23,7 @@ use crate::LlmError;
 /// assert!("gpt-4o".parse::<ModelSpec>().is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ModelSpec {
     /// `openai:<model>`.
     OpenAi {

@@ -8,6 +8,7 @@ use rusqlite::ErrorCode;
 /// A failure specific to the SQLite saver. It reaches callers boxed inside
 /// [`CheckpointError::Storage`]; downcast to tell the cases apart.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SqliteSaverError {
     /// A checkpoint with this id is already stored for the thread.
     #[error("thread {thread_id:?} already has a checkpoint {id}")]
@@ -88,8 +89,14 @@ pub(crate) fn duplicate(error: &CheckpointError) -> CheckpointError {
             reason: reason.clone(),
         },
         CheckpointError::Corrupt(reason) => CheckpointError::Corrupt(reason.clone()),
+        // A storage error cannot be cloned: the other callers get its text.
         CheckpointError::Storage(source) => SqliteSaverError::GroupCommitFailed {
             message: source.to_string(),
+        }
+        .into(),
+        // A kind added to `CheckpointError` later: its text, the same way.
+        other => SqliteSaverError::GroupCommitFailed {
+            message: other.to_string(),
         }
         .into(),
     }

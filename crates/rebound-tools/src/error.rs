@@ -6,6 +6,7 @@ use std::path::PathBuf;
 /// [`ToolError::into_output`] turns it into a [`crate::ToolOutput`] that goes
 /// back into the conversation.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The model called a tool that does not exist.
     #[error("there is no tool named {name:?}; the tools are: {available}")]

@@ -97,6 +97,7 @@ impl SandboxPolicy {
 
 /// What this kernel's Landlock can enforce: probed once per process.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SandboxStatus {
     /// Landlock restricts filesystem writes.
     Available {

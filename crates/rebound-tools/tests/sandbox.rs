@@ -238,6 +238,7 @@ async fn the_status_is_cached_and_explains_itself() {
     match first {
         SandboxStatus::Available { .. } => assert!(text.contains("available"), "{text}"),
         SandboxStatus::Unavailable { .. } => assert!(text.contains("unavailable"), "{text}"),
+        other => panic!("a status this test does not know: {other:?}"),
     }
 }
 

@@ -143,7 +143,7 @@ impl Evidence {
     }
 
     /// The stop reason of a run that ended on a finish: `Finished` when the
-    /// checks verify it ([`verify`]), `FinishedUnverified` when there are
+    /// checks verify it ([`verify()`]), `FinishedUnverified` when there are
     /// none, they only guard (detected, passing from the start), a file
     /// they read was changed, or the goal names a program none of them
     /// runs; an error when one fails (a finish that slipped past them).

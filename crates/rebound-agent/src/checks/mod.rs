@@ -28,6 +28,7 @@ pub use run::{run_checks, CheckRun};
 /// Where a check came from, strongest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CheckSource {
     /// `--check` on the command line.
     Flag,

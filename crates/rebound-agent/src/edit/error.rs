@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// Why a span cannot be cut, or a model's answer cannot be spliced in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum EditError {
     /// The path is absolute, climbs out of the workspace with `..`, or
     /// goes through a symbolic link that leads outside it.

@@ -9,6 +9,7 @@ pub const MAX_MESSAGE_CHARS: usize = 500;
 /// Which tool or report a failure was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FailureKind {
     /// A Python traceback outside a test report (`Traceback (most recent
     /// call last):` … `ZeroDivisionError: division by zero`).

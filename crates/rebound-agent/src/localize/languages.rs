@@ -10,6 +10,7 @@ use tree_sitter::{Parser, Tree};
 /// A language with a tree-sitter grammar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Language {
     /// `.py`, `.pyi`.
     Python,

@@ -31,6 +31,7 @@ pub async fn fork(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<Exit> {
     let (new, next) = match found.meta.workflow {
         WorkflowKind::Pev => branch::<PevState>(&found, from).await?,
         WorkflowKind::Reflect => branch::<ReflectState>(&found, from).await?,
+        other => return Err(crate::workflow::unsupported(other)),
     };
     found
         .meta

@@ -23,6 +23,7 @@ pub fn graph(global: &GlobalArgs, args: GraphArgs) -> anyhow::Result<Exit> {
     let mermaid = match args.workflow {
         WorkflowKind::Pev => mermaid::<PevState>(&workspace)?,
         WorkflowKind::Reflect => mermaid::<ReflectState>(&workspace)?,
+        other => return Err(crate::workflow::unsupported(other)),
     };
     let text = match args.format {
         GraphFormat::Mermaid => mermaid,
@@ -98,8 +99,11 @@ fn parse(mermaid: &str) -> (Vec<String>, Vec<Edge>) {
 fn ascii(workflow: WorkflowKind, mermaid: &str) -> String {
     let (nodes, edges) = parse(mermaid);
     let title = match workflow {
-        WorkflowKind::Pev => "pev: plan → execute → review → advance, with repair mode",
-        WorkflowKind::Reflect => "reflect: plan → execute → reflect → commit, with rollback",
+        WorkflowKind::Pev => "pev: plan → execute → review → advance, with repair mode".to_string(),
+        WorkflowKind::Reflect => {
+            "reflect: plan → execute → reflect → commit, with rollback".to_string()
+        }
+        other => format!("{other}: {}", other.description()),
     };
     let mut out = format!("{title}\n\n");
     for node in &nodes {

@@ -24,6 +24,7 @@ pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<E
         WorkflowKind::Reflect => {
             list::<ReflectState>(&found.meta.workspace, found.saver, &args).await?
         }
+        other => return Err(crate::workflow::unsupported(other)),
     };
     if global.json {
         let rows: Vec<_> = checkpoints.iter().map(row_json).collect();

@@ -70,6 +70,7 @@ pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exi
     let exit = match found.meta.workflow {
         WorkflowKind::Pev => resume.go::<PevState>(found, &tools.deps).await,
         WorkflowKind::Reflect => resume.go::<ReflectState>(found, &tools.deps).await,
+        other => Err(crate::workflow::unsupported(other)),
     };
     tools.shutdown().await;
     exit

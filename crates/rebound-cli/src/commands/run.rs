@@ -59,6 +59,7 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     let exit = match settings.workflow {
         WorkflowKind::Pev => start.go::<PevState>(&tools).await,
         WorkflowKind::Reflect => start.go::<ReflectState>(&tools).await,
+        other => Err(crate::workflow::unsupported(other)),
     };
     tools.shutdown().await;
     exit

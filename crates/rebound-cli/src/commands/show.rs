@@ -21,6 +21,7 @@ pub async fn show(global: &GlobalArgs, args: ShowArgs) -> anyhow::Result<Exit> {
     let view = match found.meta.workflow {
         WorkflowKind::Pev => view::<PevState>(&found, &args).await?,
         WorkflowKind::Reflect => view::<ReflectState>(&found, &args).await?,
+        other => return Err(crate::workflow::unsupported(other)),
     };
     if global.json {
         out(serde_json::to_string(&view)?);

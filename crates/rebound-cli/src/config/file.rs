@@ -185,7 +185,7 @@ pub fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// A serde message about the value at `path`, in the words of a config
-/// file: "unknown key `foo` in [budget] (expected ...)", "`budget.max_iters`: ...".
+/// file: "unknown key `foo` in \[budget\] (expected ...)", "`budget.max_iters`: ...".
 fn describe(path: &str, message: &str) -> String {
     if let Some(rest) = message.strip_prefix("unknown field ") {
         let (key, expected) = match rest.split_once(", expected ") {

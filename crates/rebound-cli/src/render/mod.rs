@@ -119,7 +119,7 @@ pub fn out(line: impl std::fmt::Display) {
 }
 
 /// Writes a line of text for people to stdout with every control
-/// character in it shown escaped ([`sanitize`]): for lines that carry
+/// character in it shown escaped ([`sanitize()`]): for lines that carry
 /// goals, commands or reasons and no styling of rebound's own.
 pub fn out_text(line: impl AsRef<str>) {
     out(sanitize(line.as_ref()));

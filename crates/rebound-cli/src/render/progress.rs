@@ -294,7 +294,7 @@ pub fn first_line(text: &str, max: usize) -> String {
     cut(line, max)
 }
 
-/// `text` [`sanitize`](super::sanitize)d and cut to `max` characters,
+/// `text` [`sanitize`](super::sanitize())d and cut to `max` characters,
 /// with an ellipsis when cut.
 pub fn cut(text: &str, max: usize) -> String {
     let text = super::sanitize(text);

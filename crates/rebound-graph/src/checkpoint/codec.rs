@@ -194,13 +194,13 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(
             checkpoint: checkpoint.to_string(),
             what: what.to_string(),
             path: error.path().to_string(),
-            message: error.inner().to_string(),
+            source: error.into_inner(),
         }
     })
 }
 
 pub(crate) fn encode_json<T: Serialize>(value: &T) -> Result<Vec<u8>, GraphError> {
-    serde_json::to_vec(value).map_err(|e| GraphError::Encode(e.to_string()))
+    serde_json::to_vec(value).map_err(GraphError::Encode)
 }
 
 /// Appends `[node, update]` to a delta being built (`[` ... `]`).
@@ -210,8 +210,7 @@ pub(crate) fn push_delta<U: Serialize>(
     update: &U,
 ) -> Result<(), GraphError> {
     delta.push(if delta.is_empty() { b'[' } else { b',' });
-    serde_json::to_writer(&mut *delta, &(node, update))
-        .map_err(|e| GraphError::Encode(e.to_string()))
+    serde_json::to_writer(&mut *delta, &(node, update)).map_err(GraphError::Encode)
 }
 
 pub(crate) fn finish_delta(mut delta: Vec<u8>) -> Vec<u8> {

@@ -22,6 +22,53 @@ struct Inner {
 }
 
 /// Keeps every checkpoint in memory. Atomic per call (one lock).
+///
+/// Attached with [`crate::CompiledGraph::with_checkpointer`], it makes runs
+/// durable on their thread: here a run stops before a node
+/// ([`crate::RunConfig::with_interrupt_before`]), its state is read back,
+/// and the run resumes.
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use rebound_graph::checkpoint::MemorySaver;
+/// use rebound_graph::{RunConfig, State, StateGraph, END, START};
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+/// struct Job {
+///     #[state(append)]
+///     done: Vec<String>,
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut graph = StateGraph::<Job>::new();
+/// graph
+///     .add_sync_node("build", |_, _| Ok(JobUpdate::default().done(vec!["build".into()])))
+///     .add_sync_node("ship", |_, _| Ok(JobUpdate::default().done(vec!["ship".into()])))
+///     .add_edge(START, "build")
+///     .add_edge("build", "ship")
+///     .add_edge("ship", END);
+/// let graph = graph.compile()?.with_checkpointer(Arc::new(MemorySaver::new()));
+/// let thread = RunConfig::new().with_thread_id("job-7");
+///
+/// let outcome = graph
+///     .run(Job::default(), thread.clone().with_interrupt_before(["ship"]))
+///     .await?;
+/// assert!(outcome.is_interrupted());
+/// let saved = graph.get_state(&thread).await?;
+/// assert_eq!(saved.values.done, ["build"]);
+///
+/// let finished = graph.resume(thread.clone()).await?;
+/// assert_eq!(finished.state().done, ["build", "ship"]);
+/// let history = graph.history(&thread, None, None).await?;
+/// // Newest first: after `ship`, after `build`, and the input.
+/// assert_eq!(history.len(), 3);
+/// assert_eq!(history[0].checkpoint_id, graph.get_state(&thread).await?.checkpoint_id);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Default)]
 pub struct MemorySaver {
     inner: Mutex<Inner>,

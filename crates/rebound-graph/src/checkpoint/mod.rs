@@ -59,6 +59,7 @@ pub struct StoredCheckpoint {
 
 /// What kind of pending write a [`PendingWrite`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum WriteKind {
     /// A journaled call's recorded result.
     Journal,
@@ -130,6 +131,7 @@ pub struct ThreadSummary {
 
 /// Why a checkpointer call failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CheckpointError {
     /// Another run holds the thread.
     #[error(

@@ -193,6 +193,7 @@ impl<'a, S: State> Driver<'a, S> {
                             None,
                             Err(GraphError::TaskFailed {
                                 message: e.to_string(),
+                                source: Some(e),
                             }),
                         ),
                     };

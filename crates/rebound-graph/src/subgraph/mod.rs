@@ -82,6 +82,7 @@ pub fn parent_thread(thread_id: &str) -> Option<&str> {
 /// Why a subgraph node failed: the source of the [`GraphError::Node`] that
 /// names the node.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SubgraphError {
     /// The mapping from the parent's state to the child's input failed.
     #[error("subgraph node {node:?}: mapping the parent's state into the child's input failed: {message}")]

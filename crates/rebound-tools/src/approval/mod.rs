@@ -19,10 +19,10 @@
 //! commands on the allow list cannot be made to run programs by the
 //! repository's configuration.
 //!
-//! An approval is an ordinary graph interrupt: [`run_tool_call`] stops the
-//! run with an [`ApprovalRequest`] payload, the caller resumes it with an
-//! [`ApprovalAnswer`], and the call is journaled so that it runs exactly
-//! once however often its node re-runs.
+//! An approval is an ordinary graph interrupt: `rebound_agent::run_tool_call`
+//! stops the run with an [`ApprovalRequest`] payload, the caller resumes it
+//! with an [`ApprovalAnswer`], and the call is journaled so that it runs
+//! exactly once however often its node re-runs.
 //!
 //! ```
 //! use rebound_tools::approval::{

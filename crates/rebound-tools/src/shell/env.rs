@@ -70,7 +70,8 @@ pub(crate) fn secret_names<'a>(
 /// Removes the secrets of the current process's environment from what
 /// `command` passes on — by name ([`is_secret_env`]) and by value (a value
 /// that [`super::secrets::looks_like_secret`], a URL with a password),
-/// except the names in `allow` — and sets [`NON_INTERACTIVE`].
+/// except the names in `allow` — and turns pagers and prompts off
+/// (`PAGER=cat`, `GIT_TERMINAL_PROMPT=0`, ...).
 pub fn apply(command: &mut tokio::process::Command, allow: &[String]) {
     let vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os().collect();
     for name in secret_names(vars.iter().map(|(name, _)| name.as_os_str()), allow) {

@@ -16,6 +16,7 @@ use nodes::definition;
 /// What a definition defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DefinitionKind {
     /// A free function (Python `def`, Rust `fn`, a C function, JS
     /// `function` or a function bound to a name).
