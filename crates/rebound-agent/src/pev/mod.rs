@@ -29,14 +29,8 @@ pub use state::{PevState, PevStateUpdate};
 
 use crate::{AgentDeps, RunSummary, StopReason, Verdict};
 
-/// The planner node's name.
-pub const PLANNER: &str = "planner";
-/// The executor node's name.
-pub const EXECUTOR: &str = "executor";
-/// The reviewer node's name.
-pub const REVIEWER: &str = "reviewer";
-/// The advance node's name.
-pub const ADVANCE: &str = "advance";
+/// The node names (the protocol's, which displays match against).
+pub use rebound_protocol::nodes::pev::{ADVANCE, EXECUTOR, PLANNER, REVIEWER};
 
 /// The retry policy of the model-only nodes (planner, reviewer): transient
 /// model errors are retried when the provider did not retry them itself

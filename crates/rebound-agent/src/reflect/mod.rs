@@ -28,18 +28,8 @@ pub use state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
 
 use crate::{RunSummary, StopReason};
 
-/// The setup node's name.
-pub const SETUP: &str = "setup";
-/// The planner node's name.
-pub const PLANNER: &str = "planner";
-/// The executor node's name.
-pub const EXECUTOR: &str = "executor";
-/// The reflector node's name.
-pub const REFLECTOR: &str = "reflector";
-/// The commit node's name.
-pub const COMMIT: &str = "commit";
-/// The rollback node's name.
-pub const ROLLBACK: &str = "rollback";
+/// The node names (the protocol's, which displays match against).
+pub use rebound_protocol::nodes::reflect::{COMMIT, EXECUTOR, PLANNER, REFLECTOR, ROLLBACK, SETUP};
 
 fn paths(targets: &[&str]) -> PathMap {
     targets

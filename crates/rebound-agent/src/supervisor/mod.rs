@@ -61,14 +61,10 @@ pub use state::{RouteRecord, TutorState, TutorStateUpdate};
 
 use crate::AgentDeps;
 
-/// The coordinator node's name: the supervisor.
-pub const COORDINATOR: &str = "coordinator";
-/// The course advisor node's name.
-pub const COURSE_ADVISOR: &str = "course_advisor";
-/// The learning planner node's name.
-pub const LEARNING_PLANNER: &str = "learning_planner";
-/// The node that asks the student (an interrupt).
-pub const HUMAN_INPUT: &str = "human_input";
+/// The node names (the protocol's, which displays match against).
+pub use rebound_protocol::nodes::supervisor::{
+    COORDINATOR, COURSE_ADVISOR, HUMAN_INPUT, LEARNING_PLANNER,
+};
 /// The names a `next_agent` may hold. `human_input` is not one of them: the
 /// only way to the student is `requires_human_input`.
 pub const AGENTS: [&str; 3] = [COORDINATOR, COURSE_ADVISOR, LEARNING_PLANNER];
