@@ -1,6 +1,7 @@
 //! Plain output, for logs and pipes: one line per event, no color, no
 //! cursor movement.
 
+use rebound_protocol::agent::{AgentEvent, StepPhase};
 use rebound_protocol::{Approval, Event, ToolCall};
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
 
@@ -73,7 +74,7 @@ impl PlainRenderer {
         };
         let prefix = format!("[{step}] {node}:");
         let text = match Progress::from_event(event) {
-            Progress::Plan { steps, repair } => {
+            Progress::Agent(AgentEvent::Plan { steps, repair, .. }) => {
                 self.plan_len = steps.len();
                 let steps: Vec<String> = steps
                     .iter()
@@ -86,7 +87,12 @@ impl PlainRenderer {
                 let label = if repair { "repair plan" } else { "plan" };
                 format!("{label}: {}", steps.join("; "))
             }
-            Progress::StepStarted { index, step } => {
+            Progress::Agent(AgentEvent::Step {
+                index,
+                step,
+                phase: StepPhase::Started,
+                ..
+            }) => {
                 let command = step.action().map(|a| format!(" {a}")).unwrap_or_default();
                 format!(
                     "{} started: {}{command}",
@@ -94,13 +100,18 @@ impl PlainRenderer {
                     step.description
                 )
             }
-            Progress::StepFinished {
+            Progress::Agent(AgentEvent::Step {
                 index,
                 success,
                 output,
                 ..
-            } => {
-                let verdict = if success { "succeeded" } else { "failed" };
+            }) => {
+                let verdict = if success == Some(true) {
+                    "succeeded"
+                } else {
+                    "failed"
+                };
+                let output = output.unwrap_or_default();
                 let tail = output.lines().last().unwrap_or_default().trim().to_string();
                 format!(
                     "{} {verdict}: {}",
@@ -108,45 +119,45 @@ impl PlainRenderer {
                     cut(&tail, 200)
                 )
             }
-            Progress::Review(review) => {
+            Progress::Agent(AgentEvent::Review(review)) => {
                 let mut text = format!("review: {}: {}", review.verdict, review.reason);
                 if !review.fix_suggestions.is_empty() {
                     text.push_str(&format!(" (fix: {})", review.fix_suggestions.join("; ")));
                 }
                 text
             }
-            Progress::Repair { step, error } => format!(
+            Progress::Agent(AgentEvent::Repair { step, error }) => format!(
                 "repair: step \"{}\" failed: {}",
                 step.description,
                 first_line(&error, 200)
             ),
-            Progress::Git {
+            Progress::Agent(AgentEvent::Git {
                 action,
                 commit,
                 message,
-            } => format!("git {action} {commit}: {message}"),
-            Progress::Agent { name, message } => format!("{name}: {message}"),
+            }) => format!("git {action} {commit}: {message}"),
+            Progress::Agent(AgentEvent::Agent { name, message }) => format!("{name}: {message}"),
             // Token by token is for a live display; the plain log has the
             // model's answer in the lines that follow it.
-            Progress::Thinking { .. } => return None,
-            Progress::Checks { when, results } => {
+            Progress::Agent(AgentEvent::Thinking { .. }) => return None,
+            Progress::Agent(AgentEvent::Checks { when, results }) => {
                 format!("checks ({when}): {}", checks_line(&results))
             }
-            Progress::CheckProposed {
+            Progress::Agent(AgentEvent::CheckProposed {
                 command,
                 adopted,
                 reason,
-            } => format!(
+            }) => format!(
                 "check proposed by the planner: `{}` {}: {}",
                 cut(&command, 200),
                 if adopted { "adopted" } else { "refused" },
                 cut(&reason, 200)
             ),
-            Progress::FinishOverruled {
+            Progress::Agent(AgentEvent::FinishOverruled {
                 by,
                 reason,
                 failing,
-            } => format!(
+            }) => format!(
                 "finish overruled: the {by} said \"{}\", but {}; back to the planner",
                 cut(&reason, 200),
                 checks_line(&failing)

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use rebound_protocol::agent::{AgentEvent, CheckResult, CheckWhen, PlanStep, Review, StepPhase};
+use rebound_protocol::agent::{AgentEvent, CheckResult};
 use rebound_protocol::{
     Approval, ApprovalEvent, ApprovalRequest, Event, ModelCall, ModelEvent, OutputLine, Payload,
     ToolCall, ToolEvent,
@@ -51,86 +51,9 @@ pub enum Progress {
         /// The message.
         message: String,
     },
-    /// The planner made a plan.
-    Plan {
-        /// The steps.
-        steps: Vec<PlanStep>,
-        /// Whether it repairs a failed step.
-        repair: bool,
-    },
-    /// A step started.
-    StepStarted {
-        /// Its index in the plan.
-        index: usize,
-        /// The step.
-        step: PlanStep,
-    },
-    /// A step finished.
-    StepFinished {
-        /// Its index.
-        index: usize,
-        /// Whether it succeeded.
-        success: bool,
-        /// The tail of its output.
-        output: String,
-    },
-    /// The reviewer's verdict.
-    Review(Review),
-    /// A failed step goes back to the planner.
-    Repair {
-        /// The failed step.
-        step: PlanStep,
-        /// Its error.
-        error: String,
-    },
-    /// A git operation (reflect workflow).
-    Git {
-        /// commit, rollback or init.
-        action: String,
-        /// The commit.
-        commit: String,
-        /// Its message.
-        message: String,
-    },
-    /// The run's checks ran.
-    Checks {
-        /// Why they ran.
-        when: CheckWhen,
-        /// One result per check.
-        results: Vec<CheckResult>,
-    },
-    /// The planner proposed a check for a run that had none.
-    CheckProposed {
-        /// The command.
-        command: String,
-        /// Whether it became the run's check.
-        adopted: bool,
-        /// Why.
-        reason: String,
-    },
-    /// A finish was overruled by a failing check.
-    FinishOverruled {
-        /// Who said finish.
-        by: String,
-        /// Why it said so.
-        reason: String,
-        /// The failing checks.
-        failing: Vec<CheckResult>,
-    },
-    /// A supervisor agent spoke.
-    Agent {
-        /// Its name.
-        name: String,
-        /// What it said.
-        message: String,
-    },
-    /// A piece of the text a model is generating.
-    Thinking {
-        /// The call (`planner`, `edit1:candidate`).
-        call: String,
-        /// The new text.
-        text: String,
-    },
+    /// An event of the agent (plan, step, review, repair, git, checks,
+    /// check proposal, overruled finish, a supervisor agent, model text).
+    Agent(AgentEvent),
     /// A tool call started, finished or was replayed from the journal.
     ToolCall(ToolCall),
     /// A line a command printed.
@@ -210,67 +133,11 @@ fn custom(payload: &Payload) -> Progress {
         typed => Payload::decode(&sanitized(&typed.to_value())),
     };
     match payload {
-        Payload::Agent(event) => agent(event),
+        Payload::Agent(event) => Progress::Agent(event),
         Payload::Tool(ToolEvent::ToolCall(call)) => Progress::ToolCall(call),
         Payload::Tool(ToolEvent::ToolOutput(line)) => Progress::Output(line),
         Payload::Approval(ApprovalEvent::Approval(approval)) => Progress::Approval(approval),
         Payload::Model(ModelEvent::ModelCall(call)) => Progress::ModelCall(call),
-        _ => Progress::Other,
-    }
-}
-
-/// Reads an agent event.
-fn agent(event: AgentEvent) -> Progress {
-    match event {
-        AgentEvent::Plan { steps, repair, .. } => Progress::Plan { steps, repair },
-        AgentEvent::Step {
-            index,
-            step,
-            phase: StepPhase::Started,
-            ..
-        } => Progress::StepStarted { index, step },
-        AgentEvent::Step {
-            index,
-            success,
-            output,
-            ..
-        } => Progress::StepFinished {
-            index,
-            success: success.unwrap_or(false),
-            output: output.unwrap_or_default(),
-        },
-        AgentEvent::Review(review) => Progress::Review(review),
-        AgentEvent::Repair { step, error } => Progress::Repair { step, error },
-        AgentEvent::Git {
-            action,
-            commit,
-            message,
-        } => Progress::Git {
-            action,
-            commit,
-            message,
-        },
-        AgentEvent::Checks { when, results } => Progress::Checks { when, results },
-        AgentEvent::CheckProposed {
-            command,
-            adopted,
-            reason,
-        } => Progress::CheckProposed {
-            command,
-            adopted,
-            reason,
-        },
-        AgentEvent::FinishOverruled {
-            by,
-            reason,
-            failing,
-        } => Progress::FinishOverruled {
-            by,
-            reason,
-            failing,
-        },
-        AgentEvent::Agent { name, message } => Progress::Agent { name, message },
-        AgentEvent::Thinking { call, text } => Progress::Thinking { call, text },
         _ => Progress::Other,
     }
 }

@@ -9,7 +9,7 @@ mod summary;
 use std::time::Duration;
 
 use console::style;
-use rebound_protocol::agent::{PlanStep, Review, Verdict};
+use rebound_protocol::agent::{AgentEvent, PlanStep, Review, StepPhase, Verdict};
 use rebound_protocol::{Approval, ApprovalAnswer, ApprovalRequest, Event, ToolCall};
 
 use super::progress::{checks_line, first_line, human_duration, route_text, step_label, Progress};
@@ -71,18 +71,26 @@ impl TerminalRenderer {
                 let text = console::truncate_str(&text, self.live.width() - 4, "…");
                 self.line(format!("  {}", style(format!("↳ {text}")).dim()));
             }
-            Progress::Plan { steps, repair } => self.plan(&steps, repair),
-            Progress::StepStarted { index, step } => self.step_started(index, &step),
+            Progress::Agent(AgentEvent::Plan { steps, repair, .. }) => self.plan(&steps, repair),
+            Progress::Agent(AgentEvent::Step {
+                index,
+                step,
+                phase: StepPhase::Started,
+                ..
+            }) => self.step_started(index, &step),
             Progress::Output(output) => self.live.push_output(&output.line),
             Progress::ToolCall(call) => self.tool_call(call),
-            Progress::StepFinished {
+            Progress::Agent(AgentEvent::Step {
                 index,
                 success,
                 output,
-            } => self.step_finished(index, success, &output),
-            Progress::Review(review) => self.review(&review),
-            Progress::Thinking { call, text } => self.live.push_thinking(&call, &text),
-            Progress::Checks { when, results } => {
+                ..
+            }) => self.step_finished(index, success == Some(true), &output.unwrap_or_default()),
+            Progress::Agent(AgentEvent::Review(review)) => self.review(&review),
+            Progress::Agent(AgentEvent::Thinking { call, text }) => {
+                self.live.push_thinking(&call, &text)
+            }
+            Progress::Agent(AgentEvent::Checks { when, results }) => {
                 for result in &results {
                     let mark = if result.passed {
                         style("✓").green()
@@ -294,7 +302,7 @@ fn event_line(progress: Progress) -> Option<String> {
                 .bold()
                 .to_string()
         }
-        Progress::Repair { step, error } => style(format!(
+        Progress::Agent(AgentEvent::Repair { step, error }) => style(format!(
             "↻ repair: \"{}\" failed ({}); back to the planner",
             step.description,
             first_line(&error, 120)
@@ -302,11 +310,11 @@ fn event_line(progress: Progress) -> Option<String> {
         .yellow()
         .bold()
         .to_string(),
-        Progress::Git {
+        Progress::Agent(AgentEvent::Git {
             action,
             commit,
             message,
-        } => {
+        }) => {
             let short: String = commit.chars().take(8).collect();
             let text = format!("  ⎇ git {action} {short}: {}", first_line(&message, 100));
             if action == "rollback" {
@@ -315,12 +323,14 @@ fn event_line(progress: Progress) -> Option<String> {
                 style(text).dim().to_string()
             }
         }
-        Progress::Agent { name, message } => format!("  {}: {message}", style(name).bold()),
-        Progress::CheckProposed {
+        Progress::Agent(AgentEvent::Agent { name, message }) => {
+            format!("  {}: {message}", style(name).bold())
+        }
+        Progress::Agent(AgentEvent::CheckProposed {
             command,
             adopted,
             reason,
-        } => {
+        }) => {
             let verdict = if adopted {
                 style("adopted").green()
             } else {
@@ -332,11 +342,11 @@ fn event_line(progress: Progress) -> Option<String> {
                 first_line(&reason, 120)
             )
         }
-        Progress::FinishOverruled {
+        Progress::Agent(AgentEvent::FinishOverruled {
             by,
             reason,
             failing,
-        } => style(format!(
+        }) => style(format!(
             "✗ finish overruled: the {by} said \"{}\", but {}; back to the planner",
             first_line(&reason, 120),
             checks_line(&failing)
