@@ -18,8 +18,7 @@ use rebound_tools::{OutputSink, ToolContext, ToolRegistry};
 use serde::{Deserialize, Serialize};
 
 use crate::checks::{CheckRun, Evidence};
-use crate::events::Emit;
-use crate::events::{AgentEvent, StepPhase};
+use crate::events::{AgentEvent, Emit, StepPhase};
 use crate::llm::{ask, shorten};
 use crate::prompts::{self, render};
 use crate::{AgentDeps, ExecReport, PlanStep, StepKind};

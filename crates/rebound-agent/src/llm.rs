@@ -11,8 +11,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::events::AgentEvent;
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 use crate::model_call::{emit_model_call, model_node_error};
 
 /// A structured answer, or why the model's text was not one.

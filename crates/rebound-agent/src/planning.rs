@@ -7,8 +7,7 @@ use rebound_llm::{ChatRequest, Message};
 
 use crate::checks::proposal::{self, Considered};
 use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult, Evidence};
-use crate::events::AgentEvent;
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 use crate::llm::ask;
 use crate::plan::{PlanAnswer, PlanWithCheck, StepKind};
 use crate::prompts::{self, render};

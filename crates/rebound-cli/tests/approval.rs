@@ -143,13 +143,7 @@ fn answering_a_thread_that_waits_for_nothing_is_a_usage_error() {
         plan(&[("Look", Some("ls"))]),
         review("finish", "looked"),
     ]);
-    let output = env
-        .rebound(Some(&model))
-        .args(TestEnv::run_args("look", &["--json"]))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
-    let thread = thread_id(&json_lines(&output.stdout));
+    let thread = env.run_unverified(&model, "look");
     let output = env
         .rebound(Some(&model))
         .args(["resume", &thread, "--approve"])

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{json_lines, output_text, plan, review, thread_id, FakeModel, TestEnv};
+use common::{json_lines, output_text, plan, review, FakeModel, TestEnv};
 use serde_json::Value;
 
 fn run_json(env: &TestEnv, model: &FakeModel, args: &[&str]) -> Value {
@@ -36,13 +36,7 @@ fn threads_history_show_and_fork() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", output_text(&output));
 
-    let output = env
-        .rebound(Some(&model))
-        .args(TestEnv::run_args("look around", &["--json"]))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
-    let thread = thread_id(&json_lines(&output.stdout));
+    let thread = env.run_unverified(&model, "look around");
 
     // threads: the list, with the status.
     let output = env.rebound(None).arg("threads").output().unwrap();
@@ -192,13 +186,7 @@ fn side_files_of_earlier_versions_are_imported() {
         plan(&[("Look", Some("ls"))]),
         review("finish", "looked"),
     ]);
-    let output = env
-        .rebound(Some(&model))
-        .args(TestEnv::run_args("look around", &["--json"]))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
-    let thread = thread_id(&json_lines(&output.stdout));
+    let thread = env.run_unverified(&model, "look around");
 
     let side = env.ws().join(".rebound").join("threads");
     std::fs::create_dir_all(&side).unwrap();

@@ -243,7 +243,7 @@ impl Event {
     /// Reads an event from its JSON. Never fails: what is not a known
     /// event becomes [`Event::Unknown`], keeping the JSON.
     pub fn decode(value: Value) -> Event {
-        match serde_json::from_value::<Event>(value.clone()) {
+        match Event::deserialize(&value) {
             Ok(event) => event,
             Err(error) => {
                 let name = value

@@ -12,8 +12,7 @@ use std::path::Path;
 use rebound_graph::{NodeContext, NodeError};
 
 use super::{run_checks, Check, CheckSource, CheckWhen, Evidence};
-use crate::events::AgentEvent;
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 use crate::AgentDeps;
 
 /// Longest proposed command accepted, in characters.

@@ -8,8 +8,7 @@ use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::{all_passed, Check, CheckResult, CheckWhen};
-use crate::events::AgentEvent;
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 use crate::executor::{tool_context, SHELL_TOOL};
 use crate::llm::shorten;
 use crate::AgentDeps;

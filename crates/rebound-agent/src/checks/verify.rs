@@ -4,8 +4,7 @@
 use rebound_graph::{NodeContext, NodeError};
 
 use super::{failures_text, run_checks, CheckResult, CheckRun, CheckWhen, Evidence};
-use crate::events::AgentEvent;
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 use crate::{AgentDeps, PlanStep, StepFailure};
 
 /// What the planner is told a failed verification was: the step it

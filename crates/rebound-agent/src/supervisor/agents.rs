@@ -16,8 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::routing::{increment_loop_count, record_route, request_human_input};
 use super::state::{TutorState, TutorStateUpdate};
 use super::{AGENTS, COORDINATOR, COURSE_ADVISOR, HUMAN_INPUT, LEARNING_PLANNER};
-use crate::events::AgentEvent;
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 use crate::llm::{ask, shorten};
 use crate::{prompts, AgentDeps};
 

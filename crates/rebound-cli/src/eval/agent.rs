@@ -176,13 +176,16 @@ pub async fn run_agent(
 /// (decoded as [`Event`]s), and the closing summary; other output is
 /// ignored.
 fn read_line(line: &str, run: &mut AgentRun) {
-    if let Ok(SummaryLine { summary }) = serde_json::from_str::<SummaryLine>(line) {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
+        return;
+    };
+    if let Ok(SummaryLine { summary }) = SummaryLine::deserialize(&value) {
         run.stop = summary.stop.or(summary.error);
         run.verified = summary.verified;
         run.checks = summary.checks;
         return;
     }
-    let Event::Custom { payload, .. } = Event::decode_str(line) else {
+    let Event::Custom { payload, .. } = Event::decode(value) else {
         return;
     };
     match payload {

@@ -215,6 +215,19 @@ impl TestEnv {
         command
     }
 
+    /// Runs `goal` with `--json` on `model`, checks that it finished
+    /// unverified (exit 4: the fake model's finish has no check behind it),
+    /// and returns its thread id.
+    pub fn run_unverified(&self, model: &FakeModel, goal: &str) -> String {
+        let output = self
+            .rebound(Some(model))
+            .args(TestEnv::run_args(goal, &["--json"]))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
+        thread_id(&json_lines(&output.stdout))
+    }
+
     /// `rebound run <goal> --model openai:test --json` arguments.
     pub fn run_args<'a>(goal: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         let mut args = vec!["run", goal, "--model", "openai:test"];
