@@ -98,6 +98,7 @@ pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
 pub use event::{ChangedFields, Event, EventSink, RunStatus, SubgraphTask};
 pub use history::{CheckpointInfo, StateSnapshot, COPY};
 pub use interrupt::{Input, Interrupt, InterruptKind, ResumeCommand, RunOutcome};
+pub use mermaid::GraphEdge;
 pub use node::{Command, NodeContext, NodeOptions, NodeResult};
 pub use persist::Durability;
 pub use rebound_graph_derive::State;

@@ -49,6 +49,83 @@ impl<S: State> CompiledGraph<S> {
     }
 }
 
+/// One edge of a compiled graph, for drawing it ([`CompiledGraph::edges`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphEdge {
+    /// The node it leaves ([`crate::START`] for the entry).
+    pub source: String,
+    /// The node it reaches ([`crate::END`] for the end).
+    pub target: String,
+    /// Whether a router or a node's `goto` chooses it (else it is static,
+    /// or a join's).
+    pub conditional: bool,
+    /// The router's answer that takes it (`otherwise` for a fallback,
+    /// `goto` for a node's declared destination), if conditional.
+    pub label: Option<String>,
+}
+
+impl<S: State> CompiledGraph<S> {
+    /// The graph's edges by node name: those [`CompiledGraph::to_mermaid`]
+    /// draws, from START first, then in the order the nodes were added,
+    /// then the joins (one edge per source).
+    pub fn edges(&self) -> Vec<GraphEdge> {
+        let graph = &*self.graph;
+        let name = |target: Target| match target {
+            Target::Node(i) => graph.nodes[i].name.to_string(),
+            Target::End => crate::END.to_string(),
+        };
+        let mut list = Vec::new();
+        let mut outgoing = |from: &str, out: &Outgoing<S>, destinations: &[(Box<str>, Target)]| {
+            for target in &out.statics {
+                list.push(GraphEdge {
+                    source: from.to_string(),
+                    target: name(*target),
+                    conditional: false,
+                    label: None,
+                });
+            }
+            for conditional in &out.conditionals {
+                let labelled = conditional
+                    .entries
+                    .iter()
+                    .map(|(key, target)| (key.to_string(), *target))
+                    .chain(conditional.fallback.map(|t| ("otherwise".to_string(), t)));
+                for (label, target) in labelled {
+                    list.push(GraphEdge {
+                        source: from.to_string(),
+                        target: name(target),
+                        conditional: true,
+                        label: Some(label),
+                    });
+                }
+            }
+            for (_, target) in destinations {
+                list.push(GraphEdge {
+                    source: from.to_string(),
+                    target: name(*target),
+                    conditional: true,
+                    label: Some("goto".to_string()),
+                });
+            }
+        };
+        outgoing(crate::START, &graph.entry, &[]);
+        for node in &graph.nodes {
+            outgoing(&node.name, &node.out, &node.destinations);
+        }
+        for join in &graph.joins {
+            for &source in &join.sources {
+                list.push(GraphEdge {
+                    source: graph.nodes[source].name.to_string(),
+                    target: name(join.target),
+                    conditional: false,
+                    label: None,
+                });
+            }
+        }
+        list
+    }
+}
+
 struct Ids {
     nodes: Vec<String>,
 }

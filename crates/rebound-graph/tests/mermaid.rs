@@ -63,6 +63,40 @@ fn exact_output_of_a_small_graph() {
 }
 
 #[test]
+fn edges_name_the_same_edges_as_the_drawing() {
+    let mut graph = graph_with(&["plan", "do work", "review"]);
+    graph
+        .add_edge(START, "plan")
+        .add_edge("plan", "do work")
+        .add_join(["do work"], "review")
+        .add_conditional_edges(
+            "review",
+            |_: &S| "ship",
+            PathMap::new().route("again", "plan").route("ship", END),
+        );
+    let edges: Vec<(String, String, bool, Option<String>)> = graph
+        .compile()
+        .unwrap()
+        .edges()
+        .into_iter()
+        .map(|e| (e.source, e.target, e.conditional, e.label))
+        .collect();
+    let edge = |s: &str, t: &str, c: bool, l: Option<&str>| {
+        (s.to_string(), t.to_string(), c, l.map(str::to_string))
+    };
+    assert_eq!(
+        edges,
+        [
+            edge(START, "plan", false, None),
+            edge("plan", "do work", false, None),
+            edge("review", "plan", true, Some("again")),
+            edge("review", END, true, Some("ship")),
+            edge("do work", "review", false, None),
+        ]
+    );
+}
+
+#[test]
 fn static_edges_are_solid_and_conditional_ones_dashed() {
     let mut graph = graph_with(&["a", "b", "c"]);
     graph

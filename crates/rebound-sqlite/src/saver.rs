@@ -171,6 +171,13 @@ impl SqliteSaver {
         self.store().list_threads()
     }
 
+    /// Deletes everything stored of `thread_id` (checkpoints, pending
+    /// writes, its record, its lock); whether there was anything. The
+    /// caller makes sure no run is using the thread.
+    pub fn delete_thread(&self, thread_id: &str) -> Result<bool, CheckpointError> {
+        self.store().delete_thread(thread_id)
+    }
+
     /// The process running `thread_id`: the live holder of its lock, if any
     /// (this process included). This is the one answer to "is this thread
     /// running"; a lock left by a process that has exited does not count.

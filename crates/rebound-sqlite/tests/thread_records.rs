@@ -132,3 +132,64 @@ fn busy_comes_from_the_lock_only() {
         ThreadStatus::Error
     );
 }
+
+#[test]
+fn deleting_a_thread_removes_its_checkpoints_writes_and_record_only() {
+    let db = temp_db();
+    let saver = SqliteSaver::open_default(&db.path).unwrap();
+    let rt = runtime();
+    let ids = common::ids(4);
+    for thread in ["gone", "kept"] {
+        saver
+            .put_thread(&record(thread, 1, ThreadStatus::Idle))
+            .unwrap();
+        rt.block_on(saver.put(
+            vec![
+                common::snapshot(thread, ids[0], 0),
+                common::delta(thread, ids[1], Some(ids[0]), 1),
+            ],
+            vec![common::write(
+                thread,
+                ids[1],
+                "n",
+                rebound_graph::checkpoint::WriteKind::Journal,
+                "k",
+                b"v",
+            )],
+        ))
+        .unwrap();
+    }
+    assert!(saver.delete_thread("gone").unwrap());
+    assert!(
+        !saver.delete_thread("gone").unwrap(),
+        "nothing left to delete"
+    );
+    assert_eq!(saver.get_thread("gone").unwrap(), None);
+    assert_eq!(rt.block_on(saver.get("gone", None)).unwrap(), None);
+    assert!(rt
+        .block_on(saver.pending_writes("gone", ids[1]))
+        .unwrap()
+        .is_empty());
+    // The other thread is untouched.
+    assert_eq!(
+        rt.block_on(saver.get("kept", None)).unwrap().unwrap().id,
+        ids[1]
+    );
+    assert_eq!(
+        rt.block_on(saver.pending_writes("kept", ids[1]))
+            .unwrap()
+            .len(),
+        1
+    );
+    // The name can be used again, from scratch.
+    rt.block_on(saver.put(vec![common::snapshot("gone", ids[2], 0)], Vec::new()))
+        .unwrap();
+    let chain = rt.block_on(saver.get_chain("gone", ids[2])).unwrap();
+    assert_eq!(chain.iter().map(|c| c.id).collect::<Vec<_>>(), [ids[2]]);
+    // A second saver on the file (with its own cache of thread keys) agrees.
+    let other = SqliteSaver::open_default(&db.path).unwrap();
+    assert_eq!(
+        rt.block_on(other.get("gone", None)).unwrap().unwrap().id,
+        ids[2]
+    );
+}

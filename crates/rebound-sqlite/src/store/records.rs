@@ -5,7 +5,7 @@ use rebound_graph::checkpoint::CheckpointError;
 use rusqlite::{params, OptionalExtension, Row};
 
 use super::Store;
-use crate::error::SqliteSaverError;
+use crate::error::{from_sqlite, SqliteSaverError};
 use crate::process::is_alive;
 use crate::records::{ThreadRecord, ThreadStatus};
 
@@ -166,6 +166,41 @@ impl Store {
             })
             .map_err(|e| self.sqlite(e))?;
         raws.into_iter().map(RawRecord::decode).collect()
+    }
+
+    /// Deletes everything stored of `thread_id`: checkpoints, pending
+    /// writes, its record and its lock. Its row of `threads` stays (other
+    /// connections may cache it), emptied: a thread created again under the
+    /// same name starts afresh. Whether anything was deleted.
+    pub(crate) fn delete_thread(&mut self, thread_id: &str) -> Result<bool, CheckpointError> {
+        let thread = self.thread(thread_id)?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| from_sqlite(&self.location, e))?;
+        let mut deleted = 0;
+        let result = (|| -> rusqlite::Result<()> {
+            if let Some(thread) = thread {
+                for sql in [
+                    "DELETE FROM checkpoints WHERE thread = ?1",
+                    "DELETE FROM checkpoints_by_time WHERE thread = ?1",
+                    "DELETE FROM writes WHERE thread = ?1",
+                ] {
+                    deleted += tx.execute(sql, [thread.key])?;
+                }
+                tx.execute(
+                    "UPDATE threads SET by_time_first = NULL, by_time_last = NULL, by_time_count = 0 WHERE id = ?1",
+                    [thread.key],
+                )?;
+            }
+            deleted += tx.execute("DELETE FROM thread_records WHERE thread = ?1", [thread_id])?;
+            tx.execute("DELETE FROM locks WHERE thread = ?1", [thread_id])?;
+            Ok(())
+        })();
+        result
+            .and_then(|()| tx.commit())
+            .map_err(|e| from_sqlite(&self.location, e))?;
+        Ok(deleted > 0)
     }
 
     /// The live process holding `thread_id`'s lock, if any.

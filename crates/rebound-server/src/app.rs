@@ -1,0 +1,120 @@
+//! [`App`]: what every handler and worker of one server shares.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rebound_sqlite::{ThreadRecord, ThreadStatus};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::assistant::ServedGraph;
+use crate::error::ApiError;
+use crate::runs::hub::Hub;
+use crate::runs::writer::EventWriter;
+use crate::store::Store;
+
+/// A registered graph and the assistant that serves it.
+pub(crate) struct Assistant {
+    /// The assistant's id: a UUID derived from the graph id (the same on
+    /// every server, as LangGraph derives its default assistants' ids).
+    pub assistant_id: String,
+    /// The graph id it was registered under.
+    pub graph_id: String,
+    /// The graph.
+    pub graph: Arc<dyn ServedGraph>,
+    /// When the server registered it.
+    pub created_ms: u64,
+}
+
+/// How a cancel asks a run to stop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CancelAction {
+    /// Stop; keep what it did.
+    Interrupt,
+    /// Stop; undo what it did and delete the run.
+    Rollback,
+}
+
+/// A running (or about to run) run's cancellation.
+#[derive(Clone)]
+pub(crate) struct CancelHandle {
+    pub token: CancellationToken,
+    pub action: Arc<Mutex<CancelAction>>,
+}
+
+/// Shared by handlers and workers.
+pub(crate) struct App {
+    pub store: Arc<dyn Store>,
+    pub assistants: BTreeMap<String, Assistant>,
+    pub hub: Hub,
+    pub writer: EventWriter,
+    /// Woken when a run is queued or ends (a queued run may be claimable).
+    pub queue: Notify,
+    pub cancels: Mutex<HashMap<String, CancelHandle>>,
+    pub token: Option<String>,
+    /// Stops the workers.
+    pub shutdown: CancellationToken,
+}
+
+impl App {
+    /// The assistant by assistant id or graph id.
+    pub(crate) fn assistant(&self, id: &str) -> Result<&Assistant, ApiError> {
+        self.assistants
+            .get(id)
+            .or_else(|| self.assistants.values().find(|a| a.assistant_id == id))
+            .ok_or_else(|| ApiError::not_found("assistant", id))
+    }
+
+    /// The graph that runs `thread`: the one its metadata names.
+    pub(crate) fn thread_graph(&self, thread: &ThreadRecord) -> Option<&Assistant> {
+        let id = thread
+            .metadata
+            .get("graph_id")
+            .or_else(|| thread.metadata.get("assistant_id"))
+            .and_then(serde_json::Value::as_str)?;
+        self.assistant(id).ok()
+    }
+
+    /// The cancellation of `run_id`, made if it has none.
+    pub(crate) fn cancel_handle(&self, run_id: &str) -> CancelHandle {
+        self.cancels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(run_id.to_string())
+            .or_insert_with(|| CancelHandle {
+                token: CancellationToken::new(),
+                action: Arc::new(Mutex::new(CancelAction::Interrupt)),
+            })
+            .clone()
+    }
+
+    /// Forgets `run_id`'s cancellation.
+    pub(crate) fn forget_cancel(&self, run_id: &str) {
+        self.cancels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(run_id);
+    }
+
+    /// A thread's record, or `404`.
+    pub(crate) async fn thread(&self, thread_id: &str) -> Result<ThreadRecord, ApiError> {
+        self.store
+            .get_thread(thread_id)
+            .await?
+            .ok_or_else(|| ApiError::not_found("thread", thread_id))
+    }
+
+    /// Writes `status` into a thread's record (keeping the rest).
+    pub(crate) async fn set_thread_status(
+        &self,
+        thread_id: &str,
+        status: ThreadStatus,
+    ) -> Result<(), ApiError> {
+        if let Some(mut record) = self.store.get_thread(thread_id).await? {
+            record.status = status;
+            record.updated_ms = crate::time::now_ms();
+            self.store.put_thread(&record).await?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,268 @@
+//! rebound's HTTP server: threads, runs and their SSE streams, in the shape
+//! of LangGraph's Agent Server API, so that its clients (`langgraph-sdk`)
+//! work unchanged.
+//!
+//! * **Assistants** are the graphs you register ([`ServerBuilder::graph`]):
+//!   any [`rebound_graph::CompiledGraph`], whatever its state type.
+//! * **Runs are queued in the store** and taken by in-process workers: at
+//!   most one running run per thread, first in first out per thread. A
+//!   server killed mid-run picks its runs up on restart: those that had
+//!   started continue from their last checkpoint (journaled side effects
+//!   are replayed, not repeated).
+//! * **Streams** carry the modes `values`, `updates`, `events` (rebound's
+//!   typed events) and `custom`; every event has an id, and a client that
+//!   reconnects with `Last-Event-ID` gets each later event exactly once,
+//!   also after a server restart (events are stored per run).
+//! * **Security**: a server on a non-loopback address needs a bearer token
+//!   ([`ServerBuilder::token`]), compared in constant time; request bodies
+//!   are limited; errors are JSON `{"detail": ...}` with 404/409/422.
+//!
+//! ```no_run
+//! # use rebound_graph::{NodeError, RunConfig, State, StateGraph, END, START};
+//! # use serde::{Deserialize, Serialize};
+//! # #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+//! # struct Doc { #[state(append)] lines: Vec<String> }
+//! # #[tokio::main]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut graph = StateGraph::<Doc>::new();
+//! graph
+//!     .add_sync_node("draft", |_, _| Ok(DocUpdate::default().lines(vec!["draft".into()])))
+//!     .add_edge(START, "draft")
+//!     .add_edge("draft", END);
+//! let server = rebound_server::Server::builder()
+//!     .database("state.db")
+//!     .graph("writer", graph.compile()?)
+//!     .workers(4)
+//!     .build()?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:2024").await?;
+//! server.serve(listener).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+mod app;
+mod assistant;
+mod error;
+mod routes;
+pub mod runs;
+pub mod store;
+mod time;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rebound_graph::checkpoint::Checkpointer;
+use rebound_graph::{CompiledGraph, State};
+use rebound_sqlite::SqliteSaver;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+pub use assistant::{RunEnd, RunInput, ServedGraph, StateView};
+pub use error::{ApiError, ServerError};
+
+use app::{App, Assistant};
+use runs::hub::Hub;
+use runs::writer::EventWriter;
+use store::{SqliteStore, Store};
+
+/// The namespace of assistant ids: an assistant's id is the UUID v5 of its
+/// graph id in it, the same on every server.
+const ASSISTANT_NAMESPACE: uuid::Uuid =
+    uuid::Uuid::from_u128(0x6ba7b810_9dad_11d1_80b4_00c04fd430c8);
+
+type Attach = Box<dyn FnOnce(Arc<dyn Checkpointer>) -> Arc<dyn ServedGraph> + Send>;
+
+/// Builds a [`Server`].
+#[must_use]
+pub struct ServerBuilder {
+    database: Option<PathBuf>,
+    graphs: Vec<(String, Attach)>,
+    workers: usize,
+    token: Option<String>,
+    cors: Vec<String>,
+}
+
+/// A server ready to serve: its store is open and its graphs registered.
+pub struct Server {
+    store: Arc<dyn Store>,
+    assistants: BTreeMap<String, Assistant>,
+    workers: usize,
+    token: Option<String>,
+    cors: Vec<String>,
+}
+
+impl Server {
+    /// A builder: [`ServerBuilder::database`] and at least one
+    /// [`ServerBuilder::graph`] are needed.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder {
+            database: None,
+            graphs: Vec::new(),
+            workers: 4,
+            token: None,
+            cors: Vec::new(),
+        }
+    }
+
+    /// Serves on `listener` until the process ends.
+    pub async fn serve(self, listener: TcpListener) -> Result<(), ServerError> {
+        self.serve_with_shutdown(listener, std::future::pending())
+            .await
+    }
+
+    /// Serves on `listener` until `shutdown` completes; then stops taking
+    /// runs and connections (runs in progress stop with the process, and
+    /// resume on the next start).
+    pub async fn serve_with_shutdown(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        let addr = listener.local_addr()?;
+        if !addr.ip().is_loopback() && self.token.is_none() {
+            return Err(ServerError::TokenRequired {
+                addr: addr.to_string(),
+            });
+        }
+        let app = Arc::new(App {
+            writer: EventWriter::start(Arc::clone(&self.store)),
+            store: self.store,
+            assistants: self.assistants,
+            hub: Hub::default(),
+            queue: Notify::new(),
+            cancels: Mutex::default(),
+            token: self.token,
+            shutdown: CancellationToken::new(),
+        });
+        // Runs a killed server left running go back to the queue, keeping
+        // their place; their streams stay joinable.
+        for run in app.store.requeue_running().await? {
+            tracing::info!(run_id = %run.run_id, "resuming a run left running");
+            app.hub.open(&run.run_id);
+        }
+        for _ in 0..self.workers.max(1) {
+            tokio::spawn(runs::worker::worker_loop(Arc::clone(&app)));
+        }
+        let mut router = routes::router(Arc::clone(&app));
+        if !self.cors.is_empty() {
+            let origins: Vec<axum::http::HeaderValue> = self
+                .cors
+                .iter()
+                .filter_map(|o| axum::http::HeaderValue::from_str(o).ok())
+                .collect();
+            router = router.layer(
+                tower_http::cors::CorsLayer::new()
+                    .allow_origin(origins)
+                    .allow_methods(tower_http::cors::Any)
+                    .allow_headers(tower_http::cors::Any),
+            );
+        }
+        let stop = app.shutdown.clone();
+        let result = axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                stop.cancel();
+            })
+            .await;
+        app.shutdown.cancel();
+        result.map_err(ServerError::Io)
+    }
+}
+
+impl ServerBuilder {
+    /// The SQLite file for checkpoints, threads, runs and events (created
+    /// if missing; the `state.db` the `rebound` command uses).
+    pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
+        self.database = Some(path.into());
+        self
+    }
+
+    /// Registers `graph` as the assistant `graph_id`. The server attaches
+    /// its checkpointer to it.
+    pub fn graph<S: State>(self, graph_id: impl Into<String>, graph: CompiledGraph<S>) -> Self {
+        self.graph_with_schema(graph_id, graph, None)
+    }
+
+    /// [`ServerBuilder::graph`] with the JSON schema of its state, served
+    /// by `GET /assistants/{id}/schemas`.
+    pub fn graph_with_schema<S: State>(
+        mut self,
+        graph_id: impl Into<String>,
+        graph: CompiledGraph<S>,
+        schema: Option<serde_json::Value>,
+    ) -> Self {
+        let attach: Attach =
+            Box::new(move |saver| Arc::new(assistant::GraphAssistant::new(graph, saver, schema)));
+        self.graphs.push((graph_id.into(), attach));
+        self
+    }
+
+    /// How many runs run at once (4 by default).
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+
+    /// The bearer token every route but `/ok` requires; needed to serve on
+    /// an address other than loopback.
+    pub fn token(mut self, token: Option<String>) -> Self {
+        self.token = token.filter(|t| !t.is_empty());
+        self
+    }
+
+    /// Origins allowed to call the API from a browser (CORS is off
+    /// without any).
+    pub fn cors_origins(mut self, origins: Vec<String>) -> Self {
+        self.cors = origins;
+        self
+    }
+
+    /// Opens the database and registers the graphs.
+    pub fn build(self) -> Result<Server, ServerError> {
+        let path = self.database.ok_or_else(|| ServerError::Database {
+            path: String::new(),
+            reason: "no database was given (ServerBuilder::database)".to_string(),
+        })?;
+        let saver = SqliteSaver::open_default(&path).map_err(|e| ServerError::Database {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let saver = Arc::new(saver);
+        let store = SqliteStore::open(Arc::clone(&saver))?;
+        let checkpointer: Arc<dyn Checkpointer> = saver;
+        let now = time::now_ms();
+        let mut assistants = BTreeMap::new();
+        for (graph_id, attach) in self.graphs {
+            if graph_id.is_empty() || graph_id.contains('/') {
+                return Err(ServerError::Graph {
+                    id: graph_id,
+                    reason: "a graph id must be non-empty and without '/'".to_string(),
+                });
+            }
+            if assistants.contains_key(&graph_id) {
+                return Err(ServerError::Graph {
+                    id: graph_id,
+                    reason: "registered twice".to_string(),
+                });
+            }
+            let assistant = Assistant {
+                assistant_id: uuid::Uuid::new_v5(&ASSISTANT_NAMESPACE, graph_id.as_bytes())
+                    .to_string(),
+                graph_id: graph_id.clone(),
+                graph: attach(Arc::clone(&checkpointer)),
+                created_ms: now,
+            };
+            assistants.insert(graph_id, assistant);
+        }
+        Ok(Server {
+            store: Arc::new(store),
+            assistants,
+            workers: self.workers,
+            token: self.token,
+            cors: self.cors,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! The HTTP API: the router, the JSON body extractor (422 naming the
+//! field), bearer-token auth, and one module per resource.
+
+mod assistants;
+mod json;
+pub(crate) mod runs;
+mod sse;
+mod system;
+mod threads;
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use subtle::ConstantTimeEq;
+
+use crate::app::App;
+use crate::error::ApiError;
+
+pub(crate) use json::{query_pairs, ApiJson};
+
+/// The largest request body accepted (larger ones get `413`).
+pub(crate) const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// Every route of the API.
+pub(crate) fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/info", get(system::info))
+        .route("/openapi.json", get(system::openapi))
+        .route("/docs", get(system::docs))
+        .route("/assistants/search", post(assistants::search))
+        .route("/assistants/count", post(assistants::count))
+        .route("/assistants/{assistant_id}", get(assistants::get))
+        .route("/assistants/{assistant_id}/graph", get(assistants::graph))
+        .route(
+            "/assistants/{assistant_id}/schemas",
+            get(assistants::schemas),
+        )
+        .route("/threads", post(threads::create))
+        .route("/threads/search", post(threads::search))
+        .route("/threads/count", post(threads::count))
+        .route(
+            "/threads/{thread_id}",
+            get(threads::get)
+                .patch(threads::patch)
+                .delete(threads::delete),
+        )
+        .route(
+            "/threads/{thread_id}/state",
+            get(threads::state).post(threads::update_state),
+        )
+        .route(
+            "/threads/{thread_id}/state/checkpoint",
+            post(threads::state_at_posted_checkpoint),
+        )
+        .route(
+            "/threads/{thread_id}/state/{checkpoint_id}",
+            get(threads::state_at),
+        )
+        .route(
+            "/threads/{thread_id}/history",
+            post(threads::history).get(threads::history_get),
+        )
+        .route(
+            "/threads/{thread_id}/runs",
+            post(runs::create).get(runs::list),
+        )
+        .route(
+            "/threads/{thread_id}/runs/stream",
+            post(runs::create_stream),
+        )
+        .route("/threads/{thread_id}/runs/wait", post(runs::create_wait))
+        .route(
+            "/threads/{thread_id}/runs/{run_id}",
+            get(runs::get).delete(runs::delete),
+        )
+        .route("/threads/{thread_id}/runs/{run_id}/join", get(runs::join))
+        .route(
+            "/threads/{thread_id}/runs/{run_id}/stream",
+            get(runs::join_stream),
+        )
+        .route(
+            "/threads/{thread_id}/runs/{run_id}/cancel",
+            post(runs::cancel),
+        )
+        .route("/runs/stream", post(runs::stateless_stream))
+        .route("/runs/wait", post(runs::stateless_wait))
+        .route("/runs", post(runs::stateless_create))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(Arc::clone(&app), authorize))
+        .route("/ok", get(system::ok))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(app)
+}
+
+async fn not_found() -> ApiError {
+    ApiError {
+        status: StatusCode::NOT_FOUND,
+        detail: "no such route".to_string(),
+    }
+}
+
+/// Bearer auth, when the server has a token: compared in constant time.
+async fn authorize(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    if let Some(token) = &app.token {
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or("");
+        let matches: bool = given.as_bytes().ct_eq(token.as_bytes()).into();
+        if !matches {
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                axum::Json(serde_json::json!({"detail": "missing or wrong bearer token"})),
+            )
+                .into_response();
+        }
+    }
+    next.run(request).await
+}

@@ -1,0 +1,206 @@
+//! A run's stream as Server-Sent Events: every stored event after the
+//! client's `Last-Event-ID`, then the live ones, each once, in order, each
+//! with its seq as `id`.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream::{self, Stream};
+use tokio::sync::watch;
+
+use crate::app::App;
+use crate::runs::hub::RunChannel;
+use crate::store::StoredEvent;
+
+/// How often a stream of a run that is live in another process (or not yet
+/// taken by a worker here) looks at the store again.
+const POLL: Duration = Duration::from_millis(100);
+
+/// The seq after which a client wants events: its `Last-Event-ID`.
+pub(crate) fn last_event_id(headers: &HeaderMap) -> u64 {
+    headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Cancels the run when a client that asked for it disconnects before the
+/// end.
+struct DisconnectGuard {
+    app: Arc<App>,
+    run_id: String,
+    armed: bool,
+}
+
+impl Drop for DisconnectGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            self.app.cancel_handle(&self.run_id).token.cancel();
+        }
+    }
+}
+
+struct Cursor {
+    app: Arc<App>,
+    run_id: String,
+    after: u64,
+    modes: Option<Vec<String>>,
+    buffer: VecDeque<StoredEvent>,
+    channel: Option<Arc<RunChannel>>,
+    progress: Option<watch::Receiver<(u64, bool)>>,
+    started: bool,
+    done: bool,
+    guard: Option<DisconnectGuard>,
+}
+
+impl Cursor {
+    fn wanted(&self, event: &StoredEvent) -> bool {
+        match &self.modes {
+            None => true,
+            Some(modes) => {
+                matches!(event.event.as_str(), "metadata" | "error" | "end")
+                    || modes.contains(&event.event)
+            }
+        }
+    }
+
+    async fn next(&mut self) -> Option<StoredEvent> {
+        loop {
+            if let Some(event) = self.buffer.pop_front() {
+                self.after = event.seq;
+                if event.event == "end" {
+                    self.done = true;
+                }
+                if self.wanted(&event) {
+                    return Some(event);
+                }
+                continue;
+            }
+            if self.done {
+                if let Some(guard) = &mut self.guard {
+                    guard.armed = false;
+                }
+                return None;
+            }
+            if !self.started {
+                self.started = true;
+                // The live channel first: a run that ends between the two
+                // reads has flushed its events to the store before closing it.
+                self.channel = self.app.hub.get(&self.run_id);
+                self.progress = self.channel.as_ref().map(|c| c.subscribe());
+                match self.app.store.read_events(&self.run_id, self.after).await {
+                    Ok(events) => self.buffer.extend(events),
+                    Err(error) => {
+                        tracing::error!(%error, "reading a run's events failed");
+                        self.done = true;
+                    }
+                }
+                continue;
+            }
+            match (&self.channel, &mut self.progress) {
+                (Some(channel), Some(progress)) => {
+                    let finished = progress.borrow_and_update().1;
+                    let events = channel.after(self.after);
+                    if !events.is_empty() {
+                        self.buffer.extend(events);
+                        continue;
+                    }
+                    if finished || channel.is_finished() {
+                        self.done = true;
+                        continue;
+                    }
+                    if progress.changed().await.is_err() {
+                        self.done = true;
+                    }
+                }
+                _ => {
+                    // Not live here: ended (all stored), or queued elsewhere.
+                    match self.app.store.get_run(&self.run_id).await {
+                        Ok(Some(run)) if !run.status.is_final() => {
+                            tokio::time::sleep(POLL).await;
+                            self.started = false;
+                        }
+                        Ok(_) => {
+                            match self.app.store.read_events(&self.run_id, self.after).await {
+                                Ok(events) => self.buffer.extend(events),
+                                Err(error) => {
+                                    tracing::error!(%error, "reading a run's events failed")
+                                }
+                            }
+                            self.done = true;
+                        }
+                        Err(error) => {
+                            tracing::error!(%error, "reading a run failed");
+                            self.done = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The SSE events of `run_id` after `after`, only `modes` (and metadata,
+/// error, end) when given.
+fn events(
+    app: Arc<App>,
+    run_id: &str,
+    after: u64,
+    modes: Option<Vec<String>>,
+    cancel_on_disconnect: bool,
+) -> impl Stream<Item = Result<SseEvent, Infallible>> {
+    let guard = cancel_on_disconnect.then(|| DisconnectGuard {
+        app: Arc::clone(&app),
+        run_id: run_id.to_string(),
+        armed: true,
+    });
+    let cursor = Cursor {
+        app,
+        run_id: run_id.to_string(),
+        after,
+        modes,
+        buffer: VecDeque::new(),
+        channel: None,
+        progress: None,
+        started: false,
+        done: false,
+        guard,
+    };
+    stream::unfold(cursor, |mut cursor| async move {
+        let event = cursor.next().await?;
+        let sse = SseEvent::default()
+            .event(event.event)
+            .id(event.seq.to_string())
+            .data(event.data);
+        Some((Ok(sse), cursor))
+    })
+}
+
+/// The SSE response for a run's stream; `location` is where a client
+/// reconnects (sent as `Location`).
+pub(crate) fn response(
+    app: Arc<App>,
+    run_id: &str,
+    after: u64,
+    modes: Option<Vec<String>>,
+    cancel_on_disconnect: bool,
+    location: Option<String>,
+) -> Response {
+    let stream = events(app, run_id, after, modes, cancel_on_disconnect);
+    let mut response = Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response();
+    if let Some(location) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

@@ -1,0 +1,338 @@
+//! Workers: take queued runs from the store, run them, stream their events
+//! and record how they ended.
+//!
+//! A run found `running` at start (the server was killed during it) is
+//! queued again by [`crate::Server::serve`]; when a worker takes it, it
+//! continues from the thread's latest checkpoint if the run had moved the
+//! thread past the checkpoint it started from (its journaled calls are
+//! replayed, not repeated), and starts over otherwise.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rebound_graph::checkpoint::CheckpointId;
+use rebound_graph::{GraphError, ResumeCommand, RunConfig, StreamModes};
+use rebound_sqlite::ThreadStatus;
+use serde_json::{json, Value};
+
+use super::hub::RunChannel;
+use super::parts::{interrupt_update, interrupts_json, parts};
+use super::{GotoBody, RunKwargs, StreamMode};
+use crate::app::{App, Assistant, CancelAction};
+use crate::assistant::{RunEnd, RunInput};
+use crate::store::{RunRecord, RunStatus, StoredEvent};
+
+/// How long an idle worker sleeps before looking at the queue again even
+/// without being woken (a run queued by another process).
+const IDLE_POLL: Duration = Duration::from_millis(500);
+
+/// Takes and runs queued runs until the server shuts down.
+pub(crate) async fn worker_loop(app: Arc<App>) {
+    loop {
+        let notified = app.queue.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        match app.store.claim_run().await {
+            Ok(Some(run)) => {
+                execute(&app, run).await;
+                continue;
+            }
+            Ok(None) => {}
+            Err(error) => tracing::error!(%error, "claiming a run failed"),
+        }
+        tokio::select! {
+            () = &mut notified => {}
+            () = tokio::time::sleep(IDLE_POLL) => {}
+            () = app.shutdown.cancelled() => return,
+        }
+    }
+}
+
+/// A run's stream as it is being written: the live channel, the store.
+struct Emitter<'a> {
+    app: &'a App,
+    run_id: &'a str,
+    channel: Arc<RunChannel>,
+    seq: u64,
+}
+
+impl Emitter<'_> {
+    fn emit(&mut self, event: &str, data: &Value) {
+        self.seq += 1;
+        let stored = StoredEvent {
+            seq: self.seq,
+            event: event.to_string(),
+            data: data.to_string(),
+        };
+        self.app.writer.write(self.run_id, stored.clone());
+        self.channel.push(stored);
+    }
+}
+
+/// Runs one claimed run to its end and records it.
+async fn execute(app: &App, run: RunRecord) {
+    let channel = app.hub.open(&run.run_id);
+    let seq = if run.attempt > 1 {
+        match app.store.read_events(&run.run_id, 0).await {
+            Ok(events) => events.last().map_or(0, |e| e.seq),
+            Err(error) => {
+                tracing::error!(%error, run_id = %run.run_id, "reading a resumed run's events failed");
+                0
+            }
+        }
+    } else {
+        0
+    };
+    let mut emitter = Emitter {
+        app,
+        run_id: &run.run_id,
+        channel: Arc::clone(&channel),
+        seq,
+    };
+    emitter.emit(
+        "metadata",
+        &json!({ "run_id": run.run_id, "attempt": run.attempt }),
+    );
+    let kwargs = serde_json::from_value::<RunKwargs>(run.kwargs.clone())
+        .map_err(|error| format!("the stored run cannot be read: {error}"));
+    let outcome = match &kwargs {
+        Err(message) => Err(message.clone()),
+        Ok(kwargs) => match app.assistant(&run.assistant_id) {
+            Err(error) => Err(error.detail),
+            Ok(assistant) => Ok(run_graph(app, &run, kwargs, assistant, &mut emitter).await),
+        },
+    };
+    let kwargs = kwargs.unwrap_or_default();
+    let handle = app.cancel_handle(&run.run_id);
+    let action = *handle
+        .action
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let cancelled = handle.token.is_cancelled();
+    let (status, thread_status, result) = match outcome {
+        Err(message) => {
+            emitter.emit("error", &json!({"error": "RunError", "message": message}));
+            (
+                RunStatus::Error,
+                ThreadStatus::Error,
+                json!({"__error__": {"error": "RunError", "message": message}}),
+            )
+        }
+        Ok(Ok(RunEnd::Completed(values))) => (RunStatus::Success, ThreadStatus::Idle, values),
+        Ok(Ok(RunEnd::Interrupted(mut values, interrupts))) => {
+            if kwargs.stream_mode.contains(&StreamMode::Updates) {
+                emitter.emit("updates", &interrupt_update(&interrupts));
+            }
+            if let Value::Object(map) = &mut values {
+                map.insert("__interrupt__".to_string(), interrupts_json(&interrupts));
+            }
+            (RunStatus::Interrupted, ThreadStatus::Interrupted, values)
+        }
+        Ok(Err(GraphError::Cancelled { .. })) => {
+            (RunStatus::Interrupted, ThreadStatus::Idle, Value::Null)
+        }
+        Ok(Err(error)) => {
+            let message = error.to_string();
+            emitter.emit(
+                "error",
+                &json!({"error": error_name(&error), "message": message}),
+            );
+            (
+                RunStatus::Error,
+                ThreadStatus::Error,
+                json!({"__error__": {"error": error_name(&error), "message": message}}),
+            )
+        }
+    };
+    emitter.emit("end", &Value::Null);
+    app.writer.flush().await;
+    channel.set_result(result);
+    let record = |e: crate::error::ApiError| {
+        tracing::error!(error = %e, run_id = %run.run_id, "recording a run's end failed");
+    };
+    if cancelled && action == CancelAction::Rollback {
+        if let Err(e) = super::super::routes::runs::rollback(app, &run).await {
+            record(e);
+        }
+    } else {
+        if let Err(error) = app
+            .store
+            .set_run_status(&run.run_id, status, status_error(status))
+            .await
+        {
+            record(error.into());
+        }
+        let thread_status = if cancelled {
+            cancelled_thread_status(app, &run).await
+        } else {
+            thread_status
+        };
+        if let Err(e) = app.set_thread_status(&run.thread_id, thread_status).await {
+            record(e);
+        }
+    }
+    if kwargs.delete_thread {
+        if let Err(error) = app.store.delete_thread(&run.thread_id).await {
+            record(error.into());
+        }
+    }
+    channel.finish();
+    app.hub.close(&run.run_id);
+    app.forget_cancel(&run.run_id);
+    app.queue.notify_waiters();
+}
+
+fn status_error(status: RunStatus) -> Option<&'static str> {
+    (status == RunStatus::Error).then_some("the run failed: see its error event")
+}
+
+/// The thread's status after a cancelled run: interrupted if an interrupt
+/// waits, else idle.
+async fn cancelled_thread_status(app: &App, run: &RunRecord) -> ThreadStatus {
+    let Ok(assistant) = app.assistant(&run.assistant_id) else {
+        return ThreadStatus::Idle;
+    };
+    let config = RunConfig::new().with_thread_id(run.thread_id.as_str());
+    match assistant.graph.get_state(&config).await {
+        Ok(view) if !view.snapshot.interrupts.is_empty() => ThreadStatus::Interrupted,
+        _ => ThreadStatus::Idle,
+    }
+}
+
+/// The error's kind, as the `error` event names it.
+fn error_name(error: &GraphError) -> &'static str {
+    match error {
+        GraphError::Node { .. } => "NodeError",
+        GraphError::RecursionLimit { .. } => "GraphRecursionError",
+        GraphError::BadInput { .. } | GraphError::UnknownNode { .. } => "InvalidInput",
+        GraphError::NothingToResume { .. }
+        | GraphError::AmbiguousResume { .. }
+        | GraphError::UnknownInterrupt { .. } => "InvalidResume",
+        GraphError::Checkpoint(_) => "CheckpointError",
+        _ => "GraphError",
+    }
+}
+
+/// Runs the graph for `run`, streaming its parts; how the graph ended.
+async fn run_graph(
+    app: &App,
+    run: &RunRecord,
+    kwargs: &RunKwargs,
+    assistant: &Assistant,
+    emitter: &mut Emitter<'_>,
+) -> Result<RunEnd, GraphError> {
+    let graph = Arc::clone(&assistant.graph);
+    let thread = RunConfig::new().with_thread_id(run.thread_id.as_str());
+    let latest = match graph.get_state(&thread).await {
+        Ok(view) => Some(view),
+        Err(GraphError::UnknownThread { .. }) => None,
+        Err(error) => return Err(error),
+    };
+    let latest_id = latest
+        .as_ref()
+        .map(|v| v.snapshot.checkpoint_id.to_string());
+    let moved_on = run.attempt > 1
+        && run.base_checkpoint.is_some()
+        && latest_id.as_deref().unwrap_or("") != run.base_checkpoint.as_deref().unwrap_or("");
+    if run.attempt <= 1 || run.base_checkpoint.is_none() {
+        if let Err(error) = app
+            .store
+            .set_base_checkpoint(&run.run_id, latest_id.as_deref().unwrap_or(""))
+            .await
+        {
+            tracing::error!(%error, "recording a run's base checkpoint failed");
+        }
+    }
+    if moved_on {
+        // The run had written checkpoints before the server stopped.
+        if let Some(view) = &latest {
+            if view.snapshot.metadata.is_finished() {
+                return Ok(RunEnd::Completed(view.snapshot.values.clone()));
+            }
+        }
+    }
+    let modes = &kwargs.stream_mode;
+    let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
+    let mut config = thread
+        .with_cancellation(app.cancel_handle(&run.run_id).token)
+        .with_events(sender)
+        .with_stream_modes(StreamModes {
+            values: modes.contains(&StreamMode::Values),
+            updates: modes.contains(&StreamMode::Updates),
+        });
+    if let Some(limit) = kwargs.recursion_limit {
+        config = config.with_recursion_limit(limit);
+    }
+    if !kwargs.interrupt_before.is_empty() {
+        config = config.with_interrupt_before(kwargs.interrupt_before.clone());
+    }
+    if !kwargs.interrupt_after.is_empty() {
+        config = config.with_interrupt_after(kwargs.interrupt_after.clone());
+    }
+    let input = if moved_on {
+        RunInput::Resume
+    } else {
+        if let Some(id) = &kwargs.checkpoint_id {
+            let id: CheckpointId = id.parse().map_err(|_| GraphError::UnknownCheckpoint {
+                thread_id: run.thread_id.clone(),
+                checkpoint: id.clone(),
+            })?;
+            config = config.with_checkpoint_id(id);
+        }
+        match (&kwargs.command, &kwargs.input) {
+            (Some(command), _) => RunInput::Command(resume_command(command, latest.as_ref())),
+            (None, Some(input)) => RunInput::Input(input.clone()),
+            (None, None) => RunInput::Resume,
+        }
+    };
+    let task = tokio::spawn(async move { graph.run(input, config).await });
+    while let Some(event) = receiver.recv().await {
+        for (name, data) in parts(&event, modes) {
+            emitter.emit(name, &data);
+        }
+    }
+    match task.await {
+        Ok(result) => result,
+        Err(join) => Err(GraphError::BadInput {
+            reason: format!("the run's task failed: {join}"),
+        }),
+    }
+}
+
+/// The engine's command for a `command` body: an object `resume` whose
+/// keys are all waiting interrupts' ids answers each by id.
+fn resume_command(
+    command: &super::CommandBody,
+    latest: Option<&crate::assistant::StateView>,
+) -> ResumeCommand {
+    let waiting: Vec<&str> = latest
+        .map(|v| {
+            v.snapshot
+                .interrupts
+                .iter()
+                .map(|i| i.id.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = ResumeCommand {
+        update: command.update.clone(),
+        goto: command.goto.clone().map(|goto| match goto {
+            GotoBody::One(node) => vec![node],
+            GotoBody::Many(nodes) => nodes,
+        }),
+        ..ResumeCommand::default()
+    };
+    match &command.resume {
+        Some(Value::Object(map))
+            if !map.is_empty() && map.keys().all(|k| waiting.contains(&k.as_str())) =>
+        {
+            out.resume_map = map
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<BTreeMap<_, _>>();
+        }
+        other => out.resume = other.clone(),
+    }
+    out
+}

@@ -1,0 +1,237 @@
+//! What the server keeps beside the checkpoints: thread records, the run
+//! queue and each run's events. [`Store`] is the seam a shared store
+//! (PostgreSQL) implements next; [`SqliteStore`] is the embedded default,
+//! in the same `state.db` as the checkpoints.
+
+mod sqlite;
+
+use async_trait::async_trait;
+use rebound_sqlite::ThreadRecord;
+use serde::{Deserialize, Serialize};
+
+pub use sqlite::SqliteStore;
+
+/// A run's status, as the Agent Server API names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Queued, waiting for a worker (or for the run before it on its thread).
+    Pending,
+    /// A worker runs it.
+    Running,
+    /// It ran to the end.
+    Success,
+    /// It failed.
+    Error,
+    /// It ran out of time.
+    Timeout,
+    /// It stopped at an interrupt, or was cancelled.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// Its name in the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Pending => "pending",
+            RunStatus::Running => "running",
+            RunStatus::Success => "success",
+            RunStatus::Error => "error",
+            RunStatus::Timeout => "timeout",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+
+    /// The status named `name`, if any.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "pending" => RunStatus::Pending,
+            "running" => RunStatus::Running,
+            "success" => RunStatus::Success,
+            "error" => RunStatus::Error,
+            "timeout" => RunStatus::Timeout,
+            "interrupted" => RunStatus::Interrupted,
+            _ => return None,
+        })
+    }
+
+    /// Whether the run has ended (it will not run again).
+    pub fn is_final(self) -> bool {
+        !matches!(self, RunStatus::Pending | RunStatus::Running)
+    }
+}
+
+/// What to do with a new run on a thread that already has one pending or
+/// running (LangGraph's "double-texting").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MultitaskStrategy {
+    /// Refuse the new run (`409`).
+    Reject,
+    /// Run it after the others (the default).
+    #[default]
+    Enqueue,
+    /// Stop the running run (its work so far is kept), then run the new one.
+    Interrupt,
+    /// Stop the running run, delete it and what it wrote, then run the new one.
+    Rollback,
+}
+
+impl MultitaskStrategy {
+    /// Its name in the API.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MultitaskStrategy::Reject => "reject",
+            MultitaskStrategy::Enqueue => "enqueue",
+            MultitaskStrategy::Interrupt => "interrupt",
+            MultitaskStrategy::Rollback => "rollback",
+        }
+    }
+
+    /// The strategy named `name`, if any.
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "reject" => MultitaskStrategy::Reject,
+            "enqueue" => MultitaskStrategy::Enqueue,
+            "interrupt" => MultitaskStrategy::Interrupt,
+            "rollback" => MultitaskStrategy::Rollback,
+            _ => return None,
+        })
+    }
+}
+
+/// One run: a request to run an assistant on a thread, queued in the store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    /// Its id (a UUID).
+    pub run_id: String,
+    /// The thread it runs on.
+    pub thread_id: String,
+    /// The assistant (graph) it runs.
+    pub assistant_id: String,
+    /// Where it stands.
+    pub status: RunStatus,
+    /// When it was created (ms since the Unix epoch).
+    pub created_ms: u64,
+    /// When it last changed.
+    pub updated_ms: u64,
+    /// How many times a worker took it (1 on its first run; more after a
+    /// server restart resumed it).
+    pub attempt: u32,
+    /// What the client asked for when the thread was busy.
+    pub multitask_strategy: MultitaskStrategy,
+    /// The client's metadata object.
+    pub metadata: serde_json::Value,
+    /// The request: input, command, config, stream modes, interrupts
+    /// (see [`crate::runs::RunKwargs`]).
+    pub kwargs: serde_json::Value,
+    /// The thread's latest checkpoint when the run first started: a run
+    /// that a restart finds `running` resumes from its own checkpoints if
+    /// the thread moved past this one, else it starts again.
+    pub base_checkpoint: Option<String>,
+    /// Why it failed, for a run that did.
+    pub error: Option<String>,
+}
+
+/// One event of a run's stream, as sent over SSE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// Its position in the run's stream, from 1: the SSE `id`.
+    pub seq: u64,
+    /// The SSE event name (`metadata`, `values`, `updates`, `events`,
+    /// `custom`, `error`, `end`).
+    pub event: String,
+    /// Its data, one JSON text.
+    pub data: String,
+}
+
+/// Which threads [`Store::search_threads`] returns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ThreadQuery {
+    /// Only threads whose metadata contains these key/value pairs.
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    /// Only threads with this status.
+    pub status: Option<rebound_sqlite::ThreadStatus>,
+    /// At most this many.
+    pub limit: usize,
+    /// After skipping this many.
+    pub offset: usize,
+}
+
+/// A failure of the store itself (not of the request).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The database failed.
+    #[error("the server's store failed: {0}")]
+    Database(String),
+    /// A stored value could not be read back.
+    #[error("a stored {what} could not be read: {detail}")]
+    Corrupt {
+        /// What was being read.
+        what: &'static str,
+        /// What was wrong with it.
+        detail: String,
+    },
+}
+
+/// Threads, runs and run events: the server's storage, shared by its API
+/// handlers and its workers.
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Creates a thread record; `false` (and nothing written) when the
+    /// thread has one already.
+    async fn create_thread(&self, record: &ThreadRecord) -> Result<bool, StoreError>;
+    /// Writes a thread record, replacing the one it has.
+    async fn put_thread(&self, record: &ThreadRecord) -> Result<(), StoreError>;
+    /// A thread's record.
+    async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError>;
+    /// Deletes a thread: its record, checkpoints, runs and their events.
+    /// `false` when there was no such thread.
+    async fn delete_thread(&self, thread_id: &str) -> Result<bool, StoreError>;
+    /// Deletes a thread's checkpoints and pending writes, keeping its
+    /// record and runs (a rollback to before its first run).
+    async fn delete_checkpoints(&self, thread_id: &str) -> Result<(), StoreError>;
+    /// The threads matching `query`, the most recently updated first.
+    async fn search_threads(&self, query: &ThreadQuery) -> Result<Vec<ThreadRecord>, StoreError>;
+
+    /// Queues a run (status pending).
+    async fn enqueue_run(&self, run: &RunRecord) -> Result<(), StoreError>;
+    /// Takes the oldest pending run whose thread has no running run and no
+    /// older pending one, marks it running and counts the attempt.
+    async fn claim_run(&self) -> Result<Option<RunRecord>, StoreError>;
+    /// Records where a run stands; `false` when it no longer exists.
+    async fn set_run_status(
+        &self,
+        run_id: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<bool, StoreError>;
+    /// Records the checkpoint a run started from (on its first attempt).
+    async fn set_base_checkpoint(&self, run_id: &str, checkpoint: &str) -> Result<(), StoreError>;
+    /// Marks a run `interrupted` if it is still pending; whether it was
+    /// (a worker may have taken it first).
+    async fn cancel_pending(&self, run_id: &str) -> Result<bool, StoreError>;
+    /// A run, by id.
+    async fn get_run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError>;
+    /// A thread's runs, newest first.
+    async fn list_runs(
+        &self,
+        thread_id: &str,
+        status: Option<RunStatus>,
+        limit: usize,
+        offset: usize,
+    ) -> Result<Vec<RunRecord>, StoreError>;
+    /// A thread's runs that have not ended, oldest first.
+    async fn active_runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
+    /// Deletes a run and its events; `false` when there was none.
+    async fn delete_run(&self, run_id: &str) -> Result<bool, StoreError>;
+    /// After a restart: every run left `running` goes back to `pending`
+    /// (keeping its place in its thread's queue); returns them.
+    async fn requeue_running(&self) -> Result<Vec<RunRecord>, StoreError>;
+
+    /// Appends events to their runs' streams.
+    async fn append_events(&self, events: &[(String, StoredEvent)]) -> Result<(), StoreError>;
+    /// A run's events after `after` (a seq), in order.
+    async fn read_events(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;
+}

@@ -1,0 +1,560 @@
+//! The HTTP API over real HTTP on 127.0.0.1 with a real SQLite file:
+//! streams, interrupts and resume, reconnects, double-texting, cancel,
+//! errors and auth.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use rebound_server::{Server, ServerError};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+
+/// A server on a free loopback port; its base URL.
+struct Running {
+    base: String,
+    client: reqwest::Client,
+    _dir: tempfile::TempDir,
+}
+
+async fn start() -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::builder()
+        .database(dir.path().join("state.db"))
+        .graph("approval", common::approval_graph())
+        .workers(2)
+        .build()
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(server.serve(listener));
+    Running {
+        base,
+        client: reqwest::Client::new(),
+        _dir: dir,
+    }
+}
+
+impl Running {
+    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        let response = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let text = response.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn thread(&self) -> String {
+        let (status, thread) = self.post("/threads", json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{thread}");
+        thread["thread_id"].as_str().unwrap().to_string()
+    }
+
+    /// A whole SSE response: (id, event, data) of each event.
+    async fn stream(
+        &self,
+        path: &str,
+        body: Option<Value>,
+        last_event_id: Option<u64>,
+    ) -> Vec<(u64, String, Value)> {
+        let url = format!("{}{path}", self.base);
+        let mut request = match body {
+            Some(body) => self.client.post(url).json(&body),
+            None => self.client.get(url),
+        };
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(response.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/event-stream"));
+        parse_sse(&response.text().await.unwrap())
+    }
+}
+
+fn parse_sse(text: &str) -> Vec<(u64, String, Value)> {
+    let mut out = Vec::new();
+    for block in text.split("\n\n") {
+        let (mut id, mut event, mut data) = (0, String::new(), String::new());
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id:") {
+                id = v.trim().parse().unwrap();
+            } else if let Some(v) = line.strip_prefix("event:") {
+                event = v.trim().to_string();
+            } else if let Some(v) = line.strip_prefix("data:") {
+                data.push_str(v.trim_start());
+            }
+        }
+        if !event.is_empty() {
+            out.push((
+                id,
+                event,
+                serde_json::from_str(&data).unwrap_or(Value::Null),
+            ));
+        }
+    }
+    out
+}
+
+fn names(events: &[(u64, String, Value)]) -> Vec<&str> {
+    events.iter().map(|(_, e, _)| e.as_str()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_run_stops_at_the_interrupt_and_a_command_resumes_it() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let events = server
+        .stream(
+            &format!("/threads/{thread}/runs/stream"),
+            Some(json!({"assistant_id": "approval", "input": {"topic": "deploy"}, "stream_mode": ["values", "updates"]})),
+            None,
+        )
+        .await;
+    assert_eq!(events[0].1, "metadata");
+    assert_eq!(events.last().unwrap().1, "end");
+    let ids: Vec<u64> = events.iter().map(|e| e.0).collect();
+    assert_eq!(
+        ids,
+        (1..=ids.len() as u64).collect::<Vec<_>>(),
+        "ids are 1, 2, 3..."
+    );
+    let updates: Vec<&Value> = events
+        .iter()
+        .filter(|e| e.1 == "updates")
+        .map(|e| &e.2)
+        .collect();
+    assert_eq!(updates[0], &json!({"plan": {"log": ["plan"]}}));
+    let interrupt = &updates.last().unwrap()["__interrupt__"][0];
+    assert_eq!(interrupt["value"], json!({"question": "approve deploy?"}));
+
+    let (_, state) = server.get(&format!("/threads/{thread}/state")).await;
+    assert_eq!(state["next"], json!(["approve"]));
+    assert_eq!(state["interrupts"][0]["id"], interrupt["id"]);
+    assert_eq!(state["values"]["log"], json!(["plan"]));
+    let (_, record) = server.get(&format!("/threads/{thread}")).await;
+    assert_eq!(record["status"], "interrupted");
+    assert_eq!(record["metadata"]["graph_id"], "approval");
+
+    let events = server
+        .stream(
+            &format!("/threads/{thread}/runs/stream"),
+            Some(json!({"assistant_id": "approval", "command": {"resume": "yes"}})),
+            None,
+        )
+        .await;
+    let last_values = events.iter().rev().find(|e| e.1 == "values").unwrap();
+    assert_eq!(last_values.2["log"], json!(["plan", "approve", "act"]));
+    assert_eq!(last_values.2["answer"], "yes");
+    let (_, record) = server.get(&format!("/threads/{thread}")).await;
+    assert_eq!(record["status"], "idle");
+
+    let (status, history) = server
+        .post(&format!("/threads/{thread}/history"), json!({"limit": 100}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let history = history.as_array().unwrap();
+    assert!(history.len() >= 4, "{history:?}");
+    assert_eq!(
+        history[0]["values"]["log"],
+        json!(["plan", "approve", "act"])
+    );
+    assert_eq!(history[0]["next"], json!([]));
+    // Newest first: each one's parent is the next one.
+    assert_eq!(
+        history[0]["parent_checkpoint"]["checkpoint_id"],
+        history[1]["checkpoint"]["checkpoint_id"]
+    );
+
+    let (status, runs) = server.get(&format!("/threads/{thread}/runs")).await;
+    assert_eq!(status, StatusCode::OK);
+    let statuses: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["success", "interrupted"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnect_with_last_event_id_gets_every_later_event_once() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let (status, run) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"topic": "x", "auto_approve": true, "sleep_ms": 200}, "stream_mode": ["values", "updates", "events"]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{run}");
+    let run_id = run["run_id"].as_str().unwrap();
+    let path = format!("/threads/{thread}/runs/{run_id}/stream");
+    let all = server.stream(&path, None, None).await;
+    assert!(all.len() > 10, "{:?}", names(&all));
+    assert_eq!(all[0].1, "metadata");
+    assert_eq!(all.last().unwrap().1, "end");
+    for cut in [1, 5, all.len() as u64 - 1] {
+        let rest = server.stream(&path, None, Some(cut)).await;
+        assert_eq!(rest, all[cut as usize..].to_vec(), "after {cut}");
+    }
+    let only_values = server
+        .stream(&format!("{path}?stream_mode=values"), None, None)
+        .await;
+    assert!(only_values
+        .iter()
+        .all(|e| ["metadata", "values", "end"].contains(&e.1.as_str())));
+    let (_, joined) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}/join"))
+        .await;
+    assert_eq!(joined["log"], json!(["plan", "approve", "act"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_wait_returns_the_final_state_and_stateless_runs_leave_no_thread() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let (status, values) = server
+        .post(
+            &format!("/threads/{thread}/runs/wait"),
+            json!({"assistant_id": "approval", "input": {"topic": "x"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(values["log"], json!(["plan"]));
+    assert_eq!(
+        values["__interrupt__"][0]["value"]["question"],
+        "approve x?"
+    );
+
+    let (status, values) = server
+        .post(
+            "/runs/wait",
+            json!({"assistant_id": "approval", "input": {"topic": "y", "auto_approve": true}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{values}");
+    assert_eq!(values["log"], json!(["plan", "approve", "act"]));
+    let (_, threads) = server.post("/threads/search", json!({"limit": 100})).await;
+    assert_eq!(
+        threads.as_array().unwrap().len(),
+        1,
+        "only the first thread: {threads}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn double_texting_rejects_enqueues_or_interrupts() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let slow = json!({"assistant_id": "approval", "input": {"topic": "slow", "auto_approve": true, "sleep_ms": 3000}});
+    let (_, first) = server
+        .post(&format!("/threads/{thread}/runs"), slow.clone())
+        .await;
+    let first_id = first["run_id"].as_str().unwrap().to_string();
+
+    let mut reject = slow.clone();
+    reject["multitask_strategy"] = json!("reject");
+    let (status, body) = server
+        .post(&format!("/threads/{thread}/runs"), reject)
+        .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("busy"));
+
+    let (_, queued) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"auto_approve": true}}),
+        )
+        .await;
+    let queued_id = queued["run_id"].as_str().unwrap().to_string();
+    assert_eq!(queued["status"], "pending");
+
+    let (_, interrupting) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"auto_approve": true}, "multitask_strategy": "interrupt"}),
+        )
+        .await;
+    let interrupting_id = interrupting["run_id"].as_str().unwrap();
+    let (_, done) = server
+        .get(&format!("/threads/{thread}/runs/{interrupting_id}/join"))
+        .await;
+    assert!(done["log"].as_array().unwrap().len() >= 3, "{done}");
+    for (id, expected) in [
+        (&first_id, "interrupted"),
+        (&queued_id, "interrupted"),
+        (&interrupting_id.to_string(), "success"),
+    ] {
+        let (_, run) = server.get(&format!("/threads/{thread}/runs/{id}")).await;
+        assert_eq!(run["status"], expected, "{run}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_running_run_and_rollback_undoes_it() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let (_, run) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"topic": "x", "auto_approve": true, "sleep_ms": 5000}}),
+        )
+        .await;
+    let run_id = run["run_id"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let response = server
+        .client
+        .post(format!(
+            "{}/threads/{thread}/runs/{run_id}/cancel?wait=1",
+            server.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let (_, run) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}"))
+        .await;
+    assert_eq!(run["status"], "interrupted");
+
+    // A second run, rolled back: the thread is as before it.
+    let (_, before) = server.get(&format!("/threads/{thread}/state")).await;
+    let (_, run) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"topic": "y", "auto_approve": true, "sleep_ms": 5000}}),
+        )
+        .await;
+    let run_id = run["run_id"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let response = server
+        .client
+        .post(format!(
+            "{}/threads/{thread}/runs/{run_id}/cancel?wait=1&action=rollback",
+            server.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let (status, _) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}"))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a rolled back run is deleted"
+    );
+    let (_, after) = server.get(&format!("/threads/{thread}/state")).await;
+    assert_eq!(after["values"], before["values"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_clear_errors() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let url = format!("{}/threads/{thread}/runs", server.base);
+    let send = |body: String| {
+        let client = server.client.clone();
+        let url = url.clone();
+        async move {
+            let response = client
+                .post(url)
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let status = response.status();
+            (
+                status,
+                response.json::<Value>().await.unwrap_or(Value::Null),
+            )
+        }
+    };
+    let (status, body) = send("{not json".into()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        body["detail"].as_str().unwrap().contains("not valid JSON"),
+        "{body}"
+    );
+
+    let (status, body) = send(json!({"assistant_id": "approval", "inptu": {}}).to_string()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body["detail"].as_str().unwrap().contains("inptu"), "{body}");
+
+    let (status, body) =
+        send(json!({"assistant_id": "approval", "command": {"resume": 1, "goto": 5}}).to_string())
+            .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        body["detail"].as_str().unwrap().contains("command.goto"),
+        "{body}"
+    );
+
+    let (status, body) = send(json!({"assistant_id": "nope"}).to_string()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(body["detail"].as_str().unwrap().contains("nope"), "{body}");
+
+    let (status, body) =
+        send(json!({"assistant_id": "approval", "stream_mode": "messages"}).to_string()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+
+    let (status, body) =
+        send(json!({"assistant_id": "approval", "command": {"resume": "yes"}}).to_string()).await;
+    assert_eq!(status, StatusCode::CONFLICT, "nothing to resume: {body}");
+
+    let (status, _) = send(format!(
+        "{{\"assistant_id\": \"{}\"}}",
+        "x".repeat(3 * 1024 * 1024)
+    ))
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+
+    let (status, body) = server
+        .get("/threads/00000000-0000-0000-0000-000000000000")
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, _) = server.get(&format!("/threads/{thread}/runs/nope")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = server
+        .get(&format!("/threads/{thread}/state/00000000000000ff"))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // A wrong input type is a failed run with a clear error, not a panic.
+    let events = server
+        .stream(
+            &format!("/threads/{thread}/runs/stream"),
+            Some(json!({"assistant_id": "approval", "input": {"topic": 5}})),
+            None,
+        )
+        .await;
+    let error = events
+        .iter()
+        .find(|e| e.1 == "error")
+        .expect("an error event");
+    assert!(
+        error.2["message"].as_str().unwrap().contains("topic"),
+        "{error:?}"
+    );
+    let (_, record) = server.get(&format!("/threads/{thread}")).await;
+    assert_eq!(record["status"], "error");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assistants_are_listed_with_their_graph() {
+    let server = start().await;
+    let (status, list) = server.post("/assistants/search", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list[0]["graph_id"], "approval");
+    let id = list[0]["assistant_id"].as_str().unwrap();
+    let (_, graph) = server.get(&format!("/assistants/{id}/graph")).await;
+    let edges: Vec<(String, String)> = graph["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["source"].as_str().unwrap().into(),
+                e["target"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(edges[0], ("__start__".to_string(), "plan".to_string()));
+    assert!(edges.contains(&("act".to_string(), "__end__".to_string())));
+    let (_, mermaid) = server
+        .get("/assistants/approval/graph?format=mermaid")
+        .await;
+    assert!(mermaid["mermaid"]
+        .as_str()
+        .unwrap()
+        .contains("plan --> approve"));
+    let (status, openapi) = server.get("/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(openapi["paths"]["/threads/{thread_id}/runs/stream"]["post"].is_object());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_guards_every_route_but_ok_and_is_required_off_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    let build = |token: Option<&str>| {
+        Server::builder()
+            .database(dir.path().join("state.db"))
+            .graph("approval", common::approval_graph())
+            .token(token.map(str::to_string))
+            .build()
+            .unwrap()
+    };
+    let open = TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let refused = build(None).serve(open).await;
+    assert!(
+        matches!(refused, Err(ServerError::TokenRequired { .. })),
+        "{refused:?}"
+    );
+
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(build(Some("s3cret")).serve(listener));
+    let client = reqwest::Client::new();
+    let status = |r: reqwest::Response| r.status();
+    assert_eq!(
+        status(client.get(format!("{base}/ok")).send().await.unwrap()),
+        StatusCode::OK
+    );
+    assert_eq!(
+        status(client.get(format!("{base}/info")).send().await.unwrap()),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        status(
+            client
+                .get(format!("{base}/info"))
+                .bearer_auth("wrong")
+                .send()
+                .await
+                .unwrap()
+        ),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        status(
+            client
+                .get(format!("{base}/info"))
+                .bearer_auth("s3cret")
+                .send()
+                .await
+                .unwrap()
+        ),
+        StatusCode::OK
+    );
+}
