@@ -72,6 +72,9 @@ pub enum Command {
     Fork(ForkArgs),
     /// Print a workflow's graph.
     Graph(GraphArgs),
+    /// Serve the workflows over HTTP, in the shape of LangGraph's Agent
+    /// Server API (its clients work unchanged), on 127.0.0.1 by default.
+    Serve(ServeArgs),
     /// The embedded local models.
     Model {
         /// What to do with them.
@@ -122,6 +125,29 @@ pub struct RunOverrides {
     /// When to ask before a command runs.
     #[arg(long, value_enum)]
     pub approval: Option<ApprovalArg>,
+}
+
+/// `rebound serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on. Any address but loopback (127.0.0.1, ::1)
+    /// needs a token.
+    #[arg(long, default_value = "127.0.0.1:2024", value_name = "IP:PORT")]
+    pub addr: std::net::SocketAddr,
+    /// The bearer token every request but `GET /ok` must carry
+    /// (`Authorization: Bearer <token>`).
+    #[arg(long, env = "REBOUND_API_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// How many runs run at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub workers: u16,
+    /// Let web pages from this origin call the API (CORS; off by default).
+    /// May be repeated.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<String>,
+    /// The model and approval mode of every run.
+    #[command(flatten)]
+    pub overrides: RunOverrides,
 }
 
 /// `rebound trust`.

@@ -75,10 +75,14 @@ pub trait ServedGraph: Send + Sync + 'static {
     ) -> Result<CheckpointId, ApiError>;
 }
 
+/// Makes a thread's first state from a run's input (JSON).
+pub type InputFn<S> = Arc<dyn Fn(Value) -> Result<S, String> + Send + Sync>;
+
 /// A [`CompiledGraph`] served with its state as JSON.
 pub(crate) struct GraphAssistant<S: State> {
     graph: CompiledGraph<S>,
     schema: Option<Value>,
+    input: Option<InputFn<S>>,
 }
 
 impl<S: State> GraphAssistant<S> {
@@ -86,10 +90,12 @@ impl<S: State> GraphAssistant<S> {
         graph: CompiledGraph<S>,
         saver: Arc<dyn Checkpointer>,
         schema: Option<Value>,
+        input: Option<InputFn<S>>,
     ) -> Self {
         GraphAssistant {
             graph: graph.with_checkpointer(saver),
             schema,
+            input,
         }
     }
 
@@ -151,11 +157,13 @@ impl<S: State> ServedGraph for GraphAssistant<S> {
                 if has_state {
                     Input::Update(value)
                 } else {
-                    Input::State(
-                        from_json::<S>(value).map_err(|reason| GraphError::BadInput {
-                            reason: format!("the input is not a state of this graph: {reason}"),
-                        })?,
-                    )
+                    let state = match &self.input {
+                        Some(make) => make(value),
+                        None => from_json::<S>(value),
+                    };
+                    Input::State(state.map_err(|reason| GraphError::BadInput {
+                        reason: format!("the input is not a state of this graph: {reason}"),
+                    })?)
                 }
             }
         };

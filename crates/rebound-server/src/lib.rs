@@ -47,6 +47,7 @@ mod routes;
 pub mod runs;
 pub mod store;
 mod time;
+mod web;
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -60,7 +61,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-pub use assistant::{RunEnd, RunInput, ServedGraph, StateView};
+pub use assistant::{InputFn, RunEnd, RunInput, ServedGraph, StateView};
 pub use error::{ApiError, ServerError};
 
 use app::{App, Assistant};
@@ -183,20 +184,43 @@ impl ServerBuilder {
     /// Registers `graph` as the assistant `graph_id`. The server attaches
     /// its checkpointer to it.
     pub fn graph<S: State>(self, graph_id: impl Into<String>, graph: CompiledGraph<S>) -> Self {
-        self.graph_with_schema(graph_id, graph, None)
+        self.add(graph_id.into(), graph, None, None)
     }
 
     /// [`ServerBuilder::graph`] with the JSON schema of its state, served
     /// by `GET /assistants/{id}/schemas`.
     pub fn graph_with_schema<S: State>(
-        mut self,
+        self,
         graph_id: impl Into<String>,
         graph: CompiledGraph<S>,
-        schema: Option<serde_json::Value>,
+        schema: serde_json::Value,
     ) -> Self {
-        let attach: Attach =
-            Box::new(move |saver| Arc::new(assistant::GraphAssistant::new(graph, saver, schema)));
-        self.graphs.push((graph_id.into(), attach));
+        self.add(graph_id.into(), graph, Some(schema), None)
+    }
+
+    /// [`ServerBuilder::graph`] whose threads start from `input(run input)`
+    /// (e.g. `{"goal": "..."}` made into a full state) instead of the input
+    /// read as the state itself. Later runs' inputs are updates, as always.
+    pub fn graph_with_input<S: State>(
+        self,
+        graph_id: impl Into<String>,
+        graph: CompiledGraph<S>,
+        input: impl Fn(serde_json::Value) -> Result<S, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.add(graph_id.into(), graph, None, Some(Arc::new(input)))
+    }
+
+    fn add<S: State>(
+        mut self,
+        graph_id: String,
+        graph: CompiledGraph<S>,
+        schema: Option<serde_json::Value>,
+        input: Option<InputFn<S>>,
+    ) -> Self {
+        let attach: Attach = Box::new(move |saver| {
+            Arc::new(assistant::GraphAssistant::new(graph, saver, schema, input))
+        });
+        self.graphs.push((graph_id, attach));
         self
     }
 

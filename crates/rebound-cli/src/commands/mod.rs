@@ -9,6 +9,7 @@ pub mod history;
 pub mod model;
 pub mod resume;
 pub mod run;
+pub mod serve;
 pub mod show;
 pub mod threads;
 pub mod trust;
@@ -38,6 +39,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Show(args) => show::show(global, args).await,
         Command::Fork(args) => fork::fork(global, args).await,
         Command::Graph(args) => graph::graph(global, args),
+        Command::Serve(args) => serve::serve(global, args).await,
         Command::Trust(args) => trust::trust(global, args),
         Command::Model { command } => model::model(global, command),
         Command::Config {

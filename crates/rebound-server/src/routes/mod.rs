@@ -93,6 +93,8 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(Arc::clone(&app), authorize))
         .route("/ok", get(system::ok))
+        .route("/", get(crate::web::index))
+        .route("/web/app.js", get(crate::web::script))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(app)
 }
