@@ -194,6 +194,42 @@ async fn a_streamed_run_stops_at_the_interrupt_and_a_command_resumes_it() {
         history[1]["checkpoint"]["checkpoint_id"]
     );
 
+    // A copy has the same history and goes its own way.
+    let (status, copy) = server
+        .post(&format!("/threads/{thread}/copy"), json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{copy}");
+    let copy_id = copy["thread_id"].as_str().unwrap();
+    assert_ne!(copy_id, thread);
+    assert_eq!(copy["values"]["log"], json!(["plan", "approve", "act"]));
+    let (_, copied) = server
+        .post(
+            &format!("/threads/{copy_id}/history"),
+            json!({"limit": 100}),
+        )
+        .await;
+    assert_eq!(
+        copied,
+        Value::Array(history.to_vec())
+            .to_string()
+            .replace(thread.as_str(), copy_id)
+            .parse::<Value>()
+            .unwrap()
+    );
+    let (status, _) = server
+        .post(
+            &format!("/threads/{copy_id}/runs/wait"),
+            json!({"assistant_id": "approval", "input": {"auto_approve": true}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, original) = server.get(&format!("/threads/{thread}/state")).await;
+    assert_eq!(
+        original["values"]["log"],
+        json!(["plan", "approve", "act"]),
+        "the original is untouched"
+    );
+
     let (status, runs) = server.get(&format!("/threads/{thread}/runs")).await;
     assert_eq!(status, StatusCode::OK);
     let statuses: Vec<&str> = runs
@@ -202,7 +238,9 @@ async fn a_streamed_run_stops_at_the_interrupt_and_a_command_resumes_it() {
         .iter()
         .map(|r| r["status"].as_str().unwrap())
         .collect();
-    assert_eq!(statuses, ["success", "interrupted"]);
+    // A run that stops at an interrupt succeeded (the Agent Server's rule):
+    // its thread is the one that waits.
+    assert_eq!(statuses, ["success", "success"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -178,6 +178,13 @@ impl SqliteSaver {
         self.store().delete_thread(thread_id)
     }
 
+    /// Copies `from`'s checkpoints and pending writes to `to`, a thread
+    /// that has never had a checkpoint (a subgraph's own threads are not
+    /// copied); whether `from` had any. Fails when `to` has checkpoints.
+    pub fn copy_thread(&self, from: &str, to: &str) -> Result<bool, CheckpointError> {
+        self.store().copy_thread(from, to)
+    }
+
     /// The process running `thread_id`: the live holder of its lock, if any
     /// (this process included). This is the one answer to "is this thread
     /// running"; a lock left by a process that has exited does not count.

@@ -61,6 +61,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
             "/threads/{thread_id}/state/{checkpoint_id}",
             get(threads::state_at),
         )
+        .route("/threads/{thread_id}/copy", post(threads::copy))
         .route(
             "/threads/{thread_id}/history",
             post(threads::history).get(threads::history_get),

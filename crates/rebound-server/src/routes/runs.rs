@@ -459,7 +459,13 @@ pub(crate) async fn join_stream(
     let mut cancel = false;
     for (key, value) in query_pairs(query.as_deref()) {
         match key.as_str() {
-            "stream_mode" => modes.push(value),
+            // One name, a JSON list of names, or empty (every mode the
+            // run streams), as the Agent Server reads it.
+            "stream_mode" => match serde_json::from_str::<Vec<String>>(&value) {
+                Ok(list) => modes.extend(list),
+                Err(_) if value.is_empty() => {}
+                Err(_) => modes.push(value),
+            },
             "cancel_on_disconnect" => cancel = matches!(value.as_str(), "true" | "True" | "1"),
             _ => {}
         }

@@ -63,9 +63,10 @@ impl Cursor {
     fn wanted(&self, event: &StoredEvent) -> bool {
         match &self.modes {
             None => true,
+            // Named modes only (and how the run ended), as the Agent
+            // Server filters a joined stream.
             Some(modes) => {
-                matches!(event.event.as_str(), "metadata" | "error" | "end")
-                    || modes.contains(&event.event)
+                matches!(event.event.as_str(), "error" | "end") || modes.contains(&event.event)
             }
         }
     }

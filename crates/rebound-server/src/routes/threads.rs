@@ -213,6 +213,24 @@ pub(crate) async fn get(
     Ok(Json(thread_json(&app, &record).await?))
 }
 
+/// `POST /threads/{id}/copy`: a new thread with the same checkpoints
+/// (history included) and metadata, and no runs.
+pub(crate) async fn copy(
+    State(app): State<Arc<App>>,
+    Path(thread_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let source = app.thread(&thread_id).await?;
+    let now = now_ms();
+    let record = ThreadRecord::new(
+        uuid::Uuid::new_v4().to_string(),
+        now,
+        source.metadata.clone(),
+    )
+    .with_status(source.status);
+    app.store.copy_thread(&thread_id, &record).await?;
+    Ok(Json(thread_json(&app, &record).await?))
+}
+
 /// `PATCH /threads/{id}` body.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -59,13 +59,21 @@ struct Emitter<'a> {
 
 impl Emitter<'_> {
     fn emit(&mut self, event: &str, data: &Value) {
+        self.emit_to(data, event, true);
+    }
+
+    /// Emits to the live stream, and to the store when `store` (not for a
+    /// run that is being deleted).
+    fn emit_to(&mut self, data: &Value, event: &str, store: bool) {
         self.seq += 1;
         let stored = StoredEvent {
             seq: self.seq,
             event: event.to_string(),
             data: data.to_string(),
         };
-        self.app.writer.write(self.run_id, stored.clone());
+        if store {
+            self.app.writer.write(self.run_id, stored.clone());
+        }
         self.channel.push(stored);
     }
 }
@@ -121,13 +129,19 @@ async fn execute(app: &App, run: RunRecord) {
         }
         Ok(Ok(RunEnd::Completed(values))) => (RunStatus::Success, ThreadStatus::Idle, values),
         Ok(Ok(RunEnd::Interrupted(mut values, interrupts))) => {
+            // As the Agent Server does: the run succeeded (it did what it
+            // could); the thread waits. The last `values` part carries the
+            // interrupts too.
             if kwargs.stream_mode.contains(&StreamMode::Updates) {
                 emitter.emit("updates", &interrupt_update(&interrupts));
             }
             if let Value::Object(map) = &mut values {
                 map.insert("__interrupt__".to_string(), interrupts_json(&interrupts));
             }
-            (RunStatus::Interrupted, ThreadStatus::Interrupted, values)
+            if kwargs.stream_mode.contains(&StreamMode::Values) {
+                emitter.emit("values", &values);
+            }
+            (RunStatus::Success, ThreadStatus::Interrupted, values)
         }
         Ok(Err(GraphError::Cancelled { .. })) => {
             (RunStatus::Interrupted, ThreadStatus::Idle, Value::Null)
@@ -145,12 +159,13 @@ async fn execute(app: &App, run: RunRecord) {
             )
         }
     };
-    emitter.emit("end", &Value::Null);
-    app.writer.flush().await;
     channel.set_result(result);
     let record = |e: crate::error::ApiError| {
         tracing::error!(error = %e, run_id = %run.run_id, "recording a run's end failed");
     };
+    // Everything before `end` is stored before the run is recorded (or
+    // deleted, for a rollback).
+    app.writer.flush().await;
     if cancelled && action == CancelAction::Rollback {
         if let Err(e) = super::super::routes::runs::rollback(app, &run).await {
             record(e);
@@ -172,6 +187,12 @@ async fn execute(app: &App, run: RunRecord) {
             record(e);
         }
     }
+    // `end` goes last, once the run's status is recorded: a client that
+    // sees the stream end and asks for the run finds it ended (the SDK
+    // reconnects to a run it finds still running).
+    let rolled_back = cancelled && action == CancelAction::Rollback;
+    emitter.emit_to(&json!(null), "end", !rolled_back && !kwargs.delete_thread);
+    app.writer.flush().await;
     if kwargs.delete_thread {
         if let Err(error) = app.store.delete_thread(&run.thread_id).await {
             record(error.into());

@@ -192,6 +192,9 @@ pub trait Store: Send + Sync + 'static {
     /// Deletes a thread's checkpoints and pending writes, keeping its
     /// record and runs (a rollback to before its first run).
     async fn delete_checkpoints(&self, thread_id: &str) -> Result<(), StoreError>;
+    /// Copies a thread's checkpoints to a new thread with `record` (its
+    /// runs stay with the original).
+    async fn copy_thread(&self, from: &str, record: &ThreadRecord) -> Result<(), StoreError>;
     /// The threads matching `query`, the most recently updated first.
     async fn search_threads(&self, query: &ThreadQuery) -> Result<Vec<ThreadRecord>, StoreError>;
 

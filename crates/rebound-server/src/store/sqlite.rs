@@ -245,6 +245,13 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    async fn copy_thread(&self, from: &str, record: &ThreadRecord) -> Result<(), StoreError> {
+        self.saver
+            .copy_thread(from, &record.thread_id)
+            .map_err(storage)?;
+        self.saver.put_thread(record).map_err(storage)
+    }
+
     async fn search_threads(&self, query: &ThreadQuery) -> Result<Vec<ThreadRecord>, StoreError> {
         // Thread records are few next to checkpoints; filtering them here
         // keeps the metadata match (JSON containment) in one place.

@@ -203,6 +203,53 @@ impl Store {
         Ok(deleted > 0)
     }
 
+    /// Copies `from`'s checkpoints and pending writes to the new thread
+    /// `to` (which must never have had a checkpoint); whether `from` had
+    /// any. Thread records are not copied.
+    pub(crate) fn copy_thread(&mut self, from: &str, to: &str) -> Result<bool, CheckpointError> {
+        let Some(source) = self.thread(from)? else {
+            return Ok(false);
+        };
+        if self.thread(to)?.is_some() {
+            return Err(CheckpointError::Storage(
+                format!("cannot copy thread {from:?} to {to:?}: {to:?} already has checkpoints")
+                    .into(),
+            ));
+        }
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| from_sqlite(&self.location, e))?;
+        let result = (|| -> rusqlite::Result<()> {
+            tx.execute(
+                "INSERT INTO threads (name, base, by_time_first, by_time_last, by_time_count) \
+                 SELECT ?1, base, by_time_first, by_time_last, by_time_count FROM threads WHERE id = ?2",
+                params![to, source.key],
+            )?;
+            let key = tx.last_insert_rowid();
+            tx.execute(
+                "INSERT INTO checkpoints (thread, id, parent_gap, step, kind, state, meta) \
+                 SELECT ?1, id, parent_gap, step, kind, state, meta FROM checkpoints WHERE thread = ?2",
+                params![key, source.key],
+            )?;
+            tx.execute(
+                "INSERT INTO checkpoints_by_time (id, thread, parent_gap, step, kind, state, meta) \
+                 SELECT id, ?1, parent_gap, step, kind, state, meta FROM checkpoints_by_time WHERE thread = ?2",
+                params![key, source.key],
+            )?;
+            tx.execute(
+                "INSERT INTO writes (thread, checkpoint, seq, node, kind, key, value) \
+                 SELECT ?1, checkpoint, seq, node, kind, key, value FROM writes WHERE thread = ?2",
+                params![key, source.key],
+            )?;
+            Ok(())
+        })();
+        result
+            .and_then(|()| tx.commit())
+            .map_err(|e| from_sqlite(&self.location, e))?;
+        Ok(true)
+    }
+
     /// The live process holding `thread_id`'s lock, if any.
     pub(crate) fn lock_holder(&self, thread_id: &str) -> Result<Option<u32>, CheckpointError> {
         let pid: Option<i64> = self
