@@ -596,3 +596,59 @@ async fn a_token_guards_every_route_but_ok_and_is_required_off_loopback() {
         StatusCode::OK
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_disconnects_mid_stream_leaves_the_run_going() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let mut response = server
+        .client
+        .post(format!("{}/threads/{thread}/runs/stream", server.base))
+        .json(&json!({"assistant_id": "approval", "input": {"auto_approve": true, "sleep_ms": 400}, "stream_mode": ["values"]}))
+        .send()
+        .await
+        .unwrap();
+    let first = response.chunk().await.unwrap().unwrap();
+    let first = String::from_utf8_lossy(&first).to_string();
+    assert!(first.contains("event: metadata"), "{first}");
+    let run_id = first
+        .split("\"run_id\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    drop(response);
+    let (status, values) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}/join"))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(values["log"], json!(["plan", "approve", "act"]));
+    let (_, run) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}"))
+        .await;
+    assert_eq!(run["status"], "success");
+
+    // Unless it asked for the run to stop with it.
+    let mut response = server
+        .client
+        .post(format!("{}/threads/{thread}/runs/stream", server.base))
+        .json(&json!({"assistant_id": "approval", "input": {"sleep_ms": 3000}, "on_disconnect": "cancel"}))
+        .send()
+        .await
+        .unwrap();
+    let first = String::from_utf8_lossy(&response.chunk().await.unwrap().unwrap()).to_string();
+    let run_id = first
+        .split("\"run_id\":\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    drop(response);
+    let (_, _) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}/join"))
+        .await;
+    let (_, run) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}"))
+        .await;
+    assert_eq!(run["status"], "interrupted", "{run}");
+}
