@@ -86,9 +86,16 @@ pub struct ServerBuilder {
     cors: Vec<String>,
 }
 
+/// The name under which a server holds its database (one server per file:
+/// its workers take every queued run, and at start it resumes the runs the
+/// last one left running).
+const SERVER_LOCK: &str = "__rebound_server__";
+
 /// A server ready to serve: its store is open and its graphs registered.
 pub struct Server {
     store: Arc<dyn Store>,
+    /// This process's claim on the database, for as long as it serves.
+    hold: rebound_sqlite::ThreadHold,
     assistants: BTreeMap<String, Assistant>,
     workers: usize,
     token: Option<String>,
@@ -161,6 +168,7 @@ impl Server {
                     .allow_headers(tower_http::cors::Any),
             );
         }
+        let hold = self.hold;
         let stop = app.shutdown.clone();
         let result = axum::serve(listener, router)
             .with_graceful_shutdown(async move {
@@ -169,6 +177,7 @@ impl Server {
             })
             .await;
         app.shutdown.cancel();
+        drop(hold);
         result.map_err(ServerError::Io)
     }
 }
@@ -254,6 +263,18 @@ impl ServerBuilder {
             path: path.display().to_string(),
             reason: e.to_string(),
         })?;
+        let hold = saver.hold_thread(SERVER_LOCK).map_err(|e| match e {
+            rebound_graph::checkpoint::CheckpointError::ThreadBusy { holder, .. } => {
+                ServerError::Database {
+                    path: path.display().to_string(),
+                    reason: format!("another rebound server ({holder}) serves it"),
+                }
+            }
+            other => ServerError::Database {
+                path: path.display().to_string(),
+                reason: other.to_string(),
+            },
+        })?;
         let saver = Arc::new(saver);
         let store = SqliteStore::open(Arc::clone(&saver))?;
         let checkpointer: Arc<dyn Checkpointer> = saver;
@@ -283,6 +304,7 @@ impl ServerBuilder {
         }
         Ok(Server {
             store: Arc::new(store),
+            hold,
             assistants,
             workers: self.workers,
             token: self.token,

@@ -563,6 +563,19 @@ async fn a_token_guards_every_route_but_ok_and_is_required_off_loopback() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(build(Some("s3cret")).serve(listener));
+    // One server per database: a second one is refused, naming the first.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let second = Server::builder()
+        .database(dir.path().join("state.db"))
+        .graph("approval", common::approval_graph())
+        .build();
+    let error = second
+        .err()
+        .expect("a second server on the same database is refused");
+    assert!(
+        error.to_string().contains("another rebound server"),
+        "{error}"
+    );
     let client = reqwest::Client::new();
     let status = |r: reqwest::Response| r.status();
     assert_eq!(

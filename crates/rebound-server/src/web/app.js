@@ -35,7 +35,8 @@ function el(tag, className, text) {
   return node;
 }
 
-const short = (id) => String(id || "").slice(0, 8);
+// The tail: ids made from time (UUIDv7, checkpoints) share their head.
+const short = (id) => String(id || "").slice(-8);
 const path = (...parts) => parts.map(encodeURIComponent).join("/");
 
 function duration(us) {
@@ -177,7 +178,9 @@ function runSection() {
 
 function logLine(section, kind, tag, text) {
   const line = el("div", `line ${kind}`);
-  line.append(el("span", "tag", tag), el("span", "text", text));
+  const label = el("span", "tag", tag);
+  label.title = String(tag);
+  line.append(label, el("span", "text", text));
   section.append(line);
   section.tail = kind === "tool" ? section.tail : null;
   return line;
@@ -243,6 +246,9 @@ function typedEvent(section, event) {
       return logLine(section, "interrupted", event.node, `waits for an answer (${event.kind})`);
     case "error":
       return logLine(section, "error", event.node || "error", event.message);
+    case "values":
+    case "updates":
+      return null; // read from their own stream modes
     case "subgraph":
       return event.inner ? typedEvent(section, event.inner) : null;
     case "run_finished": {
@@ -305,7 +311,10 @@ async function streamRun(threadId, url, options = {}) {
         showPlan(data);
         break;
       case "updates":
-        if (data && data.__interrupt__) showInterrupts(data.__interrupt__);
+        if (data && data.__interrupt__) {
+          showInterrupts(data.__interrupt__);
+          if (!section.querySelector(".interrupted")) logLine(section, "interrupted", "run", "waits for an answer");
+        }
         break;
       case "events":
         typedEvent(section, data);

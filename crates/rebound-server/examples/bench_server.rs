@@ -1,0 +1,51 @@
+//! The server of the throughput benchmark: a 3-node graph (`plan` → `act`
+//! → `review`, each appending its name to `log` and counting), the same
+//! shape as `bench/langgraph-server/graph.py` for LangGraph's server.
+//!
+//! `bench_server <state.db> <addr> [workers]`, then
+//! `rebound-bench server-load --url http://<addr> --assistant bench`.
+
+use rebound_graph::{NodeError, State, StateGraph, END, START};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
+#[serde(default)]
+struct Bench {
+    count: u64,
+    #[state(append)]
+    log: Vec<String>,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let (db, addr) = match args.as_slice() {
+        [_, db, addr, ..] => (db.clone(), addr.clone()),
+        _ => return Err("usage: bench_server <state.db> <addr> [workers]".into()),
+    };
+    let workers = args.get(3).map(|w| w.parse()).transpose()?.unwrap_or(64);
+    let mut graph = StateGraph::<Bench>::new();
+    for node in ["plan", "act", "review"] {
+        graph.add_sync_node(node, move |state, _| {
+            Ok::<_, NodeError>(
+                BenchUpdate::default()
+                    .count(state.count + 1)
+                    .log(vec![node.to_string()]),
+            )
+        });
+    }
+    graph
+        .add_edge(START, "plan")
+        .add_edge("plan", "act")
+        .add_edge("act", "review")
+        .add_edge("review", END);
+    let server = rebound_server::Server::builder()
+        .database(db)
+        .graph("bench", graph.compile()?)
+        .workers(workers)
+        .build()?;
+    let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;
+    println!("listening on {}", listener.local_addr()?);
+    server.serve(listener).await?;
+    Ok(())
+}
