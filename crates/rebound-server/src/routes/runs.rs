@@ -137,7 +137,7 @@ async fn queue_run(
         app.hub.close(&run.run_id);
         return Err(error.into());
     }
-    app.queue.notify_waiters();
+    app.queue.notify_one();
     Ok(run)
 }
 
@@ -203,7 +203,7 @@ async fn cancel_run(app: &App, run: &RunRecord, action: CancelAction) -> Result<
         if action == CancelAction::Rollback {
             app.store.delete_run(&run.run_id).await?;
         }
-        app.queue.notify_waiters();
+        app.queue.notify_one();
         return Ok(());
     }
     handle.token.cancel();

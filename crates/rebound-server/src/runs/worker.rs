@@ -201,7 +201,7 @@ async fn execute(app: &App, run: RunRecord) {
     channel.finish();
     app.hub.close(&run.run_id);
     app.forget_cancel(&run.run_id);
-    app.queue.notify_waiters();
+    app.queue.notify_one();
 }
 
 fn status_error(status: RunStatus) -> Option<&'static str> {
