@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use subtle::ConstantTimeEq;
+use tower_http::catch_panic::CatchPanicLayer;
 
 use crate::app::App;
 use crate::error::ApiError;
@@ -97,7 +98,20 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/", get(crate::web::index))
         .route("/web/app.js", get(crate::web::script))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(panic_response))
         .with_state(app)
+}
+
+/// A handler that panicked (a bug): `500` with a JSON body, never a
+/// dropped connection; the panic is logged.
+fn panic_response(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown");
+    tracing::error!(panic = message, "a request handler panicked");
+    ApiError::internal("the server failed on this request (a bug: see its log)").into_response()
 }
 
 async fn not_found() -> ApiError {

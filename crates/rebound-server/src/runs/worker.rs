@@ -35,7 +35,29 @@ pub(crate) async fn worker_loop(app: Arc<App>) {
         notified.as_mut().enable();
         match app.store.claim_run().await {
             Ok(Some(run)) => {
-                execute(&app, run).await;
+                // On a task of its own: a bug that panics fails the run,
+                // not the worker.
+                let run_id = run.run_id.clone();
+                let task = tokio::spawn({
+                    let app = Arc::clone(&app);
+                    async move { execute(&app, run).await }
+                });
+                if let Err(panic) = task.await {
+                    tracing::error!(%run_id, %panic, "a run's worker panicked");
+                    let _ = app
+                        .store
+                        .set_run_status(
+                            &run_id,
+                            RunStatus::Error,
+                            Some("the server failed on this run (a bug: see its log)"),
+                        )
+                        .await;
+                    if let Some(channel) = app.hub.get(&run_id) {
+                        channel.finish();
+                    }
+                    app.hub.close(&run_id);
+                    app.forget_cancel(&run_id);
+                }
                 continue;
             }
             Ok(None) => {}
