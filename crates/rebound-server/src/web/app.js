@@ -291,13 +291,14 @@ function stopStream() {
 /**
  * Reads a run's stream into a new run-log section: `url` and `options` make
  * the first request; a stream that drops before `end` is joined again after
- * its last event id.
+ * its last event id. `note` heads the section (what started the run).
  */
-async function streamRun(threadId, url, options = {}) {
+async function streamRun(threadId, url, options = {}, note = null) {
   stopStream();
   const stream = { controller: new AbortController(), threadId, runId: null, lastId: null, ended: false };
   view.stream = stream;
   const section = runSection();
+  if (note) logLine(section, "note", note[0], note[1]);
   const onEvent = (name, data, id) => {
     if (view.stream !== stream) return;
     if (id !== null) stream.lastId = id;
@@ -358,13 +359,13 @@ const assistantOf = (thread) =>
   (thread && thread.metadata && (thread.metadata.graph_id || thread.metadata.assistant_id)) || $("assistant").value;
 
 /** Starts a run on the selected thread and streams it. */
-function startRun(body) {
+function startRun(body, note) {
   const threadId = view.selected;
   if (!threadId) return Promise.resolve();
   return streamRun(threadId, `/threads/${path(threadId)}/runs/stream`, {
     method: "POST",
     body: { assistant_id: assistantOf(view.thread), stream_mode: STREAM_MODES, ...body },
-  });
+  }, note);
 }
 
 // ---- Interrupts: the approval card ----
@@ -393,7 +394,9 @@ function resume(answer) {
   $("approval").querySelectorAll("button").forEach((button) => (button.disabled = true));
   $("approval").hidden = true;
   view.interrupt = null;
-  return startRun({ command: { resume: answer } });
+  $("deny-message").value = "";
+  $("interrupt-answer").value = "";
+  return startRun({ command: { resume: answer } }, ["answer", summary(answer)]);
 }
 
 $("approve").addEventListener("click", () => resume({ decision: "approve" }));
@@ -431,7 +434,7 @@ async function showHistory(threadId) {
     const fork = el("button", "fork", "Fork");
     fork.type = "button";
     fork.title = "Run on from this checkpoint (a new branch)";
-    fork.addEventListener("click", () => startRun({ checkpoint_id: id, input: null }));
+    fork.addEventListener("click", () => startRun({ checkpoint_id: id, input: null }, ["fork", `from step ${metadata.step ?? "?"} (${short(id)})`]));
     row.append(fork);
     return row;
   });

@@ -71,3 +71,84 @@ pub fn approval_graph() -> CompiledGraph<Demo> {
         .add_edge("act", END);
     graph.compile().expect("the approval graph compiles")
 }
+
+/// The state of the `approval_request` graph: the shape of an agent's
+/// state as far as the web view reads it (a goal, a plan).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
+#[serde(default)]
+pub struct ApprovalRequestState {
+    /// What the run is for.
+    pub goal: String,
+    /// The plan: one step, `{"description", "command"}`.
+    pub plan: Vec<serde_json::Value>,
+    /// The answer the run was resumed with: `{"decision": "approve"}`...
+    pub answer: Option<serde_json::Value>,
+    /// The nodes that ran, in order.
+    #[state(append)]
+    pub log: Vec<String>,
+}
+
+/// START -> plan -> run_command -> (report | END) -> END: an agent that asks
+/// before it runs a command, as rebound's shell approvals do.
+///
+/// * `plan` writes a one-step plan: `echo hi`.
+/// * `run_command` interrupts with an approval request (`{"kind":
+///   "approval", "tool": "shell", "command": "echo hi", "cwd": "/tmp",
+///   "reason": "test"}`), records the answer in `answer`, and when it is not
+///   a denial emits the tool events the shell would (`tool_call`,
+///   `tool_output` "hi").
+/// * the route out of `run_command` says why: approved goes to `report`,
+///   denied ends.
+///
+/// Compiled without a checkpointer: the server attaches its own.
+#[allow(clippy::expect_used)] // a test helper: a graph that does not compile is a bug in this file
+pub fn approval_request_graph() -> CompiledGraph<ApprovalRequestState> {
+    let mut graph = StateGraph::<ApprovalRequestState>::new();
+    graph
+        .add_sync_node("plan", |_, _| {
+            Ok(ApprovalRequestStateUpdate::default()
+                .plan(vec![json!({"description": "say hi", "command": "echo hi"})])
+                .log(vec!["plan".to_string()]))
+        })
+        .add_sync_node("run_command", |_, ctx| {
+            let answer: serde_json::Value = ctx.interrupt(json!({
+                "kind": "approval",
+                "tool": "shell",
+                "command": "echo hi",
+                "cwd": "/tmp",
+                "reason": "test",
+            }))?;
+            if answer["decision"] != "deny" {
+                ctx.emit(|| json!({"tool_call": {"phase": "started", "name": "shell", "command": "echo hi"}}));
+                ctx.emit(|| json!({"tool_output": {"stream": "stdout", "line": "hi"}}));
+                ctx.emit(|| json!({"tool_call": {"phase": "finished", "name": "shell", "command": "echo hi", "success": true, "duration_ms": 1}}));
+            }
+            Ok(ApprovalRequestStateUpdate::default()
+                .answer(Some(answer))
+                .log(vec!["run_command".to_string()]))
+        })
+        .add_sync_node("report", |_, _| {
+            Ok(ApprovalRequestStateUpdate::default().log(vec!["report".to_string()]))
+        })
+        .add_edge(START, "plan")
+        .add_edge("plan", "run_command")
+        .add_conditional_edges(
+            "run_command",
+            |state: &ApprovalRequestState| {
+                let denied = state
+                    .answer
+                    .as_ref()
+                    .is_some_and(|answer| answer["decision"] == "deny");
+                if denied {
+                    rebound_graph::Route::to(END).because("the command was denied")
+                } else {
+                    rebound_graph::Route::to("report").because("the command was approved")
+                }
+            },
+            ["report", END],
+        )
+        .add_edge("report", END);
+    graph
+        .compile()
+        .expect("the approval request graph compiles")
+}
