@@ -4,6 +4,7 @@
 mod pev;
 mod rss;
 mod send_workload;
+mod server_load;
 mod sqlite_workloads;
 mod workloads;
 
@@ -34,6 +35,9 @@ enum Workload {
     /// Map-reduce fan-out: one superstep of K sends (`--k`, default 1000),
     /// in-memory saver.
     Send,
+    /// Load on a running Agent Server over HTTP (`--url`, `--assistant`,
+    /// `--mode wait|stream`; see src/server_load.rs).
+    ServerLoad,
 }
 
 /// Which tokio runtime drives the runs.
@@ -73,6 +77,9 @@ struct Args {
     /// The database of `resume-child`.
     #[arg(long)]
     db: Option<std::path::PathBuf>,
+    /// The flags of `server-load`.
+    #[command(flatten)]
+    server_load: server_load::ServerLoadArgs,
 }
 
 /// `--durability`.
@@ -139,6 +146,7 @@ fn run(args: &Args) -> Result<serde_json::Value> {
             runtime.block_on(sqlite_workloads::resume_child(n, db, settings))
         }
         Workload::Send => runtime.block_on(send_workload::send(args.k.unwrap_or(1000))),
+        Workload::ServerLoad => runtime.block_on(server_load::server_load(&args.server_load)),
         Workload::Concurrent => runtime.block_on(workloads::concurrent(
             args.k.unwrap_or(1000),
             args.m.unwrap_or(20),

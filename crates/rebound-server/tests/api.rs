@@ -665,3 +665,42 @@ async fn a_client_that_disconnects_mid_stream_leaves_the_run_going() {
         .await;
     assert_eq!(run["status"], "interrupted", "{run}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_documented_route_is_served() {
+    let server = start().await;
+    let (_, openapi) = server.get("/openapi.json").await;
+    let paths = openapi["paths"].as_object().unwrap();
+    assert!(paths.len() >= 28, "{}", paths.len());
+    for (path, operations) in paths {
+        let concrete = path
+            .replace("{assistant_id}", "approval")
+            .replace("{thread_id}", "no-such-thread")
+            .replace("{run_id}", "no-such-run")
+            .replace("{checkpoint_id}", "00000000000000ff");
+        for method in operations.as_object().unwrap().keys() {
+            let request = server.client.request(
+                method.to_uppercase().parse().unwrap(),
+                format!("{}{concrete}", server.base),
+            );
+            let request = if method == "get" || method == "delete" {
+                request
+            } else {
+                request.json(&json!({"assistant_id": "no-such-assistant"}))
+            };
+            let response = request.send().await.unwrap();
+            let status = response.status();
+            let body = response.text().await.unwrap();
+            assert!(
+                !body.contains("no such route") && status != StatusCode::METHOD_NOT_ALLOWED,
+                "{method} {path}: {status} {body}"
+            );
+        }
+    }
+    let run = &paths["/threads/{thread_id}/runs/wait"]["post"];
+    let schema = &run["requestBody"]["content"]["application/json"]["schema"];
+    assert!(
+        schema["properties"]["multitask_strategy"].is_object(),
+        "{schema}"
+    );
+}

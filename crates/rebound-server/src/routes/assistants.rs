@@ -31,7 +31,7 @@ pub(crate) fn assistant_json(assistant: &Assistant) -> Value {
 }
 
 /// `POST /assistants/search` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchBody {
     #[serde(default)]

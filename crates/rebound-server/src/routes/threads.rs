@@ -137,7 +137,7 @@ pub(crate) async fn thread_json(app: &App, record: &ThreadRecord) -> Result<Valu
 }
 
 /// `POST /threads` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CreateBody {
     #[serde(default)]
@@ -154,7 +154,7 @@ pub(crate) struct CreateBody {
     ttl: Option<Value>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum IfExists {
     Raise,
@@ -232,7 +232,7 @@ pub(crate) async fn copy(
 }
 
 /// `PATCH /threads/{id}` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PatchBody {
     #[serde(default)]
@@ -273,7 +273,7 @@ pub(crate) async fn delete(
 }
 
 /// `POST /threads/search` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchBody {
     #[serde(default)]
@@ -406,7 +406,7 @@ pub(crate) async fn state_at(
 }
 
 /// `POST /threads/{id}/state/checkpoint` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CheckpointBody {
     checkpoint: CheckpointRef,
@@ -415,7 +415,7 @@ pub(crate) struct CheckpointBody {
 }
 
 /// `{checkpoint_id, thread_id?, checkpoint_ns?, checkpoint_map?}`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub(crate) struct CheckpointRef {
     #[serde(default)]
     checkpoint_id: Option<String>,
@@ -432,7 +432,7 @@ pub(crate) async fn state_at_posted_checkpoint(
 }
 
 /// `POST /threads/{id}/state` body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct UpdateBody {
     values: Value,
@@ -481,7 +481,7 @@ pub(crate) async fn update_state(
 }
 
 /// `POST /threads/{id}/history` body.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct HistoryBody {
     #[serde(default)]

@@ -14,7 +14,7 @@ use crate::error::ApiError;
 use crate::store::MultitaskStrategy;
 
 /// A stream mode: which parts of a run a stream carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamMode {
     /// The whole state after each superstep.
@@ -54,7 +54,7 @@ impl StreamMode {
 }
 
 /// One name or a list of names (`stream_mode`, `interrupt_before`...).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum OneOrMany {
     /// `"values"`.
@@ -73,7 +73,7 @@ impl OneOrMany {
 }
 
 /// A `goto` target: a node name, or a `Send` (not supported over the API).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum GotoBody {
     /// One node.
@@ -83,7 +83,7 @@ pub(crate) enum GotoBody {
 }
 
 /// `command` of a run request: LangGraph's `Command(resume, update, goto)`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CommandBody {
     /// The value for the waiting interrupt, or an object of values by
@@ -99,7 +99,7 @@ pub(crate) struct CommandBody {
 }
 
 /// `config` of a run request.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub(crate) struct ConfigBody {
     /// `recursion_limit`: supersteps allowed.
     #[serde(default)]
@@ -116,7 +116,7 @@ pub(crate) struct ConfigBody {
 /// /runs[/stream|/wait]`: the fields of the Agent Server's `RunCreate`.
 /// Fields the SDK sends that rebound has no use for are accepted and
 /// ignored; unknown fields are refused.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[allow(dead_code)] // the ignored fields are read only to be accepted
 #[serde(deny_unknown_fields)]
 pub(crate) struct RunCreate {
@@ -170,7 +170,7 @@ pub(crate) struct RunCreate {
 }
 
 /// What to do when the run's thread does not exist.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum IfNotExists {
     /// Create it.
@@ -180,7 +180,9 @@ pub(crate) enum IfNotExists {
 }
 
 /// What to do with a stateless run's thread once it ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum OnCompletion {
     /// Delete it (the default for stateless runs).
@@ -191,7 +193,9 @@ pub(crate) enum OnCompletion {
 }
 
 /// What to do when a streaming client disconnects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum OnDisconnect {
     /// Cancel the run.
@@ -203,7 +207,7 @@ pub(crate) enum OnDisconnect {
 
 /// What a queued run keeps of its request, to run it (again, after a
 /// restart) without the client.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunKwargs {
     /// The input, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use sqlite::SqliteStore;
 
 /// A run's status, as the Agent Server API names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// Queued, waiting for a worker (or for the run before it on its thread).
@@ -63,7 +63,9 @@ impl RunStatus {
 
 /// What to do with a new run on a thread that already has one pending or
 /// running (LangGraph's "double-texting").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum MultitaskStrategy {
     /// Refuse the new run (`409`).
