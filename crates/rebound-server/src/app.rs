@@ -110,11 +110,7 @@ impl App {
         thread_id: &str,
         status: ThreadStatus,
     ) -> Result<(), ApiError> {
-        if let Some(mut record) = self.store.get_thread(thread_id).await? {
-            record.status = status;
-            record.updated_ms = crate::time::now_ms();
-            self.store.put_thread(&record).await?;
-        }
+        self.store.set_thread_status(thread_id, status).await?;
         Ok(())
     }
 }

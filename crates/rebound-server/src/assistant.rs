@@ -7,8 +7,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rebound_graph::checkpoint::{CheckpointId, Checkpointer};
 use rebound_graph::{
-    CompiledGraph, GraphEdge, GraphError, Input, Interrupt, ResumeCommand, RunConfig, RunOutcome,
-    State, StateSnapshot,
+    CheckpointInfo, CompiledGraph, GraphEdge, GraphError, Input, Interrupt, ResumeCommand,
+    RunConfig, RunOutcome, State, StateSnapshot,
 };
 use serde_json::{json, Value};
 
@@ -17,9 +17,12 @@ use crate::error::ApiError;
 /// What a run starts from, as the API gives it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunInput {
-    /// An input: the initial state of a thread with none, else an update
-    /// merged into its state through the fields' rules (as LangGraph does).
-    Input(Value),
+    /// The input of a thread that has no state: its first state (read by
+    /// the graph's input function, if it has one).
+    Start(Value),
+    /// The input of a thread that has a state: an update merged into it
+    /// through the fields' rules (as LangGraph does).
+    Update(Value),
     /// Continue the thread from its latest checkpoint (a run resumed after
     /// a restart, or an input of `null`).
     Resume,
@@ -56,6 +59,9 @@ pub trait ServedGraph: Send + Sync + 'static {
     fn state_schema(&self) -> Option<Value>;
     /// Runs it on a thread.
     async fn run(&self, input: RunInput, config: RunConfig) -> Result<RunEnd, GraphError>;
+    /// The thread's latest checkpoint, without its state (cheap): `None`
+    /// for a thread without one.
+    async fn head(&self, config: &RunConfig) -> Result<Option<CheckpointInfo>, GraphError>;
     /// The state at a checkpoint (the latest without one).
     async fn get_state(&self, config: &RunConfig) -> Result<StateView, GraphError>;
     /// The thread's checkpoints, newest first.
@@ -148,23 +154,15 @@ impl<S: State> ServedGraph for GraphAssistant<S> {
         let input = match input {
             RunInput::Resume => Input::Resume,
             RunInput::Command(command) => Input::Command(command),
-            RunInput::Input(value) => {
-                let has_state = match self.graph.get_state(&config).await {
-                    Ok(_) => true,
-                    Err(GraphError::UnknownThread { .. }) => false,
-                    Err(other) => return Err(other),
+            RunInput::Update(value) => Input::Update(value),
+            RunInput::Start(value) => {
+                let state = match &self.input {
+                    Some(make) => make(value),
+                    None => from_json::<S>(value),
                 };
-                if has_state {
-                    Input::Update(value)
-                } else {
-                    let state = match &self.input {
-                        Some(make) => make(value),
-                        None => from_json::<S>(value),
-                    };
-                    Input::State(state.map_err(|reason| GraphError::BadInput {
-                        reason: format!("the input is not a state of this graph: {reason}"),
-                    })?)
-                }
+                Input::State(state.map_err(|reason| GraphError::BadInput {
+                    reason: format!("the input is not a state of this graph: {reason}"),
+                })?)
             }
         };
         let outcome = self.graph.run(input, config).await?;
@@ -173,6 +171,14 @@ impl<S: State> ServedGraph for GraphAssistant<S> {
             RunOutcome::Completed(_) => RunEnd::Completed(state),
             RunOutcome::Interrupted { interrupts, .. } => RunEnd::Interrupted(state, interrupts),
         })
+    }
+
+    async fn head(&self, config: &RunConfig) -> Result<Option<CheckpointInfo>, GraphError> {
+        match self.graph.history(config, None, Some(1)).await {
+            Ok(mut list) => Ok(list.pop()),
+            Err(GraphError::UnknownThread { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
     }
 
     async fn get_state(&self, config: &RunConfig) -> Result<StateView, GraphError> {

@@ -267,37 +267,30 @@ async fn run_graph(
 ) -> Result<RunEnd, GraphError> {
     let graph = Arc::clone(&assistant.graph);
     let thread = RunConfig::new().with_thread_id(run.thread_id.as_str());
-    let latest = match graph.get_state(&thread).await {
-        Ok(view) => Some(view),
-        Err(GraphError::UnknownThread { .. }) => None,
-        Err(error) => return Err(error),
-    };
-    let latest_id = latest
-        .as_ref()
-        .map(|v| v.snapshot.checkpoint_id.to_string());
+    let head = graph.head(&thread).await?;
+    let head_id = head.as_ref().map(|h| h.checkpoint_id.to_string());
     let moved_on = run.attempt > 1
         && run.base_checkpoint.is_some()
-        && latest_id.as_deref().unwrap_or("") != run.base_checkpoint.as_deref().unwrap_or("");
+        && head_id.as_deref().unwrap_or("") != run.base_checkpoint.as_deref().unwrap_or("");
     if run.attempt <= 1 || run.base_checkpoint.is_none() {
         if let Err(error) = app
             .store
-            .set_base_checkpoint(&run.run_id, latest_id.as_deref().unwrap_or(""))
+            .set_base_checkpoint(&run.run_id, head_id.as_deref().unwrap_or(""))
             .await
         {
             tracing::error!(%error, "recording a run's base checkpoint failed");
         }
     }
-    if moved_on {
-        // The run had written checkpoints before the server stopped.
-        if let Some(view) = &latest {
-            if view.snapshot.metadata.is_finished() {
-                return Ok(RunEnd::Completed(view.snapshot.values.clone()));
-            }
-        }
+    if moved_on && head.as_ref().is_some_and(|h| h.metadata.is_finished()) {
+        // The run had finished when the server stopped, before it was
+        // recorded.
+        let view = graph.get_state(&thread).await?;
+        return Ok(RunEnd::Completed(view.snapshot.values));
     }
     let modes = &kwargs.stream_mode;
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
     let mut config = thread
+        .clone()
         .with_cancellation(app.cancel_handle(&run.run_id).token)
         .with_events(sender)
         .with_stream_modes(StreamModes {
@@ -324,8 +317,18 @@ async fn run_graph(
             config = config.with_checkpoint_id(id);
         }
         match (&kwargs.command, &kwargs.input) {
-            (Some(command), _) => RunInput::Command(resume_command(command, latest.as_ref())),
-            (None, Some(input)) => RunInput::Input(input.clone()),
+            (Some(command), _) => {
+                // Answers by interrupt id need the ids waiting.
+                let latest = match &command.resume {
+                    Some(Value::Object(_)) if head.is_some() => {
+                        Some(graph.get_state(&thread).await?)
+                    }
+                    _ => None,
+                };
+                RunInput::Command(resume_command(command, latest.as_ref()))
+            }
+            (None, Some(input)) if head.is_some() => RunInput::Update(input.clone()),
+            (None, Some(input)) => RunInput::Start(input.clone()),
             (None, None) => RunInput::Resume,
         }
     };

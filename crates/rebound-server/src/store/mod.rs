@@ -186,6 +186,12 @@ pub trait Store: Send + Sync + 'static {
     async fn create_thread(&self, record: &ThreadRecord) -> Result<bool, StoreError>;
     /// Writes a thread record, replacing the one it has.
     async fn put_thread(&self, record: &ThreadRecord) -> Result<(), StoreError>;
+    /// Sets a thread's status (and update time).
+    async fn set_thread_status(
+        &self,
+        thread_id: &str,
+        status: rebound_sqlite::ThreadStatus,
+    ) -> Result<(), StoreError>;
     /// A thread's record.
     async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError>;
     /// Deletes a thread: its record, checkpoints, runs and their events.

@@ -93,6 +93,13 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
         .map_err(database)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
         .map_err(database)?;
+    // Plans independent of bound values: no re-prepare per new value (see
+    // rebound-sqlite's store).
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )
+    .map_err(database)?;
     let tx = conn.transaction().map_err(database)?;
     tx.execute_batch(SCHEMA).map_err(database)?;
     let version: Option<i64> = tx
@@ -216,6 +223,17 @@ impl Store for SqliteStore {
 
     async fn put_thread(&self, record: &ThreadRecord) -> Result<(), StoreError> {
         self.saver.put_thread(record).map_err(storage)
+    }
+
+    async fn set_thread_status(
+        &self,
+        thread_id: &str,
+        status: rebound_sqlite::ThreadStatus,
+    ) -> Result<(), StoreError> {
+        self.saver
+            .set_thread_status(thread_id, status, crate::time::now_ms())
+            .map(|_| ())
+            .map_err(storage)
     }
 
     async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
