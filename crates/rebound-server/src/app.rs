@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::assistant::ServedGraph;
 use crate::error::ApiError;
 use crate::runs::hub::Hub;
-use crate::runs::writer::EventWriter;
+use crate::runs::writer::StoreWriter;
 use crate::store::Store;
 
 /// A registered graph and the assistant that serves it.
@@ -47,7 +47,7 @@ pub(crate) struct App {
     pub store: Arc<dyn Store>,
     pub assistants: BTreeMap<String, Assistant>,
     pub hub: Hub,
-    pub writer: EventWriter,
+    pub writer: StoreWriter,
     /// Woken when a run is queued or ends (a queued run may be claimable).
     pub queue: Notify,
     pub cancels: Mutex<HashMap<String, CancelHandle>>,

@@ -66,7 +66,7 @@ pub use error::{ApiError, ServerError};
 
 use app::{App, Assistant};
 use runs::hub::Hub;
-use runs::writer::EventWriter;
+use runs::writer::StoreWriter;
 use store::{SqliteStore, Store};
 
 /// The namespace of assistant ids: an assistant's id is the UUID v5 of its
@@ -136,7 +136,7 @@ impl Server {
             });
         }
         let app = Arc::new(App {
-            writer: EventWriter::start(Arc::clone(&self.store)),
+            writer: StoreWriter::start(Arc::clone(&self.store)),
             store: self.store,
             assistants: self.assistants,
             hub: Hub::default(),

@@ -133,7 +133,9 @@ async fn queue_run(
         error: None,
     };
     app.hub.open(&run.run_id);
-    if let Err(error) = app.store.enqueue_run(&run).await {
+    // Queued once committed (in a commit shared with other writes).
+    app.writer.write(crate::store::Write::Enqueue(run.clone()));
+    if let Err(error) = app.writer.flush().await {
         app.hub.close(&run.run_id);
         return Err(error.into());
     }

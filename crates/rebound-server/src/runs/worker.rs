@@ -21,7 +21,7 @@ use super::parts::{interrupt_update, interrupts_json, parts};
 use super::{GotoBody, RunKwargs, StreamMode};
 use crate::app::{App, Assistant, CancelAction};
 use crate::assistant::{RunEnd, RunInput};
-use crate::store::{RunRecord, RunStatus, StoredEvent};
+use crate::store::{RunRecord, RunStatus, StoredEvent, Write};
 
 /// How long an idle worker sleeps before looking at the queue again even
 /// without being woken (a run queued by another process).
@@ -80,23 +80,24 @@ struct Emitter<'a> {
 }
 
 impl Emitter<'_> {
+    /// Emits an event: stored (through the writer) and live.
     fn emit(&mut self, event: &str, data: &Value) {
-        self.emit_to(data, event, true);
+        let stored = self.next(event, data);
+        self.app.writer.write(Write::Event {
+            run_id: self.run_id.to_string(),
+            event: stored.clone(),
+        });
+        self.channel.push(stored);
     }
 
-    /// Emits to the live stream, and to the store when `store` (not for a
-    /// run that is being deleted).
-    fn emit_to(&mut self, data: &Value, event: &str, store: bool) {
+    /// The run's next event, numbered, neither stored nor sent yet.
+    fn next(&mut self, event: &str, data: &Value) -> StoredEvent {
         self.seq += 1;
-        let stored = StoredEvent {
+        StoredEvent {
             seq: self.seq,
             event: event.to_string(),
             data: data.to_string(),
-        };
-        if store {
-            self.app.writer.write(self.run_id, stored.clone());
         }
-        self.channel.push(stored);
     }
 }
 
@@ -185,36 +186,48 @@ async fn execute(app: &App, run: RunRecord) {
     let record = |e: crate::error::ApiError| {
         tracing::error!(error = %e, run_id = %run.run_id, "recording a run's end failed");
     };
-    // Everything before `end` is stored before the run is recorded (or
-    // deleted, for a rollback).
-    app.writer.flush().await;
-    if cancelled && action == CancelAction::Rollback {
+    let rolled_back = cancelled && action == CancelAction::Rollback;
+    let end = emitter.next("end", &Value::Null);
+    if rolled_back {
+        // Everything before `end` is stored before the run is deleted.
+        if let Err(error) = app.writer.flush().await {
+            record(error.into());
+        }
         if let Err(e) = super::super::routes::runs::rollback(app, &run).await {
             record(e);
         }
     } else {
-        if let Err(error) = app
-            .store
-            .set_run_status(&run.run_id, status, status_error(status))
-            .await
-        {
-            record(error.into());
-        }
         let thread_status = if cancelled {
             cancelled_thread_status(app, &run).await
         } else {
             thread_status
         };
-        if let Err(e) = app.set_thread_status(&run.thread_id, thread_status).await {
-            record(e);
+        // The run's status, its thread's and its last events in one commit
+        // (shared with other runs ending at the same time).
+        app.writer.write(Write::RunStatus {
+            run_id: run.run_id.clone(),
+            status,
+            error: status_error(status).map(str::to_string),
+        });
+        app.writer.write(Write::ThreadStatus {
+            thread_id: run.thread_id.clone(),
+            status: thread_status,
+            at_ms: crate::time::now_ms(),
+        });
+        if !kwargs.delete_thread {
+            app.writer.write(Write::Event {
+                run_id: run.run_id.clone(),
+                event: end.clone(),
+            });
+        }
+        if let Err(error) = app.writer.flush().await {
+            record(error.into());
         }
     }
-    // `end` goes last, once the run's status is recorded: a client that
-    // sees the stream end and asks for the run finds it ended (the SDK
-    // reconnects to a run it finds still running).
-    let rolled_back = cancelled && action == CancelAction::Rollback;
-    emitter.emit_to(&json!(null), "end", !rolled_back && !kwargs.delete_thread);
-    app.writer.flush().await;
+    // `end` reaches the live stream once the run's status is recorded: a
+    // client that sees the stream end and asks for the run finds it ended
+    // (the SDK reconnects to a run it finds still running).
+    channel.push(end);
     if kwargs.delete_thread {
         if let Err(error) = app.store.delete_thread(&run.thread_id).await {
             record(error.into());

@@ -147,6 +147,39 @@ pub struct StoredEvent {
     pub data: String,
 }
 
+/// A write that may share its commit with others ([`Store::apply`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Write {
+    /// Queues a run.
+    Enqueue(RunRecord),
+    /// Appends an event to a run's stream.
+    Event {
+        /// The run.
+        run_id: String,
+        /// The event.
+        event: StoredEvent,
+    },
+    /// Records where a run stands.
+    RunStatus {
+        /// The run.
+        run_id: String,
+        /// Its status.
+        status: RunStatus,
+        /// Why it failed, if it did.
+        error: Option<String>,
+    },
+    /// Records where a thread stands.
+    ThreadStatus {
+        /// The thread.
+        thread_id: String,
+        /// Its status.
+        status: rebound_sqlite::ThreadStatus,
+        /// When (ms since the Unix epoch).
+        at_ms: u64,
+    },
+}
+
 /// Which threads [`Store::search_threads`] returns.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ThreadQuery {
@@ -241,8 +274,8 @@ pub trait Store: Send + Sync + 'static {
     /// (keeping its place in its thread's queue); returns them.
     async fn requeue_running(&self) -> Result<Vec<RunRecord>, StoreError>;
 
-    /// Appends events to their runs' streams.
-    async fn append_events(&self, events: &[(String, StoredEvent)]) -> Result<(), StoreError>;
+    /// Applies writes in one transaction, in order: all or none.
+    async fn apply(&self, writes: &[Write]) -> Result<(), StoreError>;
     /// A run's events after `after` (a seq), in order.
     async fn read_events(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError>;
 }

@@ -13,7 +13,9 @@ use async_trait::async_trait;
 use rebound_sqlite::{SqliteSaver, ThreadRecord};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{MultitaskStrategy, RunRecord, RunStatus, Store, StoreError, StoredEvent, ThreadQuery};
+use super::{
+    MultitaskStrategy, RunRecord, RunStatus, Store, StoreError, StoredEvent, ThreadQuery, Write,
+};
 
 /// The server's schema version in `server_schema`.
 const SERVER_SCHEMA_VERSION: i64 = 1;
@@ -92,6 +94,9 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     conn.busy_timeout(std::time::Duration::from_secs(5))
         .map_err(database)?;
     conn.pragma_update(None, "synchronous", "NORMAL")
+        .map_err(database)?;
+    // As the checkpointer's connection: 16 MiB of cached pages.
+    conn.pragma_update(None, "cache_size", -16_384)
         .map_err(database)?;
     // Plans independent of bound values: no re-prepare per new value (see
     // rebound-sqlite's store).
@@ -207,6 +212,63 @@ fn select_runs(
     raws.into_iter().map(RawRun::decode).collect()
 }
 
+fn insert_run(conn: &Connection, run: &RunRecord) -> rusqlite::Result<()> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO server_runs ({RUN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+    ))?
+    .execute(params![
+        run.run_id,
+        run.thread_id,
+        run.assistant_id,
+        run.status.as_str(),
+        to_sql_u64(run.created_ms),
+        to_sql_u64(run.updated_ms),
+        run.attempt,
+        run.multitask_strategy.as_str(),
+        run.metadata.to_string(),
+        run.kwargs.to_string(),
+        run.base_checkpoint,
+        run.error,
+    ])?;
+    Ok(())
+}
+
+fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
+    match write {
+        Write::Enqueue(run) => insert_run(conn, run),
+        Write::Event { run_id, event } => conn
+            .prepare_cached(
+                "INSERT OR REPLACE INTO server_run_events (run_id, seq, event, data) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![run_id, to_sql_u64(event.seq), event.event, event.data])
+            .map(|_| ()),
+        Write::RunStatus {
+            run_id,
+            status,
+            error,
+        } => conn
+            .prepare_cached(
+                "UPDATE server_runs SET status = ?2, error = COALESCE(?3, error), updated_ms = ?4 WHERE run_id = ?1",
+            )?
+            .execute(params![run_id, status.as_str(), error, now_ms()])
+            .map(|_| ()),
+        // The thread records are rebound-sqlite's table (`thread_records`);
+        // written here, in the server's own transaction, so that a run's
+        // end is one commit. SqliteSaver::set_thread_status is the same
+        // statement.
+        Write::ThreadStatus {
+            thread_id,
+            status,
+            at_ms,
+        } => conn
+            .prepare_cached(
+                "UPDATE thread_records SET status = ?2, updated_ms = ?3 WHERE thread = ?1",
+            )?
+            .execute(params![thread_id, status.as_str(), to_sql_u64(*at_ms)])
+            .map(|_| ()),
+    }
+}
+
 fn now_ms() -> i64 {
     crate::time::now_ms().try_into().unwrap_or(i64::MAX)
 }
@@ -289,28 +351,7 @@ impl Store for SqliteStore {
     }
 
     async fn enqueue_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        let conn = self.conn();
-        conn.prepare_cached(&format!(
-            "INSERT INTO server_runs ({RUN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-        ))
-        .and_then(|mut stmt| {
-            stmt.execute(params![
-                run.run_id,
-                run.thread_id,
-                run.assistant_id,
-                run.status.as_str(),
-                to_sql_u64(run.created_ms),
-                to_sql_u64(run.updated_ms),
-                run.attempt,
-                run.multitask_strategy.as_str(),
-                run.metadata.to_string(),
-                run.kwargs.to_string(),
-                run.base_checkpoint,
-                run.error,
-            ])
-        })
-        .map_err(database)?;
-        Ok(())
+        insert_run(&self.conn(), run).map_err(database)
     }
 
     async fn claim_run(&self) -> Result<Option<RunRecord>, StoreError> {
@@ -428,27 +469,14 @@ impl Store for SqliteStore {
         Ok(runs)
     }
 
-    async fn append_events(&self, events: &[(String, StoredEvent)]) -> Result<(), StoreError> {
-        if events.is_empty() {
+    async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
+        if writes.is_empty() {
             return Ok(());
         }
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(database)?;
-        {
-            let mut stmt = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO server_run_events (run_id, seq, event, data) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(database)?;
-            for (run_id, event) in events {
-                stmt.execute(params![
-                    run_id,
-                    to_sql_u64(event.seq),
-                    event.event,
-                    event.data
-                ])
-                .map_err(database)?;
-            }
+        for write in writes {
+            apply_one(&tx, write).map_err(database)?;
         }
         tx.commit().map_err(database)
     }
