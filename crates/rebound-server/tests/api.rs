@@ -704,3 +704,124 @@ async fn every_documented_route_is_served() {
         "{schema}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_can_update_the_state_and_choose_the_next_node() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let (_, values) = server
+        .post(
+            &format!("/threads/{thread}/runs/wait"),
+            json!({"assistant_id": "approval", "input": {"topic": "x"}}),
+        )
+        .await;
+    assert_eq!(values["log"], json!(["plan"]));
+    // Instead of answering: write a field and go past `approve` to `act`.
+    let (status, values) = server
+        .post(
+            &format!("/threads/{thread}/runs/wait"),
+            json!({"assistant_id": "approval", "command": {"update": {"topic": "changed"}, "goto": "act"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{values}");
+    assert_eq!(values["topic"], "changed", "{values}");
+    assert_eq!(
+        values["log"],
+        json!(["plan", "act"]),
+        "approve was skipped: {values}"
+    );
+
+    // A goto naming no node is a clear error, and the thread stays usable.
+    let thread = server.thread().await;
+    server
+        .post(
+            &format!("/threads/{thread}/runs/wait"),
+            json!({"assistant_id": "approval", "input": {"topic": "y"}}),
+        )
+        .await;
+    let (status, values) = server
+        .post(
+            &format!("/threads/{thread}/runs/wait"),
+            json!({"assistant_id": "approval", "command": {"goto": "nowhere"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let message = values["__error__"]["message"].as_str().unwrap();
+    assert!(message.contains("nowhere"), "{values}");
+    let (_, state) = server.get(&format!("/threads/{thread}/state")).await;
+    assert_eq!(
+        state["next"],
+        json!(["approve"]),
+        "the last good checkpoint survives"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rollback_run_replaces_the_running_one_and_undoes_it() {
+    let server = start().await;
+    let thread = server.thread().await;
+    let (_, first) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"topic": "first", "auto_approve": true, "sleep_ms": 3000}}),
+        )
+        .await;
+    let first_id = first["run_id"].as_str().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, second) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "input": {"topic": "second", "auto_approve": true}, "multitask_strategy": "rollback"}),
+        )
+        .await;
+    let second_id = second["run_id"].as_str().unwrap();
+    let (_, values) = server
+        .get(&format!("/threads/{thread}/runs/{second_id}/join"))
+        .await;
+    // The first run left nothing: the second started from an empty thread.
+    assert_eq!(values["topic"], "second");
+    assert_eq!(values["log"], json!(["plan", "approve", "act"]), "{values}");
+    let (status, _) = server
+        .get(&format!("/threads/{thread}/runs/{first_id}"))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "a rolled back run is deleted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cors_is_off_unless_origins_are_configured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bases = Vec::new();
+    for (name, origins) in [
+        ("off", vec![]),
+        ("on", vec!["http://app.example".to_string()]),
+    ] {
+        let server = Server::builder()
+            .database(dir.path().join(format!("{name}.db")))
+            .graph("approval", common::approval_graph())
+            .cors_origins(origins)
+            .build()
+            .unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        bases.push(format!("http://{}", listener.local_addr().unwrap()));
+        tokio::spawn(server.serve(listener));
+    }
+    let client = reqwest::Client::new();
+    let preflight = |base: &str| {
+        client
+            .request(reqwest::Method::OPTIONS, format!("{base}/threads"))
+            .header("Origin", "http://app.example")
+            .header("Access-Control-Request-Method", "POST")
+            .send()
+    };
+    let off = preflight(&bases[0]).await.unwrap();
+    assert!(off.headers().get("access-control-allow-origin").is_none());
+    let on = preflight(&bases[1]).await.unwrap();
+    assert_eq!(
+        on.headers()["access-control-allow-origin"],
+        "http://app.example"
+    );
+}
