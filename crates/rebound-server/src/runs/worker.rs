@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rebound_graph::checkpoint::CheckpointId;
+use rebound_graph::checkpoint::{CheckpointError, CheckpointId};
 use rebound_graph::{GraphError, ResumeCommand, RunConfig, StreamModes};
 use rebound_sqlite::ThreadStatus;
 use serde_json::{json, Value};
@@ -286,13 +286,16 @@ async fn run_graph(
         && run.base_checkpoint.is_some()
         && head_id.as_deref().unwrap_or("") != run.base_checkpoint.as_deref().unwrap_or("");
     if run.attempt <= 1 || run.base_checkpoint.is_none() {
-        if let Err(error) = app
-            .store
-            .set_base_checkpoint(&run.run_id, head_id.as_deref().unwrap_or(""))
+        // Durable before the run writes its first checkpoint (a commit
+        // shared with other runs' writes).
+        app.writer.write(Write::BaseCheckpoint {
+            run_id: run.run_id.clone(),
+            checkpoint: head_id.clone().unwrap_or_default(),
+        });
+        app.writer
+            .flush()
             .await
-        {
-            tracing::error!(%error, "recording a run's base checkpoint failed");
-        }
+            .map_err(|error| GraphError::Checkpoint(CheckpointError::Storage(Box::new(error))))?;
     }
     if moved_on && head.as_ref().is_some_and(|h| h.metadata.is_finished()) {
         // The run had finished when the server stopped, before it was

@@ -169,6 +169,14 @@ pub enum Write {
         /// Why it failed, if it did.
         error: Option<String>,
     },
+    /// Records the checkpoint a run started from (on its first attempt:
+    /// a value already recorded stays).
+    BaseCheckpoint {
+        /// The run.
+        run_id: String,
+        /// The thread's latest checkpoint id, empty for none.
+        checkpoint: String,
+    },
     /// Records where a thread stands.
     ThreadStatus {
         /// The thread.
@@ -251,8 +259,6 @@ pub trait Store: Send + Sync + 'static {
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<bool, StoreError>;
-    /// Records the checkpoint a run started from (on its first attempt).
-    async fn set_base_checkpoint(&self, run_id: &str, checkpoint: &str) -> Result<(), StoreError>;
     /// Marks a run `interrupted` if it is still pending; whether it was
     /// (a worker may have taken it first).
     async fn cancel_pending(&self, run_id: &str) -> Result<bool, StoreError>;

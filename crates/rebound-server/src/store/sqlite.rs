@@ -98,6 +98,8 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     // As the checkpointer's connection: 16 MiB of cached pages.
     conn.pragma_update(None, "cache_size", -16_384)
         .map_err(database)?;
+    conn.pragma_update(None, "mmap_size", 256 * 1024 * 1024)
+        .map_err(database)?;
     // Plans independent of bound values: no re-prepare per new value (see
     // rebound-sqlite's store).
     conn.set_db_config(
@@ -252,6 +254,12 @@ fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
             )?
             .execute(params![run_id, status.as_str(), error, now_ms()])
             .map(|_| ()),
+        Write::BaseCheckpoint { run_id, checkpoint } => conn
+            .prepare_cached(
+                "UPDATE server_runs SET base_checkpoint = ?2 WHERE run_id = ?1 AND base_checkpoint IS NULL",
+            )?
+            .execute(params![run_id, checkpoint])
+            .map(|_| ()),
         // The thread records are rebound-sqlite's table (`thread_records`);
         // written here, in the server's own transaction, so that a run's
         // end is one commit. SqliteSaver::set_thread_status is the same
@@ -390,16 +398,6 @@ impl Store for SqliteStore {
             .and_then(|mut stmt| stmt.execute(params![run_id, status.as_str(), error, now_ms()]))
             .map_err(database)?;
         Ok(changed > 0)
-    }
-
-    async fn set_base_checkpoint(&self, run_id: &str, checkpoint: &str) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "UPDATE server_runs SET base_checkpoint = ?2 WHERE run_id = ?1 AND base_checkpoint IS NULL",
-            )
-            .and_then(|mut stmt| stmt.execute(params![run_id, checkpoint]))
-            .map_err(database)?;
-        Ok(())
     }
 
     async fn cancel_pending(&self, run_id: &str) -> Result<bool, StoreError> {
