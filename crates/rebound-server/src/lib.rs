@@ -74,6 +74,10 @@ use store::{SqliteStore, Store};
 const ASSISTANT_NAMESPACE: uuid::Uuid =
     uuid::Uuid::from_u128(0x6ba7b810_9dad_11d1_80b4_00c04fd430c8);
 
+/// How much of the database file the server's connections read through a
+/// memory map.
+pub(crate) const MMAP_BYTES: u64 = 256 * 1024 * 1024;
+
 type Attach = Box<dyn FnOnce(Arc<dyn Checkpointer>) -> Arc<dyn ServedGraph> + Send>;
 
 /// Builds a [`Server`].
@@ -259,7 +263,9 @@ impl ServerBuilder {
             path: String::new(),
             reason: "no database was given (ServerBuilder::database)".to_string(),
         })?;
-        let saver = SqliteSaver::open_default(&path).map_err(|e| ServerError::Database {
+        // The server's store shares the file: map it (see SqliteOptions::mmap_size).
+        let options = rebound_sqlite::SqliteOptions::default().with_mmap_size(MMAP_BYTES);
+        let saver = SqliteSaver::open(&path, options).map_err(|e| ServerError::Database {
             path: path.display().to_string(),
             reason: e.to_string(),
         })?;

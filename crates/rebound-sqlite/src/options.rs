@@ -68,6 +68,12 @@ pub struct SqliteOptions {
     /// How long a call waits for another connection's (or process's) write
     /// lock before failing. Default 5 seconds.
     pub busy_timeout: Duration,
+    /// Bytes of the file read through a memory map instead of `pread`
+    /// (SQLite's `mmap_size`). Default 0 (off). Worth it when several
+    /// connections write the same file (a server's store beside the
+    /// checkpointer): each commit of one drops the others' page caches,
+    /// and with a map their re-reads cost no system call.
+    pub mmap_size: u64,
 }
 
 impl Default for SqliteOptions {
@@ -75,6 +81,7 @@ impl Default for SqliteOptions {
         SqliteOptions {
             synchronous: Synchronous::Normal,
             busy_timeout: Duration::from_secs(5),
+            mmap_size: 0,
         }
     }
 }
@@ -83,6 +90,12 @@ impl SqliteOptions {
     /// These options with `synchronous` replaced.
     pub fn with_synchronous(mut self, synchronous: Synchronous) -> Self {
         self.synchronous = synchronous;
+        self
+    }
+
+    /// These options with `mmap_size` replaced.
+    pub fn with_mmap_size(mut self, bytes: u64) -> Self {
+        self.mmap_size = bytes;
         self
     }
 

@@ -98,8 +98,12 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     // As the checkpointer's connection: 16 MiB of cached pages.
     conn.pragma_update(None, "cache_size", -16_384)
         .map_err(database)?;
-    conn.pragma_update(None, "mmap_size", 256 * 1024 * 1024)
-        .map_err(database)?;
+    conn.pragma_update(
+        None,
+        "mmap_size",
+        i64::try_from(crate::MMAP_BYTES).unwrap_or(i64::MAX),
+    )
+    .map_err(database)?;
     // Plans independent of bound values: no re-prepare per new value (see
     // rebound-sqlite's store).
     conn.set_db_config(

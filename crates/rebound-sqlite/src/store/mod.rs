@@ -89,6 +89,11 @@ impl Store {
             .map_err(sqlite)?;
         schema::migrate(&mut conn, &location)?;
         schema::tune(&conn).map_err(sqlite)?;
+        if options.mmap_size > 0 {
+            let bytes = i64::try_from(options.mmap_size).unwrap_or(i64::MAX);
+            conn.pragma_update(None, "mmap_size", bytes)
+                .map_err(sqlite)?;
+        }
         conn.set_prepared_statement_cache_capacity(48);
         Ok(Store {
             conn,
