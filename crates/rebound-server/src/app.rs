@@ -33,6 +33,9 @@ pub(crate) enum CancelAction {
     Interrupt,
     /// Stop; undo what it did and delete the run.
     Rollback,
+    /// The server stops: record nothing, the run stays `running` and goes
+    /// on at the next start.
+    Shutdown,
 }
 
 /// A running (or about to run) run's cancellation.

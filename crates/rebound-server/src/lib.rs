@@ -155,9 +155,9 @@ impl Server {
             tracing::info!(run_id = %run.run_id, "resuming a run left running");
             app.hub.open(&run.run_id);
         }
-        for _ in 0..self.workers.max(1) {
-            tokio::spawn(runs::worker::worker_loop(Arc::clone(&app)));
-        }
+        let workers: Vec<_> = (0..self.workers.max(1))
+            .map(|_| tokio::spawn(runs::worker::worker_loop(Arc::clone(&app))))
+            .collect();
         let mut router = routes::router(Arc::clone(&app));
         if !self.cors.is_empty() {
             let origins: Vec<axum::http::HeaderValue> = self
@@ -181,8 +181,43 @@ impl Server {
             })
             .await;
         app.shutdown.cancel();
+        stop_runs(&app, workers).await;
         drop(hold);
         result.map_err(ServerError::Io)
+    }
+}
+
+/// How long a stopping server waits for its running runs to stop (a node
+/// stops at its next cancellation check; a model call in progress ends
+/// first).
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Stops the running runs without recording them (they stay `running`,
+/// and continue from their last checkpoint at the next start), and waits
+/// for the workers: nothing of a run is still executing when `serve`
+/// returns (a local model's computation must not outlive the process's
+/// teardown).
+async fn stop_runs(app: &App, workers: Vec<tokio::task::JoinHandle<()>>) {
+    let handles: Vec<app::CancelHandle> = app
+        .cancels
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .values()
+        .cloned()
+        .collect();
+    for handle in &handles {
+        *handle
+            .action
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = app::CancelAction::Shutdown;
+        handle.token.cancel();
+    }
+    if !handles.is_empty() {
+        tracing::info!(runs = handles.len(), "stopping the running runs");
+    }
+    let all = futures_util::future::join_all(workers);
+    if tokio::time::timeout(STOP_GRACE, all).await.is_err() {
+        tracing::warn!("runs still running after {STOP_GRACE:?}: stopping without them");
     }
 }
 

@@ -825,3 +825,86 @@ async fn cors_is_off_unless_origins_are_configured() {
         "http://app.example"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_server_ends_its_streams_and_its_runs_go_on_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("state.db");
+    let serve = |db: std::path::PathBuf| async move {
+        let server = Server::builder()
+            .database(db)
+            .graph("approval", common::approval_graph())
+            .build()
+            .unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(server.serve_with_shutdown(listener, async move {
+            let _ = stopped.await;
+        }));
+        (base, stop, task)
+    };
+    let client = reqwest::Client::new();
+    let (base, stop, task) = serve(db.clone()).await;
+    let thread: Value = client
+        .post(format!("{base}/threads"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let thread = thread["thread_id"].as_str().unwrap().to_string();
+    let mut stream = client
+        .post(format!("{base}/threads/{thread}/runs/stream"))
+        .json(
+            &json!({"assistant_id": "approval", "input": {"auto_approve": true, "sleep_ms": 4000}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    let first = String::from_utf8_lossy(&stream.chunk().await.unwrap().unwrap()).to_string();
+    let run_id = first
+        .split("\"run_id\":\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    let started = std::time::Instant::now();
+    stop.send(()).unwrap();
+    // The open stream ends, and the server stops well before the run would.
+    while stream.chunk().await.unwrap().is_some() {}
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // Nothing recorded it as ended: the next server runs it to the end.
+    let (base, _stop, _task) = serve(db).await;
+    let values: Value = client
+        .get(format!("{base}/threads/{thread}/runs/{run_id}/join"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(values["log"], json!(["plan", "approve", "act"]), "{values}");
+    let run: Value = client
+        .get(format!("{base}/threads/{thread}/runs/{run_id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(run["status"], "success");
+    assert_eq!(run["attempt"], 2);
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
+use rebound_agent::supervisor::TutorState;
 use rebound_agent::{AgentDeps, Budget};
 use rebound_server::Server;
 use serde::Deserialize;
@@ -14,7 +15,7 @@ use super::flags;
 use crate::cli::{GlobalArgs, ServeArgs};
 use crate::config::{process_env, Settings};
 use crate::deps;
-use crate::exit::Exit;
+use crate::exit::{usage, Exit};
 use crate::store::StateDir;
 use crate::workflow::Workflow;
 
@@ -49,8 +50,47 @@ fn goal_input<S: Workflow>(
     }
 }
 
-/// Serves until Ctrl-C.
+/// A new supervisor thread's input: the student's request.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequestInput {
+    request: String,
+}
+
+/// Makes the supervisor's first state from `{"request": ...}`, or takes a
+/// whole state as it is.
+fn request_input(value: serde_json::Value) -> Result<TutorState, String> {
+    let input = match serde_json::from_value::<RequestInput>(value.clone()) {
+        Ok(input) => input,
+        Err(e) => {
+            return serde_json::from_value(value)
+                .map_err(|_| format!("expected {{\"request\": \"...\"}}: {e}"))
+        }
+    };
+    let request = input.request.trim();
+    if request.is_empty() {
+        return Err("the request is empty: say what the student asks for".to_string());
+    }
+    Ok(rebound_agent::supervisor::initial_state(request))
+}
+
+/// Refuses, before anything is loaded or announced, an address off
+/// loopback without a token (exit code 2). The server checks it again.
+fn check_token(args: &ServeArgs) -> anyhow::Result<()> {
+    let has_token = args.token.as_deref().is_some_and(|token| !token.is_empty());
+    if args.addr.ip().is_loopback() || has_token {
+        return Ok(());
+    }
+    Err(usage(format!(
+        "refusing to serve on {} without a token: any address other than 127.0.0.1 / ::1 needs --token (or REBOUND_API_TOKEN), so that only clients that know it can start runs",
+        args.addr
+    )))
+}
+
+/// Serves until Ctrl-C: open streams end, running runs stop at their next
+/// step and go on at the next start. A second Ctrl-C stops at once.
 pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit> {
+    check_token(&args)?;
     let flags = flags(global, Some(&args.overrides));
     let settings = super::trust::settings_for_run(global, &flags)?;
     let model = crate::models::open(&settings.model, &process_env)?;
@@ -74,7 +114,11 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit>
             ReflectState::build(Arc::clone(&deps))?,
             goal_input::<ReflectState>(&settings),
         )
-        .graph("supervisor", rebound_agent::supervisor::build(deps)?)
+        .graph_with_input(
+            "supervisor",
+            rebound_agent::supervisor::build(deps)?,
+            request_input,
+        )
         .build()?;
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
@@ -86,11 +130,26 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit>
         settings.model,
         args.workers
     );
-    let stop = async {
-        let _ = tokio::signal::ctrl_c().await;
-        eprintln!("\nCtrl-C: stopping (queued and running runs resume at the next start)");
+    let stopping = Arc::new(tokio::sync::Notify::new());
+    let stop = {
+        let stopping = Arc::clone(&stopping);
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+            eprintln!(
+                "\nCtrl-C: stopping: open streams end, running runs stop at their next step (a model call in progress finishes first) and go on at the next start; Ctrl-C again stops now"
+            );
+            stopping.notify_one();
+        }
     };
-    let served = server.serve_with_shutdown(listener, stop).await;
+    let stop_now = async {
+        stopping.notified().await;
+        let _ = tokio::signal::ctrl_c().await;
+        eprintln!("Ctrl-C again: stopping now");
+    };
+    let served = tokio::select! {
+        served = server.serve_with_shutdown(listener, stop) => served,
+        () = stop_now => Ok(()),
+    };
     tools.shutdown().await;
     served?;
     Ok(Exit::Success)

@@ -306,14 +306,26 @@ pub(crate) async fn stateless_stream(
     Ok(stream_response(app, &run, &body, false))
 }
 
+/// `503`: the server stops before the run ended.
+fn stopping() -> ApiError {
+    ApiError {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        detail: "the server is stopping: the run goes on when it starts again (join it then)"
+            .to_string(),
+    }
+}
+
 /// Waits for a run to end; its final state (with `__interrupt__` or
 /// `__error__` as the Agent Server adds them).
 async fn wait_for(app: &App, run: &RunRecord) -> Result<Value, ApiError> {
     if let Some(channel) = app.hub.get(&run.run_id) {
         let mut progress = channel.subscribe();
         while !progress.borrow_and_update().1 {
-            if progress.changed().await.is_err() {
-                break;
+            tokio::select! {
+                changed = progress.changed() => if changed.is_err() {
+                    break;
+                },
+                () = app.shutdown.cancelled() => return Err(stopping()),
             }
         }
         if let Some(result) = channel.result() {
@@ -323,7 +335,10 @@ async fn wait_for(app: &App, run: &RunRecord) -> Result<Value, ApiError> {
     loop {
         match app.store.get_run(&run.run_id).await? {
             Some(current) if !current.status.is_final() => {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                tokio::select! {
+                    () = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+                    () = app.shutdown.cancelled() => return Err(stopping()),
+                }
             }
             Some(_) => break,
             None => return Ok(Value::Null),

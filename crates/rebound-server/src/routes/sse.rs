@@ -116,16 +116,23 @@ impl Cursor {
                         self.done = true;
                         continue;
                     }
-                    if progress.changed().await.is_err() {
-                        self.done = true;
+                    // A stopping server ends its streams (clients reconnect
+                    // with Last-Event-ID once it is back).
+                    tokio::select! {
+                        changed = progress.changed() => if changed.is_err() {
+                            self.done = true;
+                        },
+                        () = self.app.shutdown.cancelled() => self.done = true,
                     }
                 }
                 _ => {
                     // Not live here: ended (all stored), or queued elsewhere.
                     match self.app.store.get_run(&self.run_id).await {
                         Ok(Some(run)) if !run.status.is_final() => {
-                            tokio::time::sleep(POLL).await;
-                            self.started = false;
+                            tokio::select! {
+                                () = tokio::time::sleep(POLL) => self.started = false,
+                                () = self.app.shutdown.cancelled() => self.done = true,
+                            }
                         }
                         Ok(_) => {
                             match self.app.store.read_events(&self.run_id, self.after).await {

@@ -30,6 +30,9 @@ const IDLE_POLL: Duration = Duration::from_millis(500);
 /// Takes and runs queued runs until the server shuts down.
 pub(crate) async fn worker_loop(app: Arc<App>) {
     loop {
+        if app.shutdown.is_cancelled() {
+            return;
+        }
         let notified = app.queue.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
@@ -103,6 +106,11 @@ impl Emitter<'_> {
 
 /// Runs one claimed run to its end and records it.
 async fn execute(app: &App, run: RunRecord) {
+    if app.shutdown.is_cancelled() {
+        // Taken as the server stops: left `running`, queued again at the
+        // next start.
+        return;
+    }
     let channel = app.hub.open(&run.run_id);
     let seq = if run.attempt > 1 {
         match app.store.read_events(&run.run_id, 0).await {
@@ -141,6 +149,16 @@ async fn execute(app: &App, run: RunRecord) {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let cancelled = handle.token.is_cancelled();
+    if cancelled && action == CancelAction::Shutdown {
+        // Nothing recorded: the run stays `running`, is queued again at the
+        // next start and continues from its last checkpoint. What it
+        // emitted so far is stored.
+        let _ = app.writer.flush().await;
+        channel.finish();
+        app.hub.close(&run.run_id);
+        app.forget_cancel(&run.run_id);
+        return;
+    }
     let (status, thread_status, result) = match outcome {
         Err(message) => {
             emitter.emit("error", &json!({"error": "RunError", "message": message}));
