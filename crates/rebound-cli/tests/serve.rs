@@ -275,7 +275,7 @@ fn a_second_ctrl_c_stops_while_a_stream_is_open() {
 }
 
 #[test]
-fn a_run_with_a_bad_input_fails_naming_the_input_expected() {
+fn a_run_with_a_bad_input_is_refused_naming_the_input_expected() {
     let env = TestEnv::new();
     let served = Served::start(&env, &[], &[]);
     let cases = [
@@ -291,9 +291,9 @@ fn a_run_with_a_bad_input_fails_naming_the_input_expected() {
     for (assistant, input, expected) in cases {
         let body = format!(r#"{{"assistant_id": "{assistant}", "input": {input}}}"#);
         let (status, answer) = served.request("POST", "/runs/wait", &[], &body);
-        assert_eq!(status, 200, "{answer}");
+        assert_eq!(status, 422, "{answer}");
         let answer: Value = serde_json::from_str(&answer).unwrap();
-        let message = answer["__error__"]["message"].as_str().unwrap_or_default();
+        let message = answer["detail"].as_str().unwrap_or_default();
         assert!(message.contains(expected), "{assistant} {input}: {answer}");
     }
     assert_eq!(served.interrupt(), Some(0));

@@ -30,6 +30,14 @@ impl RunId {
     }
 }
 
+impl From<uuid::Uuid> for RunId {
+    /// The run id an application chose (e.g. the id its API gave the run),
+    /// for [`RunConfig::with_run_id`].
+    fn from(id: uuid::Uuid) -> Self {
+        RunId(id)
+    }
+}
+
 impl Default for RunId {
     fn default() -> Self {
         RunId::new()
@@ -57,6 +65,7 @@ pub struct RunConfig {
     pub(crate) events: Option<UnboundedSender<Event>>,
     pub(crate) checkpoint_id: Option<CheckpointId>,
     pub(crate) durability: Durability,
+    pub(crate) run_id: Option<RunId>,
     pub(crate) interrupt_before: Vec<String>,
     pub(crate) interrupt_after: Vec<String>,
     pub(crate) modes: StreamModes,
@@ -87,6 +96,7 @@ impl Default for RunConfig {
             events: None,
             checkpoint_id: None,
             durability: Durability::Sync,
+            run_id: None,
             interrupt_before: Vec::new(),
             interrupt_after: Vec::new(),
             modes: StreamModes::default(),
@@ -186,6 +196,13 @@ impl RunConfig {
     /// The recursion limit in force.
     pub fn recursion_limit(&self) -> u64 {
         self.recursion_limit
+    }
+
+    /// This config with the run's id chosen by the caller (by default each
+    /// run gets a new one): the id its events carry.
+    pub fn with_run_id(mut self, run_id: RunId) -> Self {
+        self.run_id = Some(run_id);
+        self
     }
 
     /// The thread id, if set.

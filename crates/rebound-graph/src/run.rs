@@ -10,7 +10,7 @@ use crate::driver::Driver;
 use crate::event::RunStatus;
 use crate::node::RunShared;
 use crate::persist::PersistShared;
-use crate::{Event, EventSink, GraphError, Input, RunConfig, RunId, RunOutcome, RunStream, State};
+use crate::{Event, EventSink, GraphError, Input, RunConfig, RunOutcome, RunStream, State};
 
 /// A validated graph, ready to run any number of times, concurrently.
 /// Cloning it is cheap (the graph is shared).
@@ -114,7 +114,7 @@ impl<S: State> CompiledGraph<S> {
     ) -> Result<RunOutcome<S>, GraphError> {
         let input = input.into();
         let shared = Arc::new(RunShared {
-            run_id: RunId::new(),
+            run_id: config.run_id.unwrap_or_default(),
             thread_id: config.thread_id.clone(),
             events: config
                 .events

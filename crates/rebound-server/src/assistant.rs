@@ -59,6 +59,9 @@ pub trait ServedGraph: Send + Sync + 'static {
     fn state_schema(&self) -> Option<Value>;
     /// Runs it on a thread.
     async fn run(&self, input: RunInput, config: RunConfig) -> Result<RunEnd, GraphError>;
+    /// Whether a run could start from `input`: as a new thread's first
+    /// state when `start`, else as an update of the state. Why not.
+    fn check_input(&self, input: &Value, start: bool) -> Result<(), String>;
     /// The thread's latest checkpoint, without its state (cheap): `None`
     /// for a thread without one.
     async fn head(&self, config: &RunConfig) -> Result<Option<CheckpointInfo>, GraphError>;
@@ -171,6 +174,20 @@ impl<S: State> ServedGraph for GraphAssistant<S> {
             RunOutcome::Completed(_) => RunEnd::Completed(state),
             RunOutcome::Interrupted { interrupts, .. } => RunEnd::Interrupted(state, interrupts),
         })
+    }
+
+    fn check_input(&self, input: &Value, start: bool) -> Result<(), String> {
+        if !start {
+            return from_json::<S::Update>(input.clone())
+                .map(|_| ())
+                .map_err(|reason| format!("not an update of this graph's state: {reason}"));
+        }
+        match &self.input {
+            Some(make) => make(input.clone()).map(|_| ()),
+            None => from_json::<S>(input.clone())
+                .map(|_| ())
+                .map_err(|reason| format!("not a state of this graph: {reason}")),
+        }
     }
 
     async fn head(&self, config: &RunConfig) -> Result<Option<CheckpointInfo>, GraphError> {

@@ -264,6 +264,9 @@ async fn a_reconnect_with_last_event_id_gets_every_later_event_once() {
         let rest = server.stream(&path, None, Some(cut)).await;
         assert_eq!(rest, all[cut as usize..].to_vec(), "after {cut}");
     }
+    // The engine's events carry the run's own id.
+    let started = all.iter().find(|e| e.2["event"] == "run_started").unwrap();
+    assert_eq!(started.2["run_id"], run_id);
     let only_values = server
         .stream(&format!("{path}?stream_mode=values"), None, None)
         .await;
@@ -489,11 +492,24 @@ async fn bad_requests_get_clear_errors() {
         .await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
-    // A wrong input type is a failed run with a clear error, not a panic.
+    // A wrong input type is refused with the field named, before a run.
+    let (status, body) =
+        send(json!({"assistant_id": "approval", "input": {"topic": 5}}).to_string()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(body["detail"].as_str().unwrap().contains("topic"), "{body}");
+    // A run that fails anyway (an update the graph rejects when it merges:
+    // goto nowhere) fails with its error recorded, not a panic.
+    let (_, values) = server
+        .post(
+            &format!("/threads/{thread}/runs/wait"),
+            json!({"assistant_id": "approval", "input": {"topic": "t"}}),
+        )
+        .await;
+    assert_eq!(values["log"], json!(["plan"]));
     let events = server
         .stream(
             &format!("/threads/{thread}/runs/stream"),
-            Some(json!({"assistant_id": "approval", "input": {"topic": 5}})),
+            Some(json!({"assistant_id": "approval", "command": {"goto": "nowhere"}})),
             None,
         )
         .await;
@@ -502,8 +518,21 @@ async fn bad_requests_get_clear_errors() {
         .find(|e| e.1 == "error")
         .expect("an error event");
     assert!(
-        error.2["message"].as_str().unwrap().contains("topic"),
+        error.2["message"].as_str().unwrap().contains("nowhere"),
         "{error:?}"
+    );
+    let (_, runs) = server.get(&format!("/threads/{thread}/runs")).await;
+    assert_eq!(runs[0]["status"], "error");
+    let run_id = runs[0]["run_id"].as_str().unwrap();
+    let (_, joined) = server
+        .get(&format!("/threads/{thread}/runs/{run_id}/join"))
+        .await;
+    assert!(
+        joined["__error__"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nowhere"),
+        "{joined}"
     );
     let (_, record) = server.get(&format!("/threads/{thread}")).await;
     assert_eq!(record["status"], "error");
@@ -608,6 +637,23 @@ async fn a_token_guards_every_route_but_ok_and_is_required_off_loopback() {
         ),
         StatusCode::OK
     );
+    // langgraph-sdk's `api_key=` sends x-api-key; the scheme's case is free.
+    for (name, value) in [("x-api-key", "s3cret"), ("authorization", "bearer s3cret")] {
+        let response = client
+            .get(format!("{base}/info"))
+            .header(name, value)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{name}");
+    }
+    let response = client
+        .get(format!("{base}/info"))
+        .header("x-api-key", "nope")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -124,12 +124,17 @@ async fn not_found() -> ApiError {
 /// Bearer auth, when the server has a token: compared in constant time.
 async fn authorize(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     if let Some(token) = &app.token {
-        let given = request
-            .headers()
+        // `Authorization: Bearer <token>` (the scheme in any case), or
+        // `x-api-key: <token>` (what langgraph-sdk's `api_key=` sends).
+        let headers = request.headers();
+        let bearer = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim());
+        let api_key = headers.get("x-api-key").and_then(|v| v.to_str().ok());
+        let given = bearer.or(api_key).unwrap_or("");
         let matches: bool = given.as_bytes().ct_eq(token.as_bytes()).into();
         if !matches {
             return (

@@ -44,10 +44,13 @@ enum Kind {
 }
 
 impl Kind {
+    /// As the Agent Server: `values` unless the request names modes (a
+    /// background run's stream can be joined); a waited-for run streams
+    /// nothing unless asked.
     fn default_modes(self) -> &'static [StreamMode] {
         match self {
-            Kind::Stream => &[StreamMode::Values],
-            Kind::Background | Kind::Wait => &[],
+            Kind::Stream | Kind::Background => &[StreamMode::Values],
+            Kind::Wait => &[],
         }
     }
 }
@@ -90,6 +93,16 @@ async fn queue_run(
     };
     let strategy = body.multitask_strategy.unwrap_or_default();
     let active = app.store.active_runs(&thread_id).await?;
+    if let Some(input) = &kwargs.input {
+        // Refused now (422) rather than failing later: a new thread's
+        // first state, or an update of a thread's state.
+        let config = RunConfig::new().with_thread_id(thread_id.as_str());
+        let start = active.is_empty() && assistant.graph.head(&config).await?.is_none();
+        assistant
+            .graph
+            .check_input(input, start)
+            .map_err(|reason| ApiError::invalid(format!("input: {reason}")))?;
+    }
     if !active.is_empty() {
         match strategy {
             MultitaskStrategy::Reject => {
@@ -339,6 +352,10 @@ async fn wait_for(app: &App, run: &RunRecord) -> Result<Value, ApiError> {
                     () = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
                     () = app.shutdown.cancelled() => return Err(stopping()),
                 }
+            }
+            Some(ended) if ended.status == RunStatus::Error => {
+                let message = ended.error.unwrap_or_else(|| "the run failed".to_string());
+                return Ok(json!({"__error__": {"error": "RunError", "message": message}}));
             }
             Some(_) => break,
             None => return Ok(Value::Null),

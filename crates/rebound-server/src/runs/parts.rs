@@ -22,6 +22,11 @@ pub(crate) fn parts(event: &Event, modes: &[StreamMode]) -> Vec<(&'static str, V
             (StreamMode::Custom, Event::Custom { payload, .. }) => {
                 out.push(("custom", payload.clone()));
             }
+            // The state and the updates have parts of their own when
+            // those modes are on: not told twice.
+            (StreamMode::Events, Event::Values { .. }) if modes.contains(&StreamMode::Values) => {}
+            (StreamMode::Events, Event::Updates { .. }) if modes.contains(&StreamMode::Updates) => {
+            }
             (StreamMode::Events, event) => {
                 let wire = rebound_protocol::Event::from(event);
                 if let Ok(value) = serde_json::to_value(&wire) {

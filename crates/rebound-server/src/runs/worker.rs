@@ -200,6 +200,11 @@ async fn execute(app: &App, run: RunRecord) {
             )
         }
     };
+    let failure = result
+        .get("__error__")
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     channel.set_result(result);
     let record = |e: crate::error::ApiError| {
         tracing::error!(error = %e, run_id = %run.run_id, "recording a run's end failed");
@@ -225,7 +230,7 @@ async fn execute(app: &App, run: RunRecord) {
         app.writer.write(Write::RunStatus {
             run_id: run.run_id.clone(),
             status,
-            error: status_error(status).map(str::to_string),
+            error: failure.clone(),
         });
         app.writer.write(Write::ThreadStatus {
             thread_id: run.thread_id.clone(),
@@ -255,10 +260,6 @@ async fn execute(app: &App, run: RunRecord) {
     app.hub.close(&run.run_id);
     app.forget_cancel(&run.run_id);
     app.queue.notify_one();
-}
-
-fn status_error(status: RunStatus) -> Option<&'static str> {
-    (status == RunStatus::Error).then_some("the run failed: see its error event")
 }
 
 /// The thread's status after a cancelled run: interrupted if an interrupt
@@ -325,6 +326,11 @@ async fn run_graph(
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
     let mut config = thread
         .clone()
+        .with_run_id(
+            uuid::Uuid::parse_str(&run.run_id)
+                .map(rebound_graph::RunId::from)
+                .unwrap_or_default(),
+        )
         .with_cancellation(app.cancel_handle(&run.run_id).token)
         .with_events(sender)
         .with_stream_modes(StreamModes {
