@@ -174,6 +174,13 @@ impl Server {
         }
         let hold = self.hold;
         let stop = app.shutdown.clone();
+        // Events go out as they happen: without TCP_NODELAY a small write
+        // after another waits for the client's delayed ACK (~40 ms).
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            if let Err(error) = tcp.set_nodelay(true) {
+                tracing::warn!(%error, "cannot set TCP_NODELAY");
+            }
+        });
         let result = axum::serve(listener, router)
             .with_graceful_shutdown(async move {
                 shutdown.await;
