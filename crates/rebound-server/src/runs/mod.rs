@@ -1,6 +1,7 @@
-//! Runs: the request that creates one ([`RunCreate`]), what is kept of it
-//! to run it later ([`RunKwargs`]), the live event fan-out ([`hub`]), the
-//! batched event writer ([`writer`]) and the workers ([`worker`]).
+//! Runs: the request that creates one, what is kept of it to run it later
+//! ([`RunKwargs`]) and the stream modes ([`StreamMode`]); inside, the live
+//! event fan-out (`hub`), the group-commit writer (`writer`) and the
+//! workers (`worker`).
 
 pub(crate) mod hub;
 pub(crate) mod parts;
