@@ -69,6 +69,30 @@ impl Running {
         )
     }
 
+    /// Starts a run that works for 5 s, cancels it once it runs (`?wait=1`
+    /// and `extra`), and returns its id.
+    async fn cancel_a_slow_run(&self, thread: &str, topic: &str, extra: &str) -> String {
+        let (_, run) = self
+            .post(
+                &format!("/threads/{thread}/runs"),
+                json!({"assistant_id": "approval", "input": {"topic": topic, "auto_approve": true, "sleep_ms": 5000}}),
+            )
+            .await;
+        let run_id = run["run_id"].as_str().unwrap().to_string();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let response = self
+            .client
+            .post(format!(
+                "{}/threads/{thread}/runs/{run_id}/cancel?wait=1{extra}",
+                self.base
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::NO_CONTENT);
+        run_id
+    }
+
     async fn thread(&self) -> String {
         let (status, thread) = self.post("/threads", json!({})).await;
         assert_eq!(status, StatusCode::OK, "{thread}");
@@ -364,24 +388,7 @@ async fn double_texting_rejects_enqueues_or_interrupts() {
 async fn cancel_stops_a_running_run_and_rollback_undoes_it() {
     let server = start().await;
     let thread = server.thread().await;
-    let (_, run) = server
-        .post(
-            &format!("/threads/{thread}/runs"),
-            json!({"assistant_id": "approval", "input": {"topic": "x", "auto_approve": true, "sleep_ms": 5000}}),
-        )
-        .await;
-    let run_id = run["run_id"].as_str().unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let response = server
-        .client
-        .post(format!(
-            "{}/threads/{thread}/runs/{run_id}/cancel?wait=1",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::NO_CONTENT);
+    let run_id = server.cancel_a_slow_run(&thread, "x", "").await;
     let (_, run) = server
         .get(&format!("/threads/{thread}/runs/{run_id}"))
         .await;
@@ -389,24 +396,9 @@ async fn cancel_stops_a_running_run_and_rollback_undoes_it() {
 
     // A second run, rolled back: the thread is as before it.
     let (_, before) = server.get(&format!("/threads/{thread}/state")).await;
-    let (_, run) = server
-        .post(
-            &format!("/threads/{thread}/runs"),
-            json!({"assistant_id": "approval", "input": {"topic": "y", "auto_approve": true, "sleep_ms": 5000}}),
-        )
+    let run_id = server
+        .cancel_a_slow_run(&thread, "y", "&action=rollback")
         .await;
-    let run_id = run["run_id"].as_str().unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let response = server
-        .client
-        .post(format!(
-            "{}/threads/{thread}/runs/{run_id}/cancel?wait=1&action=rollback",
-            server.base
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::NO_CONTENT);
     let (status, _) = server
         .get(&format!("/threads/{thread}/runs/{run_id}"))
         .await;
