@@ -202,6 +202,17 @@ fn serves_the_workflows_and_stops_on_ctrl_c() {
 }
 
 #[test]
+fn sigterm_stops_it_like_ctrl_c() {
+    let env = TestEnv::new();
+    let served = Served::start(&env, &[], &[]);
+    assert_eq!(served.request("GET", "/ok", &[], "").0, 200);
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(served.child.id()).unwrap());
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    served.wait_for_line("stopping");
+    assert_eq!(served.wait(), Some(0));
+}
+
+#[test]
 fn the_token_flag_guards_every_route_but_ok() {
     let env = TestEnv::new();
     let served = Served::start(&env, &["--token", "t"], &[]);
@@ -267,7 +278,7 @@ fn a_second_ctrl_c_stops_while_a_stream_is_open() {
         }
     };
     served.signal();
-    served.wait_for_line("Ctrl-C: stopping");
+    served.wait_for_line("stopping (Ctrl-C or SIGTERM)");
     std::thread::sleep(Duration::from_millis(200));
     served.signal();
     assert_eq!(served.wait(), Some(0));

@@ -87,7 +87,24 @@ fn check_token(args: &ServeArgs) -> anyhow::Result<()> {
     )))
 }
 
-/// Serves until Ctrl-C: open streams end, running runs stop at their next
+/// Ctrl-C, or SIGTERM (a service manager stopping the server): both stop
+/// it the same way.
+async fn interrupt_or_terminate() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
+
+/// Serves until Ctrl-C (or SIGTERM): open streams end, running runs stop at their next
 /// step and go on at the next start. A second Ctrl-C stops at once.
 pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit> {
     check_token(&args)?;
@@ -134,9 +151,9 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit>
     let stop = {
         let stopping = Arc::clone(&stopping);
         async move {
-            let _ = tokio::signal::ctrl_c().await;
+            interrupt_or_terminate().await;
             eprintln!(
-                "\nCtrl-C: stopping: open streams end, running runs stop at their next step (a model call in progress finishes first) and go on at the next start; Ctrl-C again stops now"
+                "\nstopping (Ctrl-C or SIGTERM): open streams end, running runs stop at their next step (a model call in progress finishes first) and go on at the next start; Ctrl-C again stops now"
             );
             stopping.notify_one();
         }
