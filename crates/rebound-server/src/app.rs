@@ -53,6 +53,8 @@ pub(crate) struct App {
     pub writer: StoreWriter,
     /// Woken when a run is queued or ends (a queued run may be claimable).
     pub queue: Notify,
+    /// Runs claimed and not yet taken by a worker.
+    pub claimed: crate::runs::worker::Claimed,
     pub cancels: Mutex<HashMap<String, CancelHandle>>,
     pub token: Option<String>,
     /// Stops the workers.

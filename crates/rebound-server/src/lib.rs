@@ -145,6 +145,7 @@ impl Server {
             assistants: self.assistants,
             hub: Hub::default(),
             queue: Notify::new(),
+            claimed: runs::worker::Claimed::default(),
             cancels: Mutex::default(),
             token: self.token,
             shutdown: CancellationToken::new(),

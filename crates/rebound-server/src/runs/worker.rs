@@ -27,7 +27,13 @@ use crate::store::{RunRecord, RunStatus, StoredEvent, Write};
 /// without being woken (a run queued by another process).
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
-/// Takes and runs queued runs until the server shuts down.
+/// The most runs one claim takes.
+const CLAIM_BATCH: usize = 32;
+
+/// Takes and runs queued runs until the server shuts down. A worker that
+/// finds no run claimed and waiting claims as many as there are idle
+/// workers (one transaction), runs the first and leaves the rest to the
+/// others.
 pub(crate) async fn worker_loop(app: Arc<App>) {
     loop {
         if app.shutdown.is_cancelled() {
@@ -36,41 +42,99 @@ pub(crate) async fn worker_loop(app: Arc<App>) {
         let notified = app.queue.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        match app.store.claim_run().await {
-            Ok(Some(run)) => {
-                // On a task of its own: a bug that panics fails the run,
-                // not the worker.
-                let run_id = run.run_id.clone();
-                let task = tokio::spawn({
-                    let app = Arc::clone(&app);
-                    async move { execute(&app, run).await }
-                });
-                if let Err(panic) = task.await {
-                    tracing::error!(%run_id, %panic, "a run's worker panicked");
-                    let _ = app
-                        .store
-                        .set_run_status(
-                            &run_id,
-                            RunStatus::Error,
-                            Some("the server failed on this run (a bug: see its log)"),
-                        )
-                        .await;
-                    if let Some(channel) = app.hub.get(&run_id) {
-                        channel.finish();
-                    }
-                    app.hub.close(&run_id);
-                    app.forget_cancel(&run_id);
-                }
-                continue;
-            }
-            Ok(None) => {}
-            Err(error) => tracing::error!(%error, "claiming a run failed"),
+        if let Some(run) = next_run(&app).await {
+            run_isolated(&app, run).await;
+            continue;
         }
+        app.claimed.idle(1);
         tokio::select! {
             () = &mut notified => {}
             () = tokio::time::sleep(IDLE_POLL) => {}
-            () = app.shutdown.cancelled() => return,
+            () = app.shutdown.cancelled() => {}
         }
+        app.claimed.idle(-1);
+    }
+}
+
+/// A run claimed earlier and not taken yet, or the first of a new claim.
+async fn next_run(app: &App) -> Option<RunRecord> {
+    if let Some(run) = app.claimed.take() {
+        return Some(run);
+    }
+    let wanted = (app.claimed.idle_count() + 1).min(CLAIM_BATCH);
+    match app.store.claim_runs(wanted).await {
+        Ok(runs) => {
+            let mut runs = runs.into_iter();
+            let first = runs.next();
+            for run in runs {
+                app.claimed.give(run);
+                app.queue.notify_one();
+            }
+            first
+        }
+        Err(error) => {
+            tracing::error!(%error, "claiming runs failed");
+            None
+        }
+    }
+}
+
+/// Runs `run` on a task of its own: a bug that panics fails the run, not
+/// the worker.
+async fn run_isolated(app: &Arc<App>, run: RunRecord) {
+    let run_id = run.run_id.clone();
+    let task = tokio::spawn({
+        let app = Arc::clone(app);
+        async move { execute(&app, run).await }
+    });
+    if let Err(panic) = task.await {
+        tracing::error!(%run_id, %panic, "a run's worker panicked");
+        let _ = app
+            .store
+            .set_run_status(
+                &run_id,
+                RunStatus::Error,
+                Some("the server failed on this run (a bug: see its log)"),
+            )
+            .await;
+        if let Some(channel) = app.hub.get(&run_id) {
+            channel.finish();
+        }
+        app.hub.close(&run_id);
+        app.forget_cancel(&run_id);
+    }
+}
+
+/// Runs claimed for this server's workers and not yet taken by one, and how
+/// many workers wait for work.
+#[derive(Default)]
+pub(crate) struct Claimed {
+    runs: std::sync::Mutex<std::collections::VecDeque<RunRecord>>,
+    idle: std::sync::atomic::AtomicIsize,
+}
+
+impl Claimed {
+    fn take(&self) -> Option<RunRecord> {
+        self.runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop_front()
+    }
+
+    fn give(&self, run: RunRecord) {
+        self.runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push_back(run);
+    }
+
+    fn idle_count(&self) -> usize {
+        usize::try_from(self.idle.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(0)
+    }
+
+    fn idle(&self, change: isize) {
+        self.idle
+            .fetch_add(change, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

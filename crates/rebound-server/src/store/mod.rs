@@ -249,9 +249,10 @@ pub trait Store: Send + Sync + 'static {
 
     /// Queues a run (status pending).
     async fn enqueue_run(&self, run: &RunRecord) -> Result<(), StoreError>;
-    /// Takes the oldest pending run whose thread has no running run and no
-    /// older pending one, marks it running and counts the attempt.
-    async fn claim_run(&self) -> Result<Option<RunRecord>, StoreError>;
+    /// Takes up to `limit` runs, oldest first, each the oldest pending run
+    /// of a thread that has no running run, marks them running and counts
+    /// their attempt (one transaction).
+    async fn claim_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError>;
     /// Records where a run stands; `false` when it no longer exists.
     async fn set_run_status(
         &self,

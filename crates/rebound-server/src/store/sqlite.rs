@@ -50,13 +50,14 @@ CREATE TABLE IF NOT EXISTS server_run_events (
 
 const RUN_COLUMNS: &str = "run_id, thread_id, assistant_id, status, created_ms, updated_ms, attempt, multitask_strategy, metadata, kwargs, base_checkpoint, error";
 
-/// The oldest claimable run: pending, its thread not running anything, no
-/// older pending run on its thread.
+/// The oldest claimable runs (at most ?1): pending, their thread not
+/// running anything, no older pending run on their thread (so at most one
+/// per thread).
 const SELECT_CLAIMABLE: &str = "SELECT r.seq FROM server_runs r
     WHERE r.status = 'pending'
       AND NOT EXISTS (SELECT 1 FROM server_runs x WHERE x.thread_id = r.thread_id AND x.status = 'running')
       AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
-    ORDER BY r.seq LIMIT 1";
+    ORDER BY r.seq LIMIT ?1";
 
 /// The server's store in one SQLite file, shared with the checkpointer.
 pub struct SqliteStore {
@@ -366,26 +367,29 @@ impl Store for SqliteStore {
         insert_run(&self.conn(), run).map_err(database)
     }
 
-    async fn claim_run(&self) -> Result<Option<RunRecord>, StoreError> {
+    async fn claim_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
         let mut conn = self.conn();
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(database)?;
-        let seq: Option<i64> = tx
+        let seqs: Vec<i64> = tx
             .prepare_cached(SELECT_CLAIMABLE)
-            .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)).optional())
+            .and_then(|mut stmt| {
+                stmt.query_map([to_sql_u64(limit as u64)], |row| row.get(0))?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
             .map_err(database)?;
-        let Some(seq) = seq else {
-            return Ok(None);
-        };
-        tx.prepare_cached(
-            "UPDATE server_runs SET status = 'running', attempt = attempt + 1, updated_ms = ?2 WHERE seq = ?1",
-        )
-        .and_then(|mut stmt| stmt.execute(params![seq, now_ms()]))
-        .map_err(database)?;
-        let run = select_runs(&tx, "WHERE seq = ?1", [seq])?.pop();
+        let mut runs = Vec::with_capacity(seqs.len());
+        for seq in seqs {
+            tx.prepare_cached(
+                "UPDATE server_runs SET status = 'running', attempt = attempt + 1, updated_ms = ?2 WHERE seq = ?1",
+            )
+            .and_then(|mut stmt| stmt.execute(params![seq, now_ms()]))
+            .map_err(database)?;
+            runs.extend(select_runs(&tx, "WHERE seq = ?1", [seq])?);
+        }
         tx.commit().map_err(database)?;
-        Ok(run)
+        Ok(runs)
     }
 
     async fn set_run_status(
