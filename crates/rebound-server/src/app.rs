@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rebound_sqlite::{ThreadRecord, ThreadStatus};
+use rebound_sqlite::ThreadRecord;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -109,13 +109,14 @@ impl App {
             .ok_or_else(|| ApiError::not_found("thread", thread_id))
     }
 
-    /// Writes `status` into a thread's record (keeping the rest).
-    pub(crate) async fn set_thread_status(
-        &self,
-        thread_id: &str,
-        status: ThreadStatus,
-    ) -> Result<(), ApiError> {
-        self.store.set_thread_status(thread_id, status).await?;
-        Ok(())
+    /// Forgets a run that ended (or stopped): its live channel is
+    /// finished (clients that caught up stop) and closed, its cancellation
+    /// dropped.
+    pub(crate) fn end_run(&self, run_id: &str) {
+        if let Some(channel) = self.hub.get(run_id) {
+            channel.finish();
+        }
+        self.hub.close(run_id);
+        self.forget_cancel(run_id);
     }
 }

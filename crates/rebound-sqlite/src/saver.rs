@@ -13,7 +13,7 @@ use rebound_graph::checkpoint::{
 use crate::error::{duplicate, SqliteSaverError};
 use crate::group::{self, Queue};
 use crate::options::{SqliteOptions, Synchronous};
-use crate::records::{ThreadRecord, ThreadStatus};
+use crate::records::ThreadRecord;
 use crate::store::{AppliedSettings, Batch, GroupFailure, Store};
 
 /// Checkpoints in one SQLite file: the embedded default [`Checkpointer`].
@@ -169,17 +169,6 @@ impl SqliteSaver {
     /// statuses in force.
     pub fn list_threads(&self) -> Result<Vec<ThreadRecord>, CheckpointError> {
         self.store().list_threads()
-    }
-
-    /// Sets the status of `thread_id`'s record and its update time (one
-    /// statement); whether it has a record.
-    pub fn set_thread_status(
-        &self,
-        thread_id: &str,
-        status: ThreadStatus,
-        now_ms: u64,
-    ) -> Result<bool, CheckpointError> {
-        self.store().set_thread_status(thread_id, status, now_ms)
     }
 
     /// Deletes everything stored of `thread_id` (checkpoints, pending

@@ -7,7 +7,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use rebound_graph::{RunConfig, COPY};
+use rebound_graph::RunConfig;
 use rebound_sqlite::ThreadRecord;
 use serde_json::{json, Value};
 
@@ -211,10 +211,8 @@ async fn cancel_run(app: &App, run: &RunRecord, action: CancelAction) -> Result<
     if app.store.cancel_pending(&run.run_id).await? {
         if let Some(channel) = app.hub.get(&run.run_id) {
             channel.set_result(Value::Null);
-            channel.finish();
         }
-        app.hub.close(&run.run_id);
-        app.forget_cancel(&run.run_id);
+        app.end_run(&run.run_id);
         if action == CancelAction::Rollback {
             app.store.delete_run(&run.run_id).await?;
         }
@@ -223,34 +221,6 @@ async fn cancel_run(app: &App, run: &RunRecord, action: CancelAction) -> Result<
     }
     handle.token.cancel();
     Ok(())
-}
-
-/// Undoes what a cancelled run wrote to its thread, then deletes the run.
-pub(crate) async fn rollback(app: &App, run: &RunRecord) -> Result<(), ApiError> {
-    let base = app
-        .store
-        .get_run(&run.run_id)
-        .await?
-        .and_then(|r| r.base_checkpoint)
-        .unwrap_or_default();
-    if base.is_empty() {
-        app.store.delete_checkpoints(&run.thread_id).await?;
-    } else {
-        let assistant = app.assistant(&run.assistant_id)?;
-        let id = base
-            .parse()
-            .map_err(|_| ApiError::internal(format!("stored checkpoint id {base:?} is invalid")))?;
-        let config = RunConfig::new()
-            .with_thread_id(run.thread_id.as_str())
-            .with_checkpoint_id(id);
-        assistant
-            .graph
-            .update_state(&config, json!({}), Some(COPY))
-            .await?;
-    }
-    app.store.delete_run(&run.run_id).await?;
-    app.set_thread_status(&run.thread_id, rebound_sqlite::ThreadStatus::Idle)
-        .await
 }
 
 fn with_location(mut response: Response, location: &str) -> Response {

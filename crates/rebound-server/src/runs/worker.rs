@@ -21,6 +21,7 @@ use super::parts::{interrupt_update, interrupts_json, parts};
 use super::{GotoBody, RunKwargs, StreamMode};
 use crate::app::{App, Assistant, CancelAction};
 use crate::assistant::{RunEnd, RunInput};
+use crate::error::ApiError;
 use crate::store::{RunRecord, RunStatus, StoredEvent, Write};
 
 /// How long an idle worker sleeps before looking at the queue again even
@@ -89,19 +90,15 @@ async fn run_isolated(app: &Arc<App>, run: RunRecord) {
     });
     if let Err(panic) = task.await {
         tracing::error!(%run_id, %panic, "a run's worker panicked");
-        let _ = app
-            .store
-            .set_run_status(
-                &run_id,
-                RunStatus::Error,
-                Some("the server failed on this run (a bug: see its log)"),
-            )
-            .await;
-        if let Some(channel) = app.hub.get(&run_id) {
-            channel.finish();
+        app.writer.write(Write::RunStatus {
+            run_id: run_id.clone(),
+            status: RunStatus::Error,
+            error: Some("the server failed on this run (a bug: see its log)".to_string()),
+        });
+        if let Err(error) = app.writer.flush().await {
+            tracing::error!(%error, %run_id, "recording a failed run failed");
         }
-        app.hub.close(&run_id);
-        app.forget_cancel(&run_id);
+        app.end_run(&run_id);
     }
 }
 
@@ -218,21 +215,12 @@ async fn execute(app: &App, run: RunRecord) {
         // next start and continues from its last checkpoint. What it
         // emitted so far is stored.
         let _ = app.writer.flush().await;
-        channel.finish();
-        app.hub.close(&run.run_id);
-        app.forget_cancel(&run.run_id);
+        app.end_run(&run.run_id);
         return;
     }
-    let (status, thread_status, result) = match outcome {
-        Err(message) => {
-            emitter.emit("error", &json!({"error": "RunError", "message": message}));
-            (
-                RunStatus::Error,
-                ThreadStatus::Error,
-                json!({"__error__": {"error": "RunError", "message": message}}),
-            )
-        }
-        Ok(Ok(RunEnd::Completed(values))) => (RunStatus::Success, ThreadStatus::Idle, values),
+    let (status, thread_status, result, failure) = match outcome {
+        Err(message) => failed(&mut emitter, "RunError", message),
+        Ok(Ok(RunEnd::Completed(values))) => (RunStatus::Success, ThreadStatus::Idle, values, None),
         Ok(Ok(RunEnd::Interrupted(mut values, interrupts))) => {
             // As the Agent Server does: the run succeeded (it did what it
             // could); the thread waits. The last `values` part carries the
@@ -246,31 +234,18 @@ async fn execute(app: &App, run: RunRecord) {
             if kwargs.stream_mode.contains(&StreamMode::Values) {
                 emitter.emit("values", &values);
             }
-            (RunStatus::Success, ThreadStatus::Interrupted, values)
+            (RunStatus::Success, ThreadStatus::Interrupted, values, None)
         }
-        Ok(Err(GraphError::Cancelled { .. })) => {
-            (RunStatus::Interrupted, ThreadStatus::Idle, Value::Null)
-        }
-        Ok(Err(error)) => {
-            let message = error.to_string();
-            emitter.emit(
-                "error",
-                &json!({"error": error_name(&error), "message": message}),
-            );
-            (
-                RunStatus::Error,
-                ThreadStatus::Error,
-                json!({"__error__": {"error": error_name(&error), "message": message}}),
-            )
-        }
+        Ok(Err(GraphError::Cancelled { .. })) => (
+            RunStatus::Interrupted,
+            ThreadStatus::Idle,
+            Value::Null,
+            None,
+        ),
+        Ok(Err(error)) => failed(&mut emitter, error_name(&error), error.to_string()),
     };
-    let failure = result
-        .get("__error__")
-        .and_then(|e| e.get("message"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
     channel.set_result(result);
-    let record = |e: crate::error::ApiError| {
+    let record = |e: ApiError| {
         tracing::error!(error = %e, run_id = %run.run_id, "recording a run's end failed");
     };
     let rolled_back = cancelled && action == CancelAction::Rollback;
@@ -280,7 +255,7 @@ async fn execute(app: &App, run: RunRecord) {
         if let Err(error) = app.writer.flush().await {
             record(error.into());
         }
-        if let Err(e) = super::super::routes::runs::rollback(app, &run).await {
+        if let Err(e) = rollback(app, &run).await {
             record(e);
         }
     } else {
@@ -294,7 +269,7 @@ async fn execute(app: &App, run: RunRecord) {
         app.writer.write(Write::RunStatus {
             run_id: run.run_id.clone(),
             status,
-            error: failure.clone(),
+            error: failure,
         });
         app.writer.write(Write::ThreadStatus {
             thread_id: run.thread_id.clone(),
@@ -320,10 +295,57 @@ async fn execute(app: &App, run: RunRecord) {
             record(error.into());
         }
     }
-    channel.finish();
-    app.hub.close(&run.run_id);
-    app.forget_cancel(&run.run_id);
+    app.end_run(&run.run_id);
     app.queue.notify_one();
+}
+
+/// A failed run: its `error` event, its statuses, the result waiting
+/// clients get (`__error__`) and the message kept with the run.
+fn failed(
+    emitter: &mut Emitter<'_>,
+    kind: &str,
+    message: String,
+) -> (RunStatus, ThreadStatus, Value, Option<String>) {
+    let error = json!({"error": kind, "message": message});
+    emitter.emit("error", &error);
+    (
+        RunStatus::Error,
+        ThreadStatus::Error,
+        json!({ "__error__": error }),
+        Some(message),
+    )
+}
+
+/// Undoes what a cancelled run wrote to its thread, then deletes the run.
+async fn rollback(app: &App, run: &RunRecord) -> Result<(), ApiError> {
+    let base = app
+        .store
+        .get_run(&run.run_id)
+        .await?
+        .and_then(|r| r.base_checkpoint)
+        .unwrap_or_default();
+    if base.is_empty() {
+        app.store.delete_checkpoints(&run.thread_id).await?;
+    } else {
+        let assistant = app.assistant(&run.assistant_id)?;
+        let id = base
+            .parse()
+            .map_err(|_| ApiError::internal(format!("stored checkpoint id {base:?} is invalid")))?;
+        let config = RunConfig::new()
+            .with_thread_id(run.thread_id.as_str())
+            .with_checkpoint_id(id);
+        assistant
+            .graph
+            .update_state(&config, json!({}), Some(rebound_graph::COPY))
+            .await?;
+    }
+    app.store.delete_run(&run.run_id).await?;
+    app.writer.write(Write::ThreadStatus {
+        thread_id: run.thread_id.clone(),
+        status: ThreadStatus::Idle,
+        at_ms: crate::time::now_ms(),
+    });
+    Ok(app.writer.flush().await?)
 }
 
 /// The thread's status after a cancelled run: interrupted if an interrupt

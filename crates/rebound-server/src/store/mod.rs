@@ -227,12 +227,6 @@ pub trait Store: Send + Sync + 'static {
     async fn create_thread(&self, record: &ThreadRecord) -> Result<bool, StoreError>;
     /// Writes a thread record, replacing the one it has.
     async fn put_thread(&self, record: &ThreadRecord) -> Result<(), StoreError>;
-    /// Sets a thread's status (and update time).
-    async fn set_thread_status(
-        &self,
-        thread_id: &str,
-        status: rebound_sqlite::ThreadStatus,
-    ) -> Result<(), StoreError>;
     /// A thread's record.
     async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError>;
     /// Deletes a thread: its record, checkpoints, runs and their events.
@@ -247,19 +241,10 @@ pub trait Store: Send + Sync + 'static {
     /// The threads matching `query`, the most recently updated first.
     async fn search_threads(&self, query: &ThreadQuery) -> Result<Vec<ThreadRecord>, StoreError>;
 
-    /// Queues a run (status pending).
-    async fn enqueue_run(&self, run: &RunRecord) -> Result<(), StoreError>;
     /// Takes up to `limit` runs, oldest first, each the oldest pending run
     /// of a thread that has no running run, marks them running and counts
     /// their attempt (one transaction).
     async fn claim_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError>;
-    /// Records where a run stands; `false` when it no longer exists.
-    async fn set_run_status(
-        &self,
-        run_id: &str,
-        status: RunStatus,
-        error: Option<&str>,
-    ) -> Result<bool, StoreError>;
     /// Marks a run `interrupted` if it is still pending; whether it was
     /// (a worker may have taken it first).
     async fn cancel_pending(&self, run_id: &str) -> Result<bool, StoreError>;

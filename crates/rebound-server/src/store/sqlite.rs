@@ -267,8 +267,7 @@ fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
             .map(|_| ()),
         // The thread records are rebound-sqlite's table (`thread_records`);
         // written here, in the server's own transaction, so that a run's
-        // end is one commit. SqliteSaver::set_thread_status is the same
-        // statement.
+        // end is one commit.
         Write::ThreadStatus {
             thread_id,
             status,
@@ -298,17 +297,6 @@ impl Store for SqliteStore {
 
     async fn put_thread(&self, record: &ThreadRecord) -> Result<(), StoreError> {
         self.saver.put_thread(record).map_err(storage)
-    }
-
-    async fn set_thread_status(
-        &self,
-        thread_id: &str,
-        status: rebound_sqlite::ThreadStatus,
-    ) -> Result<(), StoreError> {
-        self.saver
-            .set_thread_status(thread_id, status, crate::time::now_ms())
-            .map(|_| ())
-            .map_err(storage)
     }
 
     async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
@@ -363,10 +351,6 @@ impl Store for SqliteStore {
             .collect())
     }
 
-    async fn enqueue_run(&self, run: &RunRecord) -> Result<(), StoreError> {
-        insert_run(&self.conn(), run).map_err(database)
-    }
-
     async fn claim_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
         let mut conn = self.conn();
         let tx = conn
@@ -390,22 +374,6 @@ impl Store for SqliteStore {
         }
         tx.commit().map_err(database)?;
         Ok(runs)
-    }
-
-    async fn set_run_status(
-        &self,
-        run_id: &str,
-        status: RunStatus,
-        error: Option<&str>,
-    ) -> Result<bool, StoreError> {
-        let changed = self
-            .conn()
-            .prepare_cached(
-                "UPDATE server_runs SET status = ?2, error = COALESCE(?3, error), updated_ms = ?4 WHERE run_id = ?1",
-            )
-            .and_then(|mut stmt| stmt.execute(params![run_id, status.as_str(), error, now_ms()]))
-            .map_err(database)?;
-        Ok(changed > 0)
     }
 
     async fn cancel_pending(&self, run_id: &str) -> Result<bool, StoreError> {

@@ -168,23 +168,6 @@ impl Store {
         raws.into_iter().map(RawRecord::decode).collect()
     }
 
-    /// Sets a record's status and update time; whether it has a record.
-    pub(crate) fn set_thread_status(
-        &self,
-        thread_id: &str,
-        status: ThreadStatus,
-        now_ms: u64,
-    ) -> Result<bool, CheckpointError> {
-        let now = i64::try_from(now_ms).unwrap_or(i64::MAX);
-        self.conn
-            .prepare_cached(
-                "UPDATE thread_records SET status = ?2, updated_ms = ?3 WHERE thread = ?1",
-            )
-            .and_then(|mut stmt| stmt.execute(params![thread_id, status.as_str(), now]))
-            .map(|rows| rows > 0)
-            .map_err(|e| self.sqlite(e))
-    }
-
     /// Deletes everything stored of `thread_id`: checkpoints, pending
     /// writes, its record and its lock. Its row of `threads` stays (other
     /// connections may cache it), emptied: a thread created again under the
