@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::JsonAnswer;
+
 use std::time::Duration;
 
 use rebound_server::{Server, ServerError};
@@ -27,9 +29,7 @@ async fn start() -> Running {
         .workers(2)
         .build()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(server.serve(listener));
+    let base = common::serve_on_loopback(server).await;
     Running {
         base,
         client: reqwest::Client::new(),
@@ -581,9 +581,7 @@ async fn a_token_guards_every_route_but_ok_and_is_required_off_loopback() {
         "{refused:?}"
     );
 
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(build(Some("s3cret")).serve(listener));
+    let base = common::serve_on_loopback(build(Some("s3cret"))).await;
     // One server per database: a second one is refused, naming the first.
     tokio::time::sleep(Duration::from_millis(50)).await;
     let second = Server::builder()
@@ -843,9 +841,7 @@ async fn cors_is_off_unless_origins_are_configured() {
             .cors_origins(origins)
             .build()
             .unwrap();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        bases.push(format!("http://{}", listener.local_addr().unwrap()));
-        tokio::spawn(server.serve(listener));
+        bases.push(common::serve_on_loopback(server).await);
     }
     let client = reqwest::Client::new();
     let preflight = |base: &str| {
@@ -887,12 +883,8 @@ async fn a_stopping_server_ends_its_streams_and_its_runs_go_on_at_the_next_start
     let thread: Value = client
         .post(format!("{base}/threads"))
         .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     let thread = thread["thread_id"].as_str().unwrap().to_string();
     let mut stream = client
         .post(format!("{base}/threads/{thread}/runs/stream"))
@@ -928,21 +920,13 @@ async fn a_stopping_server_ends_its_streams_and_its_runs_go_on_at_the_next_start
     let (base, _stop, _task) = serve(db).await;
     let values: Value = client
         .get(format!("{base}/threads/{thread}/runs/{run_id}/join"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     assert_eq!(values["log"], json!(["plan", "approve", "act"]), "{values}");
     let run: Value = client
         .get(format!("{base}/threads/{thread}/runs/{run_id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     assert_eq!(run["status"], "success");
     assert_eq!(run["attempt"], 2);
 }

@@ -4,6 +4,10 @@
 //! `journal_server` example), killed for real.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::JsonAnswer;
+
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -183,12 +187,8 @@ async fn a_killed_server_finishes_every_run_after_a_restart_repeating_no_effect(
         for thread in &threads {
             let state: Value = client
                 .get(format!("{}/threads/{thread}/state", server.base))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+                .json_answer()
+                .await;
             assert_eq!(
                 state["values"]["done"],
                 json!(["a", "b", "c", "a", "b", "c"]),

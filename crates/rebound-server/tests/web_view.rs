@@ -9,13 +9,14 @@
 
 mod common;
 
+use common::JsonAnswer;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rebound_server::Server;
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
 
 use webdriver::Browser;
 
@@ -37,12 +38,8 @@ async fn approving_a_command_in_the_web_view_resumes_the_run() {
     let thread: Value = api
         .post(format!("{base}/threads"))
         .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     let thread_id = thread["thread_id"].as_str().unwrap().to_string();
     let waited: Value = api
         .post(format!("{base}/threads/{thread_id}/runs/wait"))
@@ -51,12 +48,8 @@ async fn approving_a_command_in_the_web_view_resumes_the_run() {
             "input": {"goal": "say hi"},
             "stream_mode": ["values", "updates", "events"],
         }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     assert_eq!(
         waited["__interrupt__"][0]["value"]["command"], "echo hi",
         "the run stops at the approval: {waited}"
@@ -76,12 +69,8 @@ async fn approving_a_command_in_the_web_view_resumes_the_run() {
 
     let state: Value = api
         .get(format!("{base}/threads/{thread_id}/state"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     assert_eq!(
         state["values"]["answer"],
         json!({"decision": "approve"}),
@@ -113,12 +102,8 @@ async fn with_a_token_the_page_asks_for_it_then_starts_denies_and_forks() {
     let state: Value = api
         .get(format!("{base}/threads/{thread_id}/state"))
         .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     // The fork went back to before the denial: it waits at the approval again.
     assert_eq!(state["next"], json!(["run_command"]), "{state}");
     assert_eq!(state["values"]["answer"], Value::Null, "{state}");
@@ -126,12 +111,8 @@ async fn with_a_token_the_page_asks_for_it_then_starts_denies_and_forks() {
         .post(format!("{base}/threads/{thread_id}/history"))
         .bearer_auth(TOKEN)
         .json(&json!({"limit": 50}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_answer()
+        .await;
     let denied = history
         .as_array()
         .unwrap()
@@ -154,10 +135,7 @@ async fn start_server(token: Option<&str>) -> (String, tempfile::TempDir) {
         .workers(2)
         .build()
         .unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(server.serve(listener));
-    (base, dir)
+    (common::serve_on_loopback(server).await, dir)
 }
 
 /// Gives the page the token, starts a run from the form, denies its
@@ -322,6 +300,7 @@ mod webdriver {
     use serde_json::{json, Value};
     use tokio::process::{Child, Command};
 
+    use super::common::JsonAnswer;
     use super::{target_dir, PAGE_WAIT};
 
     /// The key of an element reference in WebDriver's JSON.
@@ -391,12 +370,8 @@ mod webdriver {
             let response: Value = client
                 .post(format!("{root}/session"))
                 .json(&capabilities)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+                .json_answer()
+                .await;
             let Some(id) = response["value"]["sessionId"].as_str() else {
                 panic!("chromedriver started no session: {response}");
             };

@@ -1,8 +1,13 @@
 //! Shared set-up of rebound-server's integration tests: the `approval` test
-//! graph that the SDK compatibility test (and the others) serve.
+//! graph that the SDK compatibility test (and the others) serve, a server on
+//! a free loopback port, and reading a JSON answer.
 #![allow(dead_code)]
+#![allow(clippy::unwrap_used)] // test helpers: a failure is the test's
 
+use std::future::Future;
 use std::time::Duration;
+
+use rebound_server::Server;
 
 use rebound_graph::{CompiledGraph, NodeError, State, StateGraph, END, START};
 use serde::{Deserialize, Serialize};
@@ -151,4 +156,26 @@ pub fn approval_request_graph() -> CompiledGraph<ApprovalRequestState> {
     graph
         .compile()
         .expect("the approval request graph compiles")
+}
+
+/// Serves `server` on a free loopback port, on a task of its own; its base
+/// URL (`http://127.0.0.1:<port>`).
+pub async fn serve_on_loopback(server: Server) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(server.serve(listener));
+    base
+}
+
+/// Sends a request and reads its answer as JSON.
+pub trait JsonAnswer {
+    /// The answer's JSON (panics on a transport error or a body that is
+    /// not JSON).
+    fn json_answer(self) -> impl Future<Output = serde_json::Value> + Send;
+}
+
+impl JsonAnswer for reqwest::RequestBuilder {
+    async fn json_answer(self) -> serde_json::Value {
+        self.send().await.unwrap().json().await.unwrap()
+    }
 }
