@@ -35,6 +35,21 @@ pub struct StateSnapshot<S> {
     pub interrupts: Vec<Interrupt>,
 }
 
+impl<S: serde::Serialize> StateSnapshot<S> {
+    /// The same snapshot with its values as JSON (for a caller that serves
+    /// states of any type).
+    pub fn into_json(self) -> Result<StateSnapshot<serde_json::Value>, GraphError> {
+        Ok(StateSnapshot {
+            values: serde_json::to_value(&self.values).map_err(GraphError::Encode)?,
+            checkpoint_id: self.checkpoint_id,
+            parent_id: self.parent_id,
+            step: self.step,
+            metadata: self.metadata,
+            interrupts: self.interrupts,
+        })
+    }
+}
+
 /// One checkpoint in a thread's history (without its state: ask
 /// [`CompiledGraph::get_state`] with its id for that).
 #[derive(Debug, Clone, PartialEq, Eq)]

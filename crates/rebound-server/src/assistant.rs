@@ -39,12 +39,8 @@ pub enum RunEnd {
     Interrupted(Value, Vec<Interrupt>),
 }
 
-/// A thread's state at one checkpoint, as JSON.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StateView {
-    /// The snapshot, with its values as JSON.
-    pub snapshot: StateSnapshot<Value>,
-}
+/// A thread's state at one checkpoint, its values as JSON.
+pub type StateView = StateSnapshot<Value>;
 
 /// A compiled graph the server can run, its state type erased.
 #[async_trait]
@@ -109,17 +105,7 @@ impl<S: State> GraphAssistant<S> {
     }
 
     fn view(snapshot: StateSnapshot<S>) -> Result<StateView, GraphError> {
-        let values = serde_json::to_value(&snapshot.values).map_err(GraphError::Encode)?;
-        Ok(StateView {
-            snapshot: StateSnapshot {
-                values,
-                checkpoint_id: snapshot.checkpoint_id,
-                parent_id: snapshot.parent_id,
-                step: snapshot.step,
-                metadata: snapshot.metadata,
-                interrupts: snapshot.interrupts,
-            },
-        })
+        snapshot.into_json()
     }
 }
 

@@ -61,16 +61,7 @@ impl<C: State> SubgraphView for CompiledGraph<C> {
             let child = self.clone().with_checkpointer(saver);
             let config = RunConfig::new().with_thread_id(thread);
             let (snapshot, subgraphs) = child.get_state_with_subgraphs(&config).await?;
-            let values = serde_json::to_value(&snapshot.values).map_err(GraphError::Encode)?;
-            let snapshot = StateSnapshot {
-                values,
-                checkpoint_id: snapshot.checkpoint_id,
-                parent_id: snapshot.parent_id,
-                step: snapshot.step,
-                metadata: snapshot.metadata,
-                interrupts: snapshot.interrupts,
-            };
-            Ok((snapshot, subgraphs))
+            Ok((snapshot.into_json()?, subgraphs))
         })
     }
 }

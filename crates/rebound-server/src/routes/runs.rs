@@ -187,7 +187,7 @@ async fn check_resumable(app: &App, thread_id: &str, graph_id: &str) -> Result<(
     let assistant = app.assistant(graph_id)?;
     let config = RunConfig::new().with_thread_id(thread_id);
     let waiting = match assistant.graph.get_state(&config).await {
-        Ok(view) => !view.snapshot.interrupts.is_empty(),
+        Ok(view) => !view.interrupts.is_empty(),
         Err(rebound_graph::GraphError::UnknownThread { .. }) => false,
         Err(error) => return Err(error.into()),
     };

@@ -38,8 +38,7 @@ fn source_name(source: CheckpointSource) -> &'static str {
 }
 
 /// A state in the Agent Server's `ThreadState` form.
-pub(crate) fn state_json(thread_id: &str, view: &StateView) -> Value {
-    let snapshot = &view.snapshot;
+pub(crate) fn state_json(thread_id: &str, snapshot: &StateView) -> Value {
     let meta = &snapshot.metadata;
     let mut next: Vec<String> = meta.next.clone();
     for send in &meta.sends {
@@ -114,7 +113,7 @@ pub(crate) async fn thread_json(app: &App, record: &ThreadRecord) -> Result<Valu
     let view = latest(app, record).await?;
     let mut interrupts = Map::new();
     if let Some(view) = &view {
-        for interrupt in &view.snapshot.interrupts {
+        for interrupt in &view.interrupts {
             let list = interrupts
                 .entry(interrupt.node.clone())
                 .or_insert_with(|| Value::Array(Vec::new()));
@@ -129,7 +128,7 @@ pub(crate) async fn thread_json(app: &App, record: &ThreadRecord) -> Result<Valu
         "updated_at": rfc3339(record.updated_ms),
         "metadata": record.metadata,
         "status": record.status.as_str(),
-        "values": view.map_or(Value::Null, |v| v.snapshot.values),
+        "values": view.map_or(Value::Null, |v| v.values),
         "interrupts": interrupts,
         "config": {},
         "error": null,

@@ -356,7 +356,7 @@ async fn cancelled_thread_status(app: &App, run: &RunRecord) -> ThreadStatus {
     };
     let config = RunConfig::new().with_thread_id(run.thread_id.as_str());
     match assistant.graph.get_state(&config).await {
-        Ok(view) if !view.snapshot.interrupts.is_empty() => ThreadStatus::Interrupted,
+        Ok(view) if !view.interrupts.is_empty() => ThreadStatus::Interrupted,
         _ => ThreadStatus::Idle,
     }
 }
@@ -406,7 +406,7 @@ async fn run_graph(
         // The run had finished when the server stopped, before it was
         // recorded.
         let view = graph.get_state(&thread).await?;
-        return Ok(RunEnd::Completed(view.snapshot.values));
+        return Ok(RunEnd::Completed(view.values));
     }
     let modes = &kwargs.stream_mode;
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
@@ -479,13 +479,7 @@ fn resume_command(
     latest: Option<&crate::assistant::StateView>,
 ) -> ResumeCommand {
     let waiting: Vec<&str> = latest
-        .map(|v| {
-            v.snapshot
-                .interrupts
-                .iter()
-                .map(|i| i.id.as_str())
-                .collect()
-        })
+        .map(|v| v.interrupts.iter().map(|i| i.id.as_str()).collect())
         .unwrap_or_default();
     let mut out = ResumeCommand {
         update: command.update.clone(),
