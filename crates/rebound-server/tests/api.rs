@@ -80,6 +80,11 @@ impl Running {
             .await;
         let run_id = run["run_id"].as_str().unwrap().to_string();
         tokio::time::sleep(Duration::from_millis(300)).await;
+        // While it runs, its thread is busy and the run running.
+        let (_, record) = self.get(&format!("/threads/{thread}")).await;
+        assert_eq!(record["status"], "busy", "{record}");
+        let (_, running) = self.get(&format!("/threads/{thread}/runs/{run_id}")).await;
+        assert_eq!(running["status"], "running", "{running}");
         let response = self
             .client
             .post(format!(
