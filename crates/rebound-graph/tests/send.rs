@@ -3,7 +3,8 @@
 //! payload; the updates merge in emission order. Here: the map-reduce
 //! example, 1,000 sends, sends to unknown nodes, conflicts, `goto` sends,
 //! what checkpoints record and what events tell. Interrupts and resumes of
-//! sent tasks are in `send_durable.rs`.
+//! sent tasks run on every store in `rebound-conformance`
+//! (`scenarios::send`).
 
 // Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]

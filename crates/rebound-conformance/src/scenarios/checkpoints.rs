@@ -2,22 +2,21 @@
 //! states rebuilt from deltas, checkpoint size, history filters, and the
 //! batched durability mode.
 
-// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rebound_graph::checkpoint::{
-    CheckpointId, CheckpointMetadata, CheckpointSource, Checkpointer, MemorySaver, PendingWrite,
-    WriteKind,
+    CheckpointId, CheckpointMetadata, CheckpointSource, PendingWrite, WriteKind,
 };
 use rebound_graph::{
     CancellationToken, CheckpointInfo, CompiledGraph, Durability, GraphError, Input, NodeContext,
     NodeError, Route, RunConfig, RunOutcome, State, StateGraph, END, START,
 };
 use serde::{Deserialize, Serialize};
+
+use crate::backend::fresh;
+use crate::Backend;
 
 fn keep_max(old: &mut u32, new: u32) {
     *old = (*old).max(new);
@@ -30,10 +29,6 @@ struct Chat {
     count: u32,
     #[state(merge = keep_max)]
     best: u32,
-}
-
-fn saver() -> Arc<MemorySaver> {
-    Arc::new(MemorySaver::new())
 }
 
 fn thread(id: &str) -> RunConfig {
@@ -107,12 +102,12 @@ fn rows(history: &[CheckpointInfo]) -> Vec<Row> {
         .collect()
 }
 
-#[tokio::test]
-async fn one_checkpoint_per_superstep_plus_the_input_newest_first() {
+/// Scenario: one checkpoint per superstep plus the input newest first.
+pub async fn one_checkpoint_per_superstep_plus_the_input_newest_first(backend: &dyn Backend) {
     let graph = looping_fan_out()
         .compile()
         .unwrap()
-        .with_checkpointer(saver());
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t");
     let outcome = graph.run(Chat::default(), config.clone()).await.unwrap();
     let RunOutcome::Completed(done) = outcome else {
@@ -173,12 +168,12 @@ async fn one_checkpoint_per_superstep_plus_the_input_newest_first() {
     );
 }
 
-#[tokio::test]
-async fn a_finished_thread_has_empty_next_and_latest_equals_by_id() {
+/// Scenario: a finished thread has empty next and latest equals by id.
+pub async fn a_finished_thread_has_empty_next_and_latest_equals_by_id(backend: &dyn Backend) {
     let graph = looping_fan_out()
         .compile()
         .unwrap()
-        .with_checkpointer(saver());
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t");
     let done = graph.invoke(Chat::default(), config.clone()).await.unwrap();
 
@@ -206,12 +201,12 @@ async fn a_finished_thread_has_empty_next_and_latest_equals_by_id() {
     assert_eq!(history[0].metadata, latest.metadata);
 }
 
-#[tokio::test]
-async fn a_second_run_on_a_thread_follows_its_latest_checkpoint() {
+/// Scenario: a second run on a thread follows its latest checkpoint.
+pub async fn a_second_run_on_a_thread_follows_its_latest_checkpoint(backend: &dyn Backend) {
     let graph = looping_fan_out()
         .compile()
         .unwrap()
-        .with_checkpointer(saver());
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t");
     graph.invoke(Chat::default(), config.clone()).await.unwrap();
     let first_final = graph.get_state(&config).await.unwrap();
@@ -267,10 +262,12 @@ fn recording_graph(rounds: u32, seen: &Arc<Mutex<BTreeMap<u64, Chat>>>) -> Compi
     graph.compile().unwrap()
 }
 
-#[tokio::test]
-async fn states_rebuilt_from_deltas_equal_the_live_states_at_every_checkpoint() {
+/// Scenario: states rebuilt from deltas equal the live states at every checkpoint.
+pub async fn states_rebuilt_from_deltas_equal_the_live_states_at_every_checkpoint(
+    backend: &dyn Backend,
+) {
     let seen = Arc::new(Mutex::new(BTreeMap::new()));
-    let graph = recording_graph(80, &seen).with_checkpointer(saver());
+    let graph = recording_graph(80, &seen).with_checkpointer(fresh(backend).await);
     let config = thread("t");
     let done = graph.invoke(Chat::default(), config.clone()).await.unwrap();
 
@@ -318,9 +315,9 @@ fn appender(steps: u32) -> CompiledGraph<Chat> {
     graph.compile().unwrap()
 }
 
-#[tokio::test]
-async fn a_delta_does_not_grow_with_the_message_list() {
-    let graph = appender(300).with_checkpointer(saver());
+/// Scenario: a delta does not grow with the message list.
+pub async fn a_delta_does_not_grow_with_the_message_list(backend: &dyn Backend) {
+    let graph = appender(300).with_checkpointer(fresh(backend).await);
     let config = thread("t");
     graph.invoke(Chat::default(), config.clone()).await.unwrap();
     let history = graph.history(&config, None, None).await.unwrap();
@@ -340,9 +337,9 @@ async fn a_delta_does_not_grow_with_the_message_list() {
     );
 }
 
-#[tokio::test]
-async fn stored_bytes_per_step_stay_flat_as_the_message_list_grows() {
-    let graph = appender(300).with_checkpointer(saver());
+/// Scenario: stored bytes per step stay flat as the message list grows.
+pub async fn stored_bytes_per_step_stay_flat_as_the_message_list_grows(backend: &dyn Backend) {
+    let graph = appender(300).with_checkpointer(fresh(backend).await);
     let config = thread("t");
     graph.invoke(Chat::default(), config.clone()).await.unwrap();
     let history = graph.history(&config, None, None).await.unwrap();
@@ -364,12 +361,12 @@ async fn stored_bytes_per_step_stay_flat_as_the_message_list_grows() {
     );
 }
 
-#[tokio::test]
-async fn history_filters_by_before_and_limit() {
+/// Scenario: history filters by before and limit.
+pub async fn history_filters_by_before_and_limit(backend: &dyn Backend) {
     let graph = looping_fan_out()
         .compile()
         .unwrap()
-        .with_checkpointer(saver());
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t");
     graph.invoke(Chat::default(), config.clone()).await.unwrap();
     let all = graph.history(&config, None, None).await.unwrap();
@@ -405,10 +402,12 @@ async fn history_filters_by_before_and_limit() {
         .is_empty());
 }
 
-#[tokio::test]
-async fn batched_durability_gives_the_same_checkpoints_and_state_as_sync() {
-    let sync_graph = appender(150).with_checkpointer(saver());
-    let batched_graph = appender(150).with_checkpointer(saver());
+/// Scenario: batched durability gives the same checkpoints and state as sync.
+pub async fn batched_durability_gives_the_same_checkpoints_and_state_as_sync(
+    backend: &dyn Backend,
+) {
+    let sync_graph = appender(150).with_checkpointer(fresh(backend).await);
+    let batched_graph = appender(150).with_checkpointer(fresh(backend).await);
     let config = thread("t");
     let sync_done = sync_graph
         .invoke(Chat::default(), config.clone())
@@ -480,9 +479,11 @@ fn failing_once(c_calls: &Arc<AtomicUsize>, d_calls: &Arc<AtomicUsize>) -> Compi
     graph.compile().unwrap()
 }
 
-#[tokio::test]
-async fn batched_error_commits_the_completed_supersteps_and_resume_works() {
-    let saver = saver();
+/// Scenario: batched error commits the completed supersteps and resume works.
+pub async fn batched_error_commits_the_completed_supersteps_and_resume_works(
+    backend: &dyn Backend,
+) {
+    let saver = fresh(backend).await;
     let (c_calls, d_calls) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let graph = failing_once(&c_calls, &d_calls).with_checkpointer(saver.clone());
     let config = thread("t").with_durability(Durability::batched());
@@ -552,9 +553,9 @@ async fn batched_error_commits_the_completed_supersteps_and_resume_works() {
     assert_eq!(history[0].metadata.ran, strings(&["c", "d"]));
 }
 
-#[tokio::test]
-async fn sync_error_leaves_the_same_as_batched() {
-    let saver = saver();
+/// Scenario: sync error leaves the same as batched.
+pub async fn sync_error_leaves_the_same_as_batched(backend: &dyn Backend) {
+    let saver = fresh(backend).await;
     let (c_calls, d_calls) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let graph = failing_once(&c_calls, &d_calls).with_checkpointer(saver.clone());
     let config = thread("t");
@@ -578,8 +579,8 @@ async fn sync_error_leaves_the_same_as_batched() {
     assert_eq!(d_calls.load(Ordering::SeqCst), 1);
 }
 
-#[tokio::test]
-async fn batched_cancellation_still_commits_the_completed_supersteps() {
+/// Scenario: batched cancellation still commits the completed supersteps.
+pub async fn batched_cancellation_still_commits_the_completed_supersteps(backend: &dyn Backend) {
     // Durability::Batched promises a commit "always at an interrupt, an
     // error, the end of the run"; a cancelled run is an error.
     let entered = Arc::new(tokio::sync::Notify::new());
@@ -604,7 +605,10 @@ async fn batched_cancellation_still_commits_the_completed_supersteps() {
         .add_edge("a", "b")
         .add_edge("b", "stuck")
         .add_edge("stuck", END);
-    let graph = graph.compile().unwrap().with_checkpointer(saver());
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
     let token = CancellationToken::new();
     let config = thread("t")
         .with_durability(Durability::batched())
@@ -645,11 +649,14 @@ fn chain() -> StateGraph<Chat> {
     graph
 }
 
-#[tokio::test]
-async fn a_resumed_run_of_s_supersteps_passes_with_limit_s() {
+/// Scenario: a resumed run of s supersteps passes with limit s.
+pub async fn a_resumed_run_of_s_supersteps_passes_with_limit_s(backend: &dyn Backend) {
     let mut graph = chain();
     graph.interrupt_before(["c"]);
-    let graph = graph.compile().unwrap().with_checkpointer(saver());
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
 
     // Interrupted before c after a and b; two supersteps remain (c, d).
     let first = graph.run(Chat::default(), thread("ok")).await.unwrap();
@@ -680,8 +687,8 @@ async fn a_resumed_run_of_s_supersteps_passes_with_limit_s() {
     }
 }
 
-#[tokio::test]
-async fn a_resumed_dynamic_interrupt_counts_its_superstep_once() {
+/// Scenario: a resumed dynamic interrupt counts its superstep once.
+pub async fn a_resumed_dynamic_interrupt_counts_its_superstep_once(backend: &dyn Backend) {
     // START -> a -> ask (interrupts) -> b -> END: the resumed run is ask, b.
     let mut graph = StateGraph::<Chat>::new();
     graph
@@ -699,7 +706,10 @@ async fn a_resumed_dynamic_interrupt_counts_its_superstep_once() {
         .add_edge("a", "ask")
         .add_edge("ask", "b")
         .add_edge("b", END);
-    let graph = graph.compile().unwrap().with_checkpointer(saver());
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
     let first = graph.run(Chat::default(), thread("t")).await.unwrap();
     assert!(first.is_interrupted());
     // The interrupted superstep did not complete: one superstep (a) ran.
@@ -724,17 +734,25 @@ async fn a_resumed_dynamic_interrupt_counts_its_superstep_once() {
     assert_eq!(done.into_state().messages, strings(&["a", "go", "b"]));
 }
 
-#[tokio::test]
-async fn a_run_of_s_supersteps_ending_at_an_interrupt_before_passes_with_limit_s() {
+/// Scenario: a run of s supersteps ending at an interrupt before passes with limit s.
+pub async fn a_run_of_s_supersteps_ending_at_an_interrupt_before_passes_with_limit_s(
+    backend: &dyn Backend,
+) {
     // a and b run, then the run stops before c: two supersteps. The limit is
     // counted the same way as for interrupt_after (which stops after the
     // superstep) and a run that ends: only runnable work should raise it.
     let mut before = chain();
     before.interrupt_before(["c"]);
-    let before = before.compile().unwrap().with_checkpointer(saver());
+    let before = before
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
     let mut after = chain();
     after.interrupt_after(["b"]);
-    let after = after.compile().unwrap().with_checkpointer(saver());
+    let after = after
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
 
     let stopped_after = after
         .run(Chat::default(), thread("t").with_recursion_limit(2))
@@ -748,12 +766,17 @@ async fn a_run_of_s_supersteps_ending_at_an_interrupt_before_passes_with_limit_s
     assert!(stopped_before.is_interrupted());
 }
 
-#[tokio::test]
-async fn input_resume_on_a_thread_interrupted_before_runs_from_the_input_checkpoint() {
+/// Scenario: input resume on a thread interrupted before runs from the input checkpoint.
+pub async fn input_resume_on_a_thread_interrupted_before_runs_from_the_input_checkpoint(
+    backend: &dyn Backend,
+) {
     // interrupt_before the very first node: the only checkpoint is the input.
     let mut graph = chain();
     graph.interrupt_before(["a"]);
-    let graph = graph.compile().unwrap().with_checkpointer(saver());
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
     let outcome = graph.run(Chat::default(), thread("t")).await.unwrap();
     let RunOutcome::Interrupted { checkpoint_id, .. } = &outcome else {
         panic!("expected an interrupt, got {outcome:?}");
@@ -765,8 +788,8 @@ async fn input_resume_on_a_thread_interrupted_before_runs_from_the_input_checkpo
     assert_eq!(done.into_state().messages, strings(&["a", "b", "c", "d"]));
 }
 
-#[tokio::test]
-async fn metadata_records_durations_and_ids_record_time() {
+/// Scenario: metadata records durations and ids record time.
+pub async fn metadata_records_durations_and_ids_record_time(backend: &dyn Backend) {
     let mut graph = StateGraph::<Chat>::new();
     graph
         .add_node("slow", |_, _| async {
@@ -775,7 +798,10 @@ async fn metadata_records_durations_and_ids_record_time() {
         })
         .add_edge(START, "slow")
         .add_edge("slow", END);
-    let graph = graph.compile().unwrap().with_checkpointer(saver());
+    let graph = graph
+        .compile()
+        .unwrap()
+        .with_checkpointer(fresh(backend).await);
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -797,9 +823,9 @@ async fn metadata_records_durations_and_ids_record_time() {
     }
 }
 
-#[tokio::test]
-async fn the_saver_lists_threads_most_recent_first() {
-    let saver = saver();
+/// Scenario: the saver lists threads most recent first.
+pub async fn the_saver_lists_threads_most_recent_first(backend: &dyn Backend) {
+    let saver = fresh(backend).await;
     let graph = looping_fan_out()
         .compile()
         .unwrap()
@@ -828,15 +854,13 @@ async fn the_saver_lists_threads_most_recent_first() {
 /// an hour ahead of the clock, as another process would have left it): a
 /// resumed run's checkpoints still get ids above their parents, so the
 /// newest checkpoint stays the thread's head.
-#[tokio::test]
-async fn checkpoint_ids_increase_along_a_thread_when_the_clock_went_back() {
+pub async fn checkpoint_ids_increase_along_a_thread_when_the_clock_went_back(
+    backend: &dyn Backend,
+) {
     let mut graph = chain();
     graph.interrupt_before(["c"]);
-    let saver = saver();
-    let graph = graph
-        .compile()
-        .unwrap()
-        .with_checkpointer(saver.clone() as Arc<dyn Checkpointer>);
+    let saver = fresh(backend).await;
+    let graph = graph.compile().unwrap().with_checkpointer(saver.clone());
     assert!(graph
         .run(Chat::default(), thread("t"))
         .await

@@ -2,22 +2,22 @@
 //! repeated when its node runs again for the same superstep (after an
 //! interrupt, a failure, or a run that was dropped mid-node).
 
-// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rebound_graph::checkpoint::{CheckpointError, Checkpointer, MemorySaver, WriteKind};
+use rebound_graph::checkpoint::{CheckpointError, WriteKind};
 use rebound_graph::{
     CompiledGraph, GraphError, NodeContext, NodeError, NodeOptions, RetryPolicy, RunConfig,
     RunOutcome, State, StateGraph, END, START,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+use crate::backend::fresh;
+use crate::Backend;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
 struct Job {
@@ -74,12 +74,12 @@ fn write_then_ask(path: &Path, calls: &Arc<AtomicUsize>) -> StateGraph<Job> {
     graph
 }
 
-#[tokio::test]
-async fn a_journaled_file_write_is_not_repeated_after_an_interrupt() {
+/// Scenario: a journaled file write is not repeated after an interrupt.
+pub async fn a_journaled_file_write_is_not_repeated_after_an_interrupt(backend: &dyn Backend) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deploy.log");
     let calls = Arc::new(AtomicUsize::new(0));
-    let saver = Arc::new(MemorySaver::new());
+    let saver = fresh(backend).await;
     let graph = write_then_ask(&path, &calls)
         .compile()
         .unwrap()
@@ -117,8 +117,8 @@ async fn a_journaled_file_write_is_not_repeated_after_an_interrupt() {
     assert_eq!(done.results, ["11 bytes, yes"]);
 }
 
-#[tokio::test]
-async fn a_journaled_call_is_not_repeated_when_the_node_failed_after_it() {
+/// Scenario: a journaled call is not repeated when the node failed after it.
+pub async fn a_journaled_call_is_not_repeated_when_the_node_failed_after_it(backend: &dyn Backend) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.log");
     let calls = Arc::new(AtomicUsize::new(0));
@@ -144,7 +144,7 @@ async fn a_journaled_call_is_not_repeated_when_the_node_failed_after_it() {
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
 
     let error = graph.run(Job::default(), thread("t")).await.unwrap_err();
     assert!(matches!(error, GraphError::Node { .. }), "{error:?}");
@@ -155,8 +155,8 @@ async fn a_journaled_call_is_not_repeated_when_the_node_failed_after_it() {
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
 
-#[tokio::test]
-async fn a_journaled_call_survives_a_run_dropped_mid_node() {
+/// Scenario: a journaled call survives a run dropped mid node.
+pub async fn a_journaled_call_survives_a_run_dropped_mid_node(backend: &dyn Backend) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("out.log");
     let entered = Arc::new(tokio::sync::Notify::new());
@@ -186,7 +186,7 @@ async fn a_journaled_call_survives_a_run_dropped_mid_node() {
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
 
     let run = tokio::spawn({
         let graph = graph.clone();
@@ -215,39 +215,9 @@ async fn a_journaled_call_survives_a_run_dropped_mid_node() {
     assert_eq!(calls.load(Ordering::SeqCst), 2);
 }
 
-#[tokio::test]
-async fn without_a_checkpointer_a_journaled_call_just_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("out.log");
-    let node_path = path.clone();
-    let mut graph = StateGraph::<Job>::new();
-    graph
-        .add_node("write", move |_, ctx: NodeContext| {
-            let path = node_path.clone();
-            async move {
-                let bytes = ctx
-                    .journal("append", append_line(path, "plain".to_string()))
-                    .await?
-                    .map_err(NodeError::msg)?;
-                Ok::<_, NodeError>(JobUpdate::default().results(vec![format!("{bytes}")]))
-            }
-        })
-        .add_edge(START, "write")
-        .add_edge("write", END);
-    let graph = graph.compile().unwrap();
-    let first = graph
-        .invoke(Job::default(), RunConfig::new())
-        .await
-        .unwrap();
-    let second = graph.invoke(Job::default(), thread("t")).await.unwrap();
-    assert_eq!(first.results, ["5"]);
-    assert_eq!(second.results, ["5"]);
-    assert_eq!(lines(&path), ["plain", "plain"]);
-}
-
 /// START -> twice -> END: journals key "k" twice (each call returns the
 /// running count of calls), then interrupts.
-fn same_key_twice(calls: &Arc<AtomicUsize>) -> CompiledGraph<Job> {
+async fn same_key_twice(calls: &Arc<AtomicUsize>, backend: &dyn Backend) -> CompiledGraph<Job> {
     let calls = Arc::clone(calls);
     let mut graph = StateGraph::<Job>::new();
     graph
@@ -271,13 +241,13 @@ fn same_key_twice(calls: &Arc<AtomicUsize>) -> CompiledGraph<Job> {
     graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()))
+        .with_checkpointer(fresh(backend).await)
 }
 
-#[tokio::test]
-async fn the_same_key_twice_in_one_node_is_two_entries_both_replayed() {
+/// Scenario: the same key twice in one node is two entries both replayed.
+pub async fn the_same_key_twice_in_one_node_is_two_entries_both_replayed(backend: &dyn Backend) {
     let calls = Arc::new(AtomicUsize::new(0));
-    let graph = same_key_twice(&calls);
+    let graph = same_key_twice(&calls, backend).await;
     graph.run(Job::default(), thread("t")).await.unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 2, "both calls ran");
 
@@ -304,8 +274,10 @@ async fn the_same_key_twice_in_one_node_is_two_entries_both_replayed() {
     assert_eq!(done.into_state().results, ["1 2 yes"]);
 }
 
-#[tokio::test]
-async fn a_retry_within_a_run_runs_the_call_again_and_the_latest_result_replays() {
+/// Scenario: a retry within a run runs the call again and the latest result replays.
+pub async fn a_retry_within_a_run_runs_the_call_again_and_the_latest_result_replays(
+    backend: &dyn Backend,
+) {
     let calls = Arc::new(AtomicUsize::new(0));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (node_calls, node_seen) = (Arc::clone(&calls), Arc::clone(&seen));
@@ -340,7 +312,7 @@ async fn a_retry_within_a_run_runs_the_call_again_and_the_latest_result_replays(
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
 
     let outcome = graph.run(Job::default(), thread("t")).await.unwrap();
     assert!(outcome.is_interrupted());
@@ -358,12 +330,14 @@ async fn a_retry_within_a_run_runs_the_call_again_and_the_latest_result_replays(
     assert_eq!(done.into_state().results, ["2 yes"]);
 }
 
-#[tokio::test]
-async fn batched_durability_commits_the_checkpoint_a_journal_entry_belongs_to() {
+/// Scenario: batched durability commits the checkpoint a journal entry belongs to.
+pub async fn batched_durability_commits_the_checkpoint_a_journal_entry_belongs_to(
+    backend: &dyn Backend,
+) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("deploy.log");
     let calls = Arc::new(AtomicUsize::new(0));
-    let saver = Arc::new(MemorySaver::new());
+    let saver = fresh(backend).await;
     let graph = write_then_ask(&path, &calls)
         .compile()
         .unwrap()
@@ -389,8 +363,8 @@ async fn batched_durability_commits_the_checkpoint_a_journal_entry_belongs_to() 
     assert_eq!(lines(&path), ["deployed v2"]);
 }
 
-#[tokio::test]
-async fn a_journaled_call_that_failed_is_tried_again_on_resume() {
+/// Scenario: a journaled call that failed is tried again on resume.
+pub async fn a_journaled_call_that_failed_is_tried_again_on_resume(backend: &dyn Backend) {
     // The call fails the first time (a transient error, say a 503) and the
     // node propagates it. Retries within a run call again; a resume after
     // the failed run should too, or the thread can never get past the
@@ -419,7 +393,7 @@ async fn a_journaled_call_that_failed_is_tried_again_on_resume() {
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
 
     let error = graph.run(Job::default(), thread("t")).await.unwrap_err();
     assert!(error.to_string().contains("503"), "{error}");

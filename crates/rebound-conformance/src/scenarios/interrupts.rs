@@ -2,19 +2,19 @@
 //! dynamic ones from `NodeContext::interrupt`, resuming them, parallel
 //! supersteps that stop at one, and the events of an interrupted run.
 
-// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use rebound_graph::checkpoint::{CheckpointSource, MemorySaver};
+use rebound_graph::checkpoint::CheckpointSource;
 use rebound_graph::{
-    Command, CompiledGraph, Event, GraphError, Interrupt, InterruptKind, NodeError, NodeErrorKind,
-    NodeOptions, RetryPolicy, RunConfig, RunOutcome, RunStatus, State, StateGraph, END, START,
+    Command, CompiledGraph, Event, GraphError, Interrupt, InterruptKind, NodeError, NodeOptions,
+    RetryPolicy, RunConfig, RunOutcome, RunStatus, State, StateGraph, END, START,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+use crate::backend::fresh;
+use crate::Backend;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
 struct Review {
@@ -64,11 +64,11 @@ fn chain(calls: &Calls) -> StateGraph<Review> {
     graph
 }
 
-fn durable(graph: StateGraph<Review>) -> CompiledGraph<Review> {
+async fn durable(graph: StateGraph<Review>, backend: &dyn Backend) -> CompiledGraph<Review> {
     graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()))
+        .with_checkpointer(fresh(backend).await)
 }
 
 fn interrupt(id: &str, node: &str, kind: InterruptKind, payload: Value) -> Interrupt {
@@ -80,12 +80,12 @@ fn interrupt(id: &str, node: &str, kind: InterruptKind, payload: Value) -> Inter
     }
 }
 
-#[tokio::test]
-async fn interrupt_before_stops_before_the_node_and_resume_runs_it() {
+/// Scenario: interrupt before stops before the node and resume runs it.
+pub async fn interrupt_before_stops_before_the_node_and_resume_runs_it(backend: &dyn Backend) {
     let calls = calls();
     let mut graph = chain(&calls);
     graph.interrupt_before(["b"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
 
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     let RunOutcome::Interrupted {
@@ -123,12 +123,12 @@ async fn interrupt_before_stops_before_the_node_and_resume_runs_it() {
     assert!(finished.metadata.next.is_empty());
 }
 
-#[tokio::test]
-async fn interrupt_after_stops_after_the_node_and_resume_continues() {
+/// Scenario: interrupt after stops after the node and resume continues.
+pub async fn interrupt_after_stops_after_the_node_and_resume_continues(backend: &dyn Backend) {
     let calls = calls();
     let mut graph = chain(&calls);
     graph.interrupt_after(["b"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
 
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
@@ -163,20 +163,20 @@ async fn interrupt_after_stops_after_the_node_and_resume_continues() {
     assert_eq!(counts(&calls), [1, 1, 1]);
 }
 
-#[tokio::test]
-async fn interrupt_after_the_last_node_does_not_stop_a_finished_run() {
+/// Scenario: interrupt after the last node does not stop a finished run.
+pub async fn interrupt_after_the_last_node_does_not_stop_a_finished_run(backend: &dyn Backend) {
     let calls = calls();
     let mut graph = chain(&calls);
     graph.interrupt_after(["c"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     assert!(!outcome.is_interrupted(), "{outcome:?}");
 }
 
-#[tokio::test]
-async fn per_run_interrupt_before_applies_to_that_run_only() {
+/// Scenario: per run interrupt before applies to that run only.
+pub async fn per_run_interrupt_before_applies_to_that_run_only(backend: &dyn Backend) {
     let calls = calls();
-    let graph = durable(chain(&calls));
+    let graph = durable(chain(&calls), backend).await;
 
     let outcome = graph
         .run(Review::default(), thread("t").with_interrupt_before(["c"]))
@@ -219,10 +219,10 @@ async fn per_run_interrupt_before_applies_to_that_run_only() {
     );
 }
 
-#[tokio::test]
-async fn an_unknown_node_in_a_per_run_interrupt_is_an_error() {
+/// Scenario: an unknown node in a per run interrupt is an error.
+pub async fn an_unknown_node_in_a_per_run_interrupt_is_an_error(backend: &dyn Backend) {
     let calls = calls();
-    let graph = durable(chain(&calls));
+    let graph = durable(chain(&calls), backend).await;
     for config in [
         thread("t").with_interrupt_before(["zzz"]),
         thread("t").with_interrupt_after(["zzz"]),
@@ -239,12 +239,12 @@ async fn an_unknown_node_in_a_per_run_interrupt_is_an_error() {
     assert_eq!(counts(&calls), [0, 0, 0]);
 }
 
-#[tokio::test]
-async fn invoke_on_an_interrupting_graph_is_an_interrupted_error() {
+/// Scenario: invoke on an interrupting graph is an interrupted error.
+pub async fn invoke_on_an_interrupting_graph_is_an_interrupted_error(backend: &dyn Backend) {
     let calls = calls();
     let mut graph = chain(&calls);
     graph.interrupt_before(["b"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     match graph.invoke(Review::default(), thread("t")).await {
         Err(GraphError::Interrupted { thread_id, nodes }) => {
             assert_eq!(thread_id, "t");
@@ -257,22 +257,6 @@ async fn invoke_on_an_interrupting_graph_is_an_interrupted_error() {
         .invoke(rebound_graph::Input::Resume, thread("t"))
         .await;
     assert_eq!(done.unwrap().log, ["a", "b", "c"]);
-}
-
-#[tokio::test]
-async fn a_static_interrupt_without_a_checkpointer_is_an_error() {
-    let calls = calls();
-    let mut graph = chain(&calls);
-    graph.interrupt_before(["b"]);
-    let graph = graph.compile().unwrap();
-    let error = graph
-        .run(Review::default(), RunConfig::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, GraphError::NoCheckpointer { .. }),
-        "{error:?}"
-    );
 }
 
 /// START -> ask -> END: ask asks `questions` questions and records the answers.
@@ -294,10 +278,12 @@ fn asking(questions: usize, calls: &Arc<AtomicUsize>) -> StateGraph<Review> {
     graph
 }
 
-#[tokio::test]
-async fn a_dynamic_interrupt_returns_its_payload_and_resume_with_answers_it() {
+/// Scenario: a dynamic interrupt returns its payload and resume with answers it.
+pub async fn a_dynamic_interrupt_returns_its_payload_and_resume_with_answers_it(
+    backend: &dyn Backend,
+) {
     let calls = Arc::new(AtomicUsize::new(0));
-    let graph = durable(asking(1, &calls));
+    let graph = durable(asking(1, &calls), backend).await;
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     let expected = vec![interrupt(
         "0:ask:0",
@@ -326,10 +312,10 @@ async fn a_dynamic_interrupt_returns_its_payload_and_resume_with_answers_it() {
         .is_empty());
 }
 
-#[tokio::test]
-async fn a_node_that_interrupts_twice_gets_each_answer_in_order() {
+/// Scenario: a node that interrupts twice gets each answer in order.
+pub async fn a_node_that_interrupts_twice_gets_each_answer_in_order(backend: &dyn Backend) {
     let calls = Arc::new(AtomicUsize::new(0));
-    let graph = durable(asking(2, &calls));
+    let graph = durable(asking(2, &calls), backend).await;
     let first = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
         first.interrupts(),
@@ -360,12 +346,12 @@ async fn a_node_that_interrupts_twice_gets_each_answer_in_order() {
     assert_eq!(calls.load(Ordering::SeqCst), 3);
 }
 
-#[tokio::test]
-async fn a_resume_value_of_the_wrong_type_is_a_permanent_node_error() {
+/// Scenario: a resume value of the wrong type is a permanent node error.
+pub async fn a_resume_value_of_the_wrong_type_is_a_permanent_node_error(backend: &dyn Backend) {
     let calls = Arc::new(AtomicUsize::new(0));
     let mut graph = asking(1, &calls);
     graph.configure_node("ask", NodeOptions::new().retry(RetryPolicy::new(3)));
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     graph.run(Review::default(), thread("t")).await.unwrap();
     let error = graph
         .resume_with(json!({"not": "a string"}), thread("t"))
@@ -378,41 +364,17 @@ async fn a_resume_value_of_the_wrong_type_is_a_permanent_node_error() {
     assert!(error.to_string().contains("does not fit"), "{error}");
 }
 
-#[tokio::test]
-async fn a_rejected_resume_value_can_be_replaced_with_a_good_one() {
+/// Scenario: a rejected resume value can be replaced with a good one.
+pub async fn a_rejected_resume_value_can_be_replaced_with_a_good_one(backend: &dyn Backend) {
     // The failed superstep should leave the thread usable from its last good
     // checkpoint: the interrupt is still unanswered, so a second
     // resume_with with a value that fits must go through.
     let calls = Arc::new(AtomicUsize::new(0));
-    let graph = durable(asking(1, &calls));
+    let graph = durable(asking(1, &calls), backend).await;
     graph.run(Review::default(), thread("t")).await.unwrap();
     graph.resume_with(json!(42), thread("t")).await.unwrap_err();
     let done = graph.resume_with(json!("yes"), thread("t")).await.unwrap();
     assert_eq!(done.into_state().answers, ["yes"]);
-}
-
-#[tokio::test]
-async fn an_interrupt_without_a_checkpointer_is_a_permanent_node_error() {
-    let calls = Arc::new(AtomicUsize::new(0));
-    let mut graph = asking(1, &calls);
-    graph.configure_node("ask", NodeOptions::new().retry(RetryPolicy::new(3)));
-    let graph = graph.compile().unwrap();
-    match graph.run(Review::default(), RunConfig::new()).await {
-        Err(GraphError::Node {
-            node,
-            attempt,
-            kind,
-            source,
-            ..
-        }) => {
-            assert_eq!(node, "ask");
-            assert_eq!(attempt, 1, "not retried");
-            assert_eq!(kind, NodeErrorKind::Failed);
-            assert!(source.to_string().contains("checkpointer"), "{source}");
-        }
-        other => panic!("expected a node error, got {other:?}"),
-    }
-    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
 /// START -> {asker, sibling} -> END: asker interrupts, sibling finishes.
@@ -441,11 +403,11 @@ fn parallel(
     graph
 }
 
-#[tokio::test]
-async fn a_finished_sibling_of_an_interrupted_node_is_not_run_again() {
+/// Scenario: a finished sibling of an interrupted node is not run again.
+pub async fn a_finished_sibling_of_an_interrupted_node_is_not_run_again(backend: &dyn Backend) {
     let (asker_calls, sibling_calls) =
         (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let graph = durable(parallel(&asker_calls, &sibling_calls));
+    let graph = durable(parallel(&asker_calls, &sibling_calls), backend).await;
 
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
@@ -485,8 +447,8 @@ async fn a_finished_sibling_of_an_interrupted_node_is_not_run_again() {
     assert_eq!(history[0].metadata.ran, ["asker", "sibling"]);
 }
 
-#[tokio::test]
-async fn a_finished_siblings_goto_survives_the_interrupt() {
+/// Scenario: a finished siblings goto survives the interrupt.
+pub async fn a_finished_siblings_goto_survives_the_interrupt(backend: &dyn Backend) {
     // The sibling routes with a Command goto (it has no static edge). Its
     // finished result is kept as a pending write while the asker waits;
     // on resume, the goto must still be followed.
@@ -511,7 +473,7 @@ async fn a_finished_siblings_goto_survives_the_interrupt() {
         .add_edge(START, "jumper")
         .add_edge("asker", END)
         .add_edge("landing", END);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     let first = graph.run(Review::default(), thread("t")).await.unwrap();
     assert!(first.is_interrupted());
     let done = graph.resume_with(json!("ok"), thread("t")).await.unwrap();
@@ -522,12 +484,14 @@ async fn a_finished_siblings_goto_survives_the_interrupt() {
     );
 }
 
-#[tokio::test]
-async fn a_static_interrupt_before_a_node_that_then_interrupts_dynamically() {
+/// Scenario: a static interrupt before a node that then interrupts dynamically.
+pub async fn a_static_interrupt_before_a_node_that_then_interrupts_dynamically(
+    backend: &dyn Backend,
+) {
     let calls = Arc::new(AtomicUsize::new(0));
     let mut graph = asking(1, &calls);
     graph.interrupt_before(["ask"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     let first = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
         first.interrupts(),
@@ -556,10 +520,12 @@ async fn a_static_interrupt_before_a_node_that_then_interrupts_dynamically() {
     assert_eq!(done.into_state().answers, ["fine"]);
 }
 
-#[tokio::test]
-async fn an_interrupted_streams_events_end_with_interrupted_then_run_finished() {
+/// Scenario: an interrupted streams events end with interrupted then run finished.
+pub async fn an_interrupted_streams_events_end_with_interrupted_then_run_finished(
+    backend: &dyn Backend,
+) {
     let calls = Arc::new(AtomicUsize::new(0));
-    let graph = durable(asking(1, &calls));
+    let graph = durable(asking(1, &calls), backend).await;
     let mut stream = graph.stream(Review::default(), thread("t"));
     let mut events = Vec::new();
     while let Some(event) = stream.next_event().await {
@@ -600,12 +566,12 @@ async fn an_interrupted_streams_events_end_with_interrupted_then_run_finished() 
     assert_eq!(done.answers, ["yes"]);
 }
 
-#[tokio::test]
-async fn stream_result_of_an_interrupted_run_is_an_interrupted_error() {
+/// Scenario: stream result of an interrupted run is an interrupted error.
+pub async fn stream_result_of_an_interrupted_run_is_an_interrupted_error(backend: &dyn Backend) {
     let calls = calls();
     let mut graph = chain(&calls);
     graph.interrupt_before(["c"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     let stream = graph.stream(Review::default(), thread("t"));
     match stream.result().await {
         Err(GraphError::Interrupted { thread_id, nodes }) => {
@@ -616,8 +582,8 @@ async fn stream_result_of_an_interrupted_run_is_an_interrupted_error() {
     }
 }
 
-#[tokio::test]
-async fn a_join_half_done_before_an_interrupt_completes_after_resume() {
+/// Scenario: a join half done before an interrupt completes after resume.
+pub async fn a_join_half_done_before_an_interrupt_completes_after_resume(backend: &dyn Backend) {
     // START -> {a, b1}; b1 -> b2; join [a, b2] -> c. The run stops before
     // b2, with a already counted by the join; after resume, c runs once.
     let c_calls = Arc::new(AtomicUsize::new(0));
@@ -639,7 +605,7 @@ async fn a_join_half_done_before_an_interrupt_completes_after_resume() {
         .add_join(["a", "b2"], "c")
         .add_edge("c", END)
         .interrupt_before(["b2"]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     let outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     assert_eq!(
         outcome.interrupts(),
@@ -666,12 +632,11 @@ async fn a_join_half_done_before_an_interrupt_completes_after_resume() {
 }
 
 /// `"*"` stops before (or after) every node, for the graph or one run.
-#[tokio::test]
-async fn a_star_interrupts_at_every_node() {
+pub async fn a_star_interrupts_at_every_node(backend: &dyn Backend) {
     let calls = calls();
     let mut graph = chain(&calls);
     graph.interrupt_before([rebound_graph::ALL_NODES]);
-    let graph = durable(graph);
+    let graph = durable(graph, backend).await;
     let mut stops = Vec::new();
     let mut outcome = graph.run(Review::default(), thread("t")).await.unwrap();
     while let RunOutcome::Interrupted { interrupts, .. } = &outcome {
@@ -682,7 +647,7 @@ async fn a_star_interrupts_at_every_node() {
     assert_eq!(outcome.state().log, ["a", "b", "c"]);
 
     let calls = self::calls();
-    let graph = durable(chain(&calls));
+    let graph = durable(chain(&calls), backend).await;
     let config = thread("u").with_interrupt_after(["*"]);
     let first = graph.run(Review::default(), config).await.unwrap();
     assert_eq!(first.interrupts()[0].node, "a");

@@ -2,19 +2,17 @@
 //! the update, and a resume from a past checkpoint replays the run from
 //! there on a new branch, leaving the old one intact.
 
-// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use rebound_graph::checkpoint::{
-    Abandoned, CheckpointId, CheckpointMetadata, CheckpointSource, MemorySaver,
-};
+use rebound_graph::checkpoint::{Abandoned, CheckpointId, CheckpointMetadata, CheckpointSource};
 use rebound_graph::{
     CompiledGraph, GraphError, Input, Route, RunConfig, State, StateGraph, END, START,
 };
 use serde::{Deserialize, Serialize};
+
+use crate::backend::fresh;
+use crate::Backend;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
 struct Trip {
@@ -39,7 +37,7 @@ fn counts(calls: &Calls) -> [usize; 3] {
 
 /// START -> plan; plan -> book (normally) or -> pay ("skip" in the log);
 /// book -> pay -> END. Each node logs its name and counts its calls.
-fn trip(calls: &Calls) -> CompiledGraph<Trip> {
+async fn trip(calls: &Calls, backend: &dyn Backend) -> CompiledGraph<Trip> {
     let mut graph = StateGraph::<Trip>::new();
     for (i, name) in ["plan", "book", "pay"].into_iter().enumerate() {
         let calls = Arc::clone(calls);
@@ -66,7 +64,7 @@ fn trip(calls: &Calls) -> CompiledGraph<Trip> {
     graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()))
+        .with_checkpointer(fresh(backend).await)
 }
 
 fn new_calls() -> Calls {
@@ -93,10 +91,12 @@ async fn finished_trip(graph: &CompiledGraph<Trip>) -> Vec<CheckpointId> {
     ids
 }
 
-#[tokio::test]
-async fn update_state_as_a_node_forks_a_checkpoint_routed_from_that_node() {
+/// Scenario: update state as a node forks a checkpoint routed from that node.
+pub async fn update_state_as_a_node_forks_a_checkpoint_routed_from_that_node(
+    backend: &dyn Backend,
+) {
     let calls = new_calls();
-    let graph = trip(&calls);
+    let graph = trip(&calls, backend).await;
     let ids = finished_trip(&graph).await;
     let after_plan = ids[1];
 
@@ -159,10 +159,10 @@ async fn update_state_as_a_node_forks_a_checkpoint_routed_from_that_node() {
     assert_eq!(old.values.budget, 0);
 }
 
-#[tokio::test]
-async fn update_state_without_a_node_keeps_the_next_nodes() {
+/// Scenario: update state without a node keeps the next nodes.
+pub async fn update_state_without_a_node_keeps_the_next_nodes(backend: &dyn Backend) {
     let calls = new_calls();
-    let graph = trip(&calls);
+    let graph = trip(&calls, backend).await;
     // Stop before book, then edit the state.
     let outcome = graph
         .run(Trip::default(), thread("t").with_interrupt_before(["book"]))
@@ -199,10 +199,10 @@ async fn update_state_without_a_node_keeps_the_next_nodes() {
     assert_eq!(counts(&calls), [1, 1, 1]);
 }
 
-#[tokio::test]
-async fn update_state_with_an_unknown_node_is_an_error() {
+/// Scenario: update state with an unknown node is an error.
+pub async fn update_state_with_an_unknown_node_is_an_error(backend: &dyn Backend) {
     let calls = new_calls();
-    let graph = trip(&calls);
+    let graph = trip(&calls, backend).await;
     let ids = finished_trip(&graph).await;
     match graph
         .update_state(&thread("t"), TripUpdate::default().budget(1), Some("fly"))
@@ -219,28 +219,12 @@ async fn update_state_with_an_unknown_node_is_an_error() {
     assert_eq!(history.len(), ids.len());
 }
 
-#[tokio::test]
-async fn update_state_needs_a_checkpointer() {
-    let mut graph = StateGraph::<Trip>::new();
-    graph
-        .add_sync_node("plan", |_, _| Ok(TripUpdate::default()))
-        .add_edge(START, "plan")
-        .add_edge("plan", END);
-    let graph = graph.compile().unwrap();
-    let error = graph
-        .update_state(&thread("t"), TripUpdate::default(), None)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, GraphError::NoCheckpointer { .. }),
-        "{error:?}"
-    );
-}
-
-#[tokio::test]
-async fn replay_from_a_past_checkpoint_runs_the_later_nodes_again_on_a_new_branch() {
+/// Scenario: replay from a past checkpoint runs the later nodes again on a new branch.
+pub async fn replay_from_a_past_checkpoint_runs_the_later_nodes_again_on_a_new_branch(
+    backend: &dyn Backend,
+) {
     let calls = new_calls();
-    let graph = trip(&calls);
+    let graph = trip(&calls, backend).await;
     let ids = finished_trip(&graph).await;
     assert_eq!(counts(&calls), [1, 1, 1]);
     let after_plan = ids[1];
@@ -288,10 +272,10 @@ async fn replay_from_a_past_checkpoint_runs_the_later_nodes_again_on_a_new_branc
     );
 }
 
-#[tokio::test]
-async fn replay_from_the_final_checkpoint_has_nothing_to_resume() {
+/// Scenario: replay from the final checkpoint has nothing to resume.
+pub async fn replay_from_the_final_checkpoint_has_nothing_to_resume(backend: &dyn Backend) {
     let calls = new_calls();
-    let graph = trip(&calls);
+    let graph = trip(&calls, backend).await;
     let ids = finished_trip(&graph).await;
     let error = graph
         .run(Input::Resume, thread("t").with_checkpoint_id(ids[3]))
@@ -303,12 +287,12 @@ async fn replay_from_the_final_checkpoint_has_nothing_to_resume() {
     );
 }
 
-#[tokio::test]
-async fn a_fork_of_a_past_checkpoint_then_resume_follows_the_fork() {
+/// Scenario: a fork of a past checkpoint then resume follows the fork.
+pub async fn a_fork_of_a_past_checkpoint_then_resume_follows_the_fork(backend: &dyn Backend) {
     // Fork from the input checkpoint as if plan had written "skip": the
     // resumed run skips booking.
     let calls = new_calls();
-    let graph = trip(&calls);
+    let graph = trip(&calls, backend).await;
     let ids = finished_trip(&graph).await;
     let fork = graph
         .update_state(

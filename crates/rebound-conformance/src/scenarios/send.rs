@@ -4,21 +4,20 @@
 //! the same tasks and payloads, static interrupts on a sent node, and
 //! `update_state` on a checkpoint whose sends are due.
 
-// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rebound_graph::checkpoint::{Checkpointer, MemorySaver};
 use rebound_graph::{
     CompiledGraph, GraphError, Input, Interrupt, InterruptKind, NodeError, Route, RunConfig,
     RunOutcome, Send, State, StateGraph, END, START,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+use crate::backend::{fresh, reopen};
+use crate::Backend;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
 struct Docs {
@@ -53,7 +52,11 @@ fn count(runs: &Runs, doc: &str) -> usize {
 
 /// START -> plan =(a send per document)=> review -> END. review journals an
 /// effect, then a document starting with '?' asks a human about it.
-fn reviewing(runs: &Runs, effects: &Arc<AtomicUsize>) -> CompiledGraph<Docs> {
+async fn reviewing(
+    runs: &Runs,
+    effects: &Arc<AtomicUsize>,
+    backend: &dyn Backend,
+) -> CompiledGraph<Docs> {
     let (runs, effects) = (Arc::clone(runs), Arc::clone(effects));
     let mut graph = StateGraph::<Docs>::new();
     graph
@@ -88,7 +91,7 @@ fn reviewing(runs: &Runs, effects: &Arc<AtomicUsize>) -> CompiledGraph<Docs> {
     graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()))
+        .with_checkpointer(fresh(backend).await)
 }
 
 fn docs(items: &[&str]) -> Docs {
@@ -98,10 +101,12 @@ fn docs(items: &[&str]) -> Docs {
     }
 }
 
-#[tokio::test]
-async fn a_sent_task_that_interrupts_stops_the_superstep_and_resumes_alone() {
+/// Scenario: a sent task that interrupts stops the superstep and resumes alone.
+pub async fn a_sent_task_that_interrupts_stops_the_superstep_and_resumes_alone(
+    backend: &dyn Backend,
+) {
     let (runs, effects) = (Runs::default(), Arc::new(AtomicUsize::new(0)));
-    let graph = reviewing(&runs, &effects);
+    let graph = reviewing(&runs, &effects, backend).await;
 
     let outcome = graph
         .run(docs(&["a", "?b", "c"]), thread("t"))
@@ -129,10 +134,10 @@ async fn a_sent_task_that_interrupts_stops_the_superstep_and_resumes_alone() {
     assert_eq!(effects.load(Ordering::SeqCst), 3);
 }
 
-#[tokio::test]
-async fn two_sent_tasks_of_one_node_interrupting_are_answered_by_id() {
+/// Scenario: two sent tasks of one node interrupting are answered by id.
+pub async fn two_sent_tasks_of_one_node_interrupting_are_answered_by_id(backend: &dyn Backend) {
     let (runs, effects) = (Runs::default(), Arc::new(AtomicUsize::new(0)));
-    let graph = reviewing(&runs, &effects);
+    let graph = reviewing(&runs, &effects, backend).await;
 
     let outcome = graph
         .run(docs(&["a", "?b", "?c"]), thread("t"))
@@ -229,10 +234,12 @@ fn sends(k: u64) -> Vec<Send> {
     (0..k).map(|i| Send::new("work", i)).collect()
 }
 
-#[tokio::test]
-async fn a_failed_send_superstep_is_resumed_by_a_new_graph_with_the_same_tasks() {
+/// Scenario: a failed send superstep is resumed by a new graph with the same tasks.
+pub async fn a_failed_send_superstep_is_resumed_by_a_new_graph_with_the_same_tasks(
+    backend: &dyn Backend,
+) {
     let (runs, fail_once) = (Counts::default(), Arc::new(AtomicBool::new(true)));
-    let saver = Arc::new(MemorySaver::new());
+    let saver = fresh(backend).await;
     let graph = fan_out(&runs, &fail_once)
         .compile()
         .unwrap()
@@ -258,16 +265,18 @@ async fn a_failed_send_superstep_is_resumed_by_a_new_graph_with_the_same_tasks()
     let fresh = fan_out(&runs, &fail_once)
         .compile()
         .unwrap()
-        .with_checkpointer(saver.clone());
+        .with_checkpointer(reopen(backend, &saver).await);
     let done = fresh.run(Input::Resume, thread("t")).await.unwrap();
     assert_eq!(done.into_state().items, [0, 10, 20]);
     assert_eq!(counts(&runs), [1, 2, 1], "only the failed task ran again");
 }
 
-#[tokio::test]
-async fn interrupt_before_a_sent_node_stops_once_and_resume_runs_every_task() {
+/// Scenario: interrupt before a sent node stops once and resume runs every task.
+pub async fn interrupt_before_a_sent_node_stops_once_and_resume_runs_every_task(
+    backend: &dyn Backend,
+) {
     let runs = Counts::default();
-    let saver = Arc::new(MemorySaver::new());
+    let saver = fresh(backend).await;
     let no_failure = Arc::new(AtomicBool::new(false));
     let graph = fan_out(&runs, &no_failure)
         .compile()
@@ -288,23 +297,24 @@ async fn interrupt_before_a_sent_node_stops_once_and_resume_runs_every_task() {
     assert!(snapshot.metadata.next.is_empty());
     assert_eq!(snapshot.interrupts, expected);
 
+    // A new process: the graph built again over the same store.
     let fresh = fan_out(&runs, &no_failure)
         .compile()
         .unwrap()
-        .with_checkpointer(saver.clone());
+        .with_checkpointer(reopen(backend, &saver).await);
     let done = fresh.run(Input::Resume, thread("t")).await.unwrap();
     assert_eq!(done.into_state().items, [0, 10, 20]);
     assert_eq!(counts(&runs), [1, 1, 1]);
 }
 
-#[tokio::test]
-async fn interrupt_after_a_sent_node_stops_once_after_all_its_tasks() {
+/// Scenario: interrupt after a sent node stops once after all its tasks.
+pub async fn interrupt_after_a_sent_node_stops_once_after_all_its_tasks(backend: &dyn Backend) {
     let runs = Counts::default();
     let no_failure = Arc::new(AtomicBool::new(false));
     let graph = fan_out(&runs, &no_failure)
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t").with_interrupt_after(["work"]);
     let outcome = graph.run(numbers(3), config).await.unwrap();
     let interrupts = outcome.interrupts();
@@ -319,14 +329,14 @@ async fn interrupt_after_a_sent_node_stops_once_after_all_its_tasks() {
     assert_eq!(counts(&runs), [1, 1, 1]);
 }
 
-#[tokio::test]
-async fn update_state_without_as_node_keeps_the_sends_due() {
+/// Scenario: update state without as node keeps the sends due.
+pub async fn update_state_without_as_node_keeps_the_sends_due(backend: &dyn Backend) {
     let runs = Counts::default();
     let no_failure = Arc::new(AtomicBool::new(false));
     let graph = fan_out(&runs, &no_failure)
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t").with_interrupt_before(["work"]);
     assert!(graph
         .run(numbers(3), config)
@@ -348,8 +358,10 @@ async fn update_state_without_as_node_keeps_the_sends_due() {
     assert_eq!(counts(&runs), [1, 1, 1]);
 }
 
-#[tokio::test]
-async fn update_state_as_the_last_waiting_node_completes_the_superstep_with_the_sends() {
+/// Scenario: update state as the last waiting node completes the superstep with the sends.
+pub async fn update_state_as_the_last_waiting_node_completes_the_superstep_with_the_sends(
+    backend: &dyn Backend,
+) {
     // fanout schedules asker (which interrupts) and sends three tasks of work.
     let mut graph = StateGraph::<Numbers>::new();
     graph
@@ -373,7 +385,7 @@ async fn update_state_as_the_last_waiting_node_completes_the_superstep_with_the_
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let outcome = graph.run(numbers(3), thread("t")).await.unwrap();
     assert_eq!(outcome.interrupts().len(), 1);
     assert_eq!(outcome.interrupts()[0].id, "1:asker:0");
@@ -390,14 +402,16 @@ async fn update_state_as_the_last_waiting_node_completes_the_superstep_with_the_
     assert_eq!(snapshot.metadata.ran, ["asker", "work"]);
 }
 
-#[tokio::test]
-async fn a_replay_from_a_checkpoint_with_sends_runs_the_same_tasks_again() {
+/// Scenario: a replay from a checkpoint with sends runs the same tasks again.
+pub async fn a_replay_from_a_checkpoint_with_sends_runs_the_same_tasks_again(
+    backend: &dyn Backend,
+) {
     let runs = Counts::default();
     let no_failure = Arc::new(AtomicBool::new(false));
     let graph = fan_out(&runs, &no_failure)
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let done = graph.invoke(numbers(3), thread("t")).await.unwrap();
     assert_eq!(done.items, [0, 10, 20]);
     let history = graph.history(&thread("t"), None, None).await.unwrap();
@@ -413,14 +427,14 @@ async fn a_replay_from_a_checkpoint_with_sends_runs_the_same_tasks_again() {
     assert_eq!(counts(&runs), [2, 2, 2]);
 }
 
-#[tokio::test]
-async fn a_resume_commands_goto_replaces_the_sends_due() {
+/// Scenario: a resume commands goto replaces the sends due.
+pub async fn a_resume_commands_goto_replaces_the_sends_due(backend: &dyn Backend) {
     let runs = Counts::default();
     let no_failure = Arc::new(AtomicBool::new(false));
     let graph = fan_out(&runs, &no_failure)
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let config = thread("t").with_interrupt_before(["work"]);
     assert!(graph
         .run(numbers(3), config)
@@ -442,8 +456,8 @@ async fn a_resume_commands_goto_replaces_the_sends_due() {
     assert!(latest.metadata.is_finished());
 }
 
-#[tokio::test]
-async fn a_finished_siblings_goto_sends_survive_the_interrupt() {
+/// Scenario: a finished siblings goto sends survive the interrupt.
+pub async fn a_finished_siblings_goto_sends_survive_the_interrupt(backend: &dyn Backend) {
     // jumper sends with its goto and finishes while asker waits: its output
     // is kept as a pending write, and its sends must run after the resume.
     let mut graph = StateGraph::<Numbers>::new();
@@ -470,7 +484,7 @@ async fn a_finished_siblings_goto_sends_survive_the_interrupt() {
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let first = graph.run(numbers(0), thread("t")).await.unwrap();
     assert!(first.is_interrupted());
     let done = graph.resume_with(json!(7), thread("t")).await.unwrap();

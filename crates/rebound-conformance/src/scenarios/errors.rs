@@ -2,16 +2,13 @@
 //! to resume, an unknown checkpoint, stored data that no longer
 //! deserializes, and a thread that another run holds.
 
-// Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use rebound_graph::checkpoint::{
-    CheckpointError, CheckpointId, CheckpointMetadata, CheckpointSource, Checkpointer, MemorySaver,
-    StateBlob, StoredCheckpoint,
+    CheckpointError, CheckpointId, CheckpointMetadata, CheckpointSource, Checkpointer, StateBlob,
+    StoredCheckpoint,
 };
 use rebound_graph::{
     CompiledGraph, GraphError, Input, NodeContext, NodeError, RunConfig, RunOutcome, State,
@@ -19,6 +16,9 @@ use rebound_graph::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+
+use crate::backend::fresh;
+use crate::Backend;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Step {
@@ -52,8 +52,8 @@ fn two_steps() -> StateGraph<Plan> {
     graph
 }
 
-fn durable() -> (CompiledGraph<Plan>, Arc<MemorySaver>) {
-    let saver = Arc::new(MemorySaver::new());
+async fn durable(backend: &dyn Backend) -> (CompiledGraph<Plan>, Arc<dyn Checkpointer>) {
+    let saver = fresh(backend).await;
     let graph = two_steps()
         .compile()
         .unwrap()
@@ -61,9 +61,9 @@ fn durable() -> (CompiledGraph<Plan>, Arc<MemorySaver>) {
     (graph, saver)
 }
 
-#[tokio::test]
-async fn a_checkpointer_without_a_thread_id_is_an_error() {
-    let (graph, saver) = durable();
+/// Scenario: a checkpointer without a thread id is an error.
+pub async fn a_checkpointer_without_a_thread_id_is_an_error(backend: &dyn Backend) {
+    let (graph, saver) = durable(backend).await;
     let error = graph
         .run(Plan::default(), RunConfig::new())
         .await
@@ -79,32 +79,6 @@ async fn a_checkpointer_without_a_thread_id_is_an_error() {
     assert!(saver.threads().await.unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn resuming_without_a_checkpointer_is_an_error() {
-    let graph = two_steps().compile().unwrap();
-    let error = graph.resume(thread("t")).await.unwrap_err();
-    assert!(
-        matches!(&error, GraphError::NoCheckpointer { what } if what.contains("resum")),
-        "{error:?}"
-    );
-    let error = graph
-        .resume_with(json!("yes"), thread("t"))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(error, GraphError::NoCheckpointer { .. }),
-        "{error:?}"
-    );
-    let error = graph.get_state(&thread("t")).await.unwrap_err();
-    assert!(
-        matches!(error, GraphError::NoCheckpointer { .. }),
-        "{error:?}"
-    );
-    // A thread id alone, without a checkpointer, runs as before.
-    let done = graph.invoke(Plan::default(), thread("t")).await.unwrap();
-    assert_eq!(done.log, ["work", "check"]);
-}
-
 fn nothing_to_resume(error: GraphError) -> (String, String) {
     match error {
         GraphError::NothingToResume { thread_id, reason } => (thread_id, reason),
@@ -112,9 +86,9 @@ fn nothing_to_resume(error: GraphError) -> (String, String) {
     }
 }
 
-#[tokio::test]
-async fn resuming_an_unknown_thread_is_nothing_to_resume() {
-    let (graph, saver) = durable();
+/// Scenario: resuming an unknown thread is nothing to resume.
+pub async fn resuming_an_unknown_thread_is_nothing_to_resume(backend: &dyn Backend) {
+    let (graph, saver) = durable(backend).await;
     let (thread_id, reason) = nothing_to_resume(graph.resume(thread("nobody")).await.unwrap_err());
     assert_eq!(thread_id, "nobody");
     assert!(reason.contains("unknown thread"), "{reason}");
@@ -129,9 +103,9 @@ async fn resuming_an_unknown_thread_is_nothing_to_resume() {
     assert!(saver.threads().await.unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn resuming_a_finished_thread_is_nothing_to_resume() {
-    let (graph, saver) = durable();
+/// Scenario: resuming a finished thread is nothing to resume.
+pub async fn resuming_a_finished_thread_is_nothing_to_resume(backend: &dyn Backend) {
+    let (graph, saver) = durable(backend).await;
     graph.invoke(Plan::default(), thread("t")).await.unwrap();
     let before = saver.list("t", None, None).await.unwrap();
 
@@ -151,9 +125,11 @@ async fn resuming_a_finished_thread_is_nothing_to_resume() {
     assert_eq!(saver.list("t", None, None).await.unwrap(), before);
 }
 
-#[tokio::test]
-async fn resume_with_a_value_when_no_dynamic_interrupt_waits_is_nothing_to_resume() {
-    let saver = Arc::new(MemorySaver::new());
+/// Scenario: resume with a value when no dynamic interrupt waits is nothing to resume.
+pub async fn resume_with_a_value_when_no_dynamic_interrupt_waits_is_nothing_to_resume(
+    backend: &dyn Backend,
+) {
+    let saver = fresh(backend).await;
     let mut graph = two_steps();
     graph.interrupt_before(["check"]);
     let graph = graph.compile().unwrap().with_checkpointer(saver.clone());
@@ -180,9 +156,9 @@ async fn resume_with_a_value_when_no_dynamic_interrupt_waits_is_nothing_to_resum
     assert_eq!(done.into_state().log, ["work", "check"]);
 }
 
-#[tokio::test]
-async fn a_checkpoint_id_the_thread_lacks_is_unknown_checkpoint() {
-    let (graph, saver) = durable();
+/// Scenario: a checkpoint id the thread lacks is unknown checkpoint.
+pub async fn a_checkpoint_id_the_thread_lacks_is_unknown_checkpoint(backend: &dyn Backend) {
+    let (graph, saver) = durable(backend).await;
     graph.invoke(Plan::default(), thread("t")).await.unwrap();
     graph
         .invoke(Plan::default(), thread("other"))
@@ -278,9 +254,11 @@ fn bad_stored(error: GraphError) -> Bad {
     }
 }
 
-#[tokio::test]
-async fn a_snapshot_with_a_wrongly_typed_nested_field_is_bad_stored_state() {
-    let (graph, saver) = durable();
+/// Scenario: a snapshot with a wrongly typed nested field is bad stored state.
+pub async fn a_snapshot_with_a_wrongly_typed_nested_field_is_bad_stored_state(
+    backend: &dyn Backend,
+) {
+    let (graph, saver) = durable(backend).await;
     let id = CheckpointId::new();
     let snapshot = json!({
         "plan": [{"title": "a", "done": true}, {"title": "b", "done": "yes"}],
@@ -333,9 +311,9 @@ async fn a_snapshot_with_a_wrongly_typed_nested_field_is_bad_stored_state() {
     assert!(saver.pending_writes("t", id).await.unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn a_bad_delta_names_the_delta_checkpoint_and_the_field() {
-    let (graph, saver) = durable();
+/// Scenario: a bad delta names the delta checkpoint and the field.
+pub async fn a_bad_delta_names_the_delta_checkpoint_and_the_field(backend: &dyn Backend) {
+    let (graph, saver) = durable(backend).await;
     let base = CheckpointId::new();
     let delta = CheckpointId::new();
     let good = json!({"plan": [{"title": "a", "done": false}], "log": ["work"]});
@@ -374,9 +352,9 @@ async fn a_bad_delta_names_the_delta_checkpoint_and_the_field() {
     assert_eq!(saver.list("t", None, None).await.unwrap(), expected);
 }
 
-#[tokio::test]
-async fn bad_metadata_is_bad_stored_state() {
-    let (graph, saver) = durable();
+/// Scenario: bad metadata is bad stored state.
+pub async fn bad_metadata_is_bad_stored_state(backend: &dyn Backend) {
+    let (graph, saver) = durable(backend).await;
     let id = CheckpointId::new();
     let state = json!({"plan": [], "log": []});
     saver
@@ -403,10 +381,11 @@ async fn bad_metadata_is_bad_stored_state() {
 
 /// START -> hold -> END; on thread "t", hold waits for `release` after
 /// signalling `entered`.
-fn holding(
+async fn holding(
     entered: &Arc<tokio::sync::Notify>,
     release: &Arc<tokio::sync::Notify>,
     calls: &Arc<AtomicUsize>,
+    backend: &dyn Backend,
 ) -> CompiledGraph<Plan> {
     let (entered, release, calls) = (Arc::clone(entered), Arc::clone(release), Arc::clone(calls));
     let mut graph = StateGraph::<Plan>::new();
@@ -427,7 +406,7 @@ fn holding(
     graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()))
+        .with_checkpointer(fresh(backend).await)
 }
 
 fn thread_busy(error: GraphError) -> String {
@@ -437,12 +416,12 @@ fn thread_busy(error: GraphError) -> String {
     }
 }
 
-#[tokio::test]
-async fn one_run_per_thread_at_a_time() {
+/// Scenario: one run per thread at a time.
+pub async fn one_run_per_thread_at_a_time(backend: &dyn Backend) {
     let entered = Arc::new(tokio::sync::Notify::new());
     let release = Arc::new(tokio::sync::Notify::new());
     let calls = Arc::new(AtomicUsize::new(0));
-    let graph = holding(&entered, &release, &calls);
+    let graph = holding(&entered, &release, &calls, backend).await;
 
     let first = tokio::spawn({
         let graph = graph.clone();
@@ -498,8 +477,8 @@ async fn one_run_per_thread_at_a_time() {
     assert!(matches!(outcome, RunOutcome::Completed(_)));
 }
 
-#[tokio::test]
-async fn a_failed_run_releases_its_thread() {
+/// Scenario: a failed run releases its thread.
+pub async fn a_failed_run_releases_its_thread(backend: &dyn Backend) {
     let mut graph = StateGraph::<Plan>::new();
     graph
         .add_sync_node("fail", |_, _| Err::<PlanUpdate, _>(NodeError::msg("no")))
@@ -508,15 +487,15 @@ async fn a_failed_run_releases_its_thread() {
     let graph = graph
         .compile()
         .unwrap()
-        .with_checkpointer(Arc::new(MemorySaver::new()));
+        .with_checkpointer(fresh(backend).await);
     let error = graph.run(Plan::default(), thread("t")).await.unwrap_err();
     assert!(matches!(error, GraphError::Node { .. }), "{error:?}");
     let error = graph.run(Input::Resume, thread("t")).await.unwrap_err();
     assert!(matches!(error, GraphError::Node { .. }), "{error:?}");
 }
 
-#[tokio::test]
-async fn a_conflicting_superstep_persists_nothing() {
+/// Scenario: a conflicting superstep persists nothing.
+pub async fn a_conflicting_superstep_persists_nothing(backend: &dyn Backend) {
     // Two writers of the replace-field `plan` in one superstep.
     let mut graph = StateGraph::<Plan>::new();
     graph
@@ -530,7 +509,7 @@ async fn a_conflicting_superstep_persists_nothing() {
         .add_edge("start", "y")
         .add_edge("x", END)
         .add_edge("y", END);
-    let saver = Arc::new(MemorySaver::new());
+    let saver = fresh(backend).await;
     let graph = graph.compile().unwrap().with_checkpointer(saver.clone());
     let error = graph.run(Plan::default(), thread("t")).await.unwrap_err();
     assert!(matches!(error, GraphError::Conflict { .. }), "{error:?}");
