@@ -28,6 +28,12 @@ use clap::Parser;
 
 use crate::exit::Exit;
 
+/// jemalloc rather than the system allocator: under `rebound serve`'s load
+/// allocation is a fifth of the time, and jemalloc serves it faster
+/// (measured with `rebound-bench server-load`: ~+10% runs/s over glibc).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     // Not dumpable: another process of the same user (a command the agent
     // runs, above all) cannot read rebound's memory or its environment
@@ -36,6 +42,8 @@ fn main() -> ExitCode {
     let _ = nix::sys::prctl::set_dumpable(false);
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        // `rebound serve` blocks threads on its database (see the function).
+        .worker_threads(rebound_server::runtime_threads())
         .enable_all()
         .build()
     {

@@ -36,6 +36,9 @@ pub(crate) enum CancelAction {
     /// The server stops: record nothing, the run stays `running` and goes
     /// on at the next start.
     Shutdown,
+    /// The run's claim expired (a worker paused past its lease): record
+    /// nothing, the run has been or will be given to another worker.
+    LeaseLost,
 }
 
 /// A running (or about to run) run's cancellation.
@@ -43,6 +46,19 @@ pub(crate) enum CancelAction {
 pub(crate) struct CancelHandle {
     pub token: CancellationToken,
     pub action: Arc<Mutex<CancelAction>>,
+}
+
+impl CancelHandle {
+    /// Cancels the run, to be stopped as `action` says.
+    pub(crate) fn cancel(&self, action: CancelAction) {
+        *self.action.lock().unwrap_or_else(PoisonError::into_inner) = action;
+        self.token.cancel();
+    }
+
+    /// How the run is to be stopped.
+    pub(crate) fn action(&self) -> CancelAction {
+        *self.action.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// Shared by handlers and workers.
@@ -80,17 +96,38 @@ impl App {
         self.assistant(id).ok()
     }
 
-    /// The cancellation of `run_id`, made if it has none.
+    /// The cancellation of `run_id`, made if it has none. Made once the
+    /// server is stopping (a run claimed while the running ones were being
+    /// stopped), it is already cancelled for the shutdown: `shutdown` is
+    /// cancelled before the stop looks at the handles, under the same lock.
     pub(crate) fn cancel_handle(&self, run_id: &str) -> CancelHandle {
         self.cancels
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .entry(run_id.to_string())
-            .or_insert_with(|| CancelHandle {
-                token: CancellationToken::new(),
-                action: Arc::new(Mutex::new(CancelAction::Interrupt)),
+            .or_insert_with(|| {
+                let token = CancellationToken::new();
+                let action = if self.shutdown.is_cancelled() {
+                    token.cancel();
+                    CancelAction::Shutdown
+                } else {
+                    CancelAction::Interrupt
+                };
+                CancelHandle {
+                    token,
+                    action: Arc::new(Mutex::new(action)),
+                }
             })
             .clone()
+    }
+
+    /// The cancellation of `run_id` if this server runs it (or is about to).
+    pub(crate) fn local_cancel(&self, run_id: &str) -> Option<CancelHandle> {
+        self.cancels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(run_id)
+            .cloned()
     }
 
     /// Forgets `run_id`'s cancellation.

@@ -935,3 +935,53 @@ async fn a_stopping_server_ends_its_streams_and_its_runs_go_on_at_the_next_start
     assert_eq!(run["status"], "success");
     assert_eq!(run["attempt"], 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_durability_keeps_every_checkpoint_and_an_unknown_one_is_refused() {
+    let server = start().await;
+    let mut histories = Vec::new();
+    for durability in ["sync", "async", "exit"] {
+        let thread = server.thread().await;
+        let (status, values) = server
+            .post(
+                &format!("/threads/{thread}/runs/wait"),
+                json!({"assistant_id": "approval", "durability": durability,
+                       "input": {"topic": durability, "auto_approve": true}}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{durability}: {values}");
+        assert_eq!(
+            values["log"],
+            json!(["plan", "approve", "act"]),
+            "{durability}"
+        );
+        let (status, history) = server
+            .post(&format!("/threads/{thread}/history"), json!({"limit": 100}))
+            .await;
+        assert_eq!(status, StatusCode::OK, "{history}");
+        let steps: Vec<i64> = history
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["metadata"]["step"].as_i64().unwrap())
+            .collect();
+        histories.push(steps);
+    }
+    // Batched commits store the same checkpoints as one commit per step.
+    assert_eq!(histories[0], histories[1]);
+    assert_eq!(histories[0], histories[2]);
+    assert!(histories[0].len() >= 4, "{histories:?}");
+
+    let thread = server.thread().await;
+    let (status, error) = server
+        .post(
+            &format!("/threads/{thread}/runs"),
+            json!({"assistant_id": "approval", "durability": "eventually", "input": {"topic": "x"}}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("durability"),
+        "{error}"
+    );
+}

@@ -209,6 +209,21 @@ impl SqliteSaver {
         })
     }
 
+    /// Runs `work` on the saver's own connection, under the lock that
+    /// serializes all of the saver's work: for an application keeping its
+    /// own tables in the same file (the server's run queue, say).
+    ///
+    /// Sharing the connection rather than opening a second one matters
+    /// under load: two connections writing one file in turn wait for each
+    /// other's lock (SQLite's busy handler sleeps at least a millisecond),
+    /// and each write by one drops the other's page cache and memory map.
+    /// `work` must not keep a transaction open past its return (a
+    /// [`rusqlite::Transaction`] that is dropped rolls back) and should be
+    /// short: every checkpoint written through this saver waits for it.
+    pub fn with_connection<R>(&self, work: impl FnOnce(&mut rusqlite::Connection) -> R) -> R {
+        work(self.store().connection())
+    }
+
     async fn submit(
         &self,
         checkpoints: Vec<StoredCheckpoint>,

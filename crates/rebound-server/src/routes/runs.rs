@@ -16,7 +16,7 @@ use super::{query_pairs, ApiJson};
 use crate::app::{App, CancelAction};
 use crate::error::ApiError;
 use crate::runs::{IfNotExists, OnCompletion, OnDisconnect, RunCreate, StreamMode};
-use crate::store::{MultitaskStrategy, RunRecord, RunStatus};
+use crate::store::{CancelKind, MultitaskStrategy, RunRecord, RunStatus};
 use crate::time::{now_ms, rfc3339};
 
 /// The Agent Server's run object.
@@ -138,6 +138,7 @@ async fn queue_run(
         created_ms: now,
         updated_ms: now,
         attempt: 0,
+        epoch: 0,
         multitask_strategy: strategy,
         metadata: Value::Object(body.metadata.clone().unwrap_or_default()),
         kwargs: serde_json::to_value(&kwargs)
@@ -145,9 +146,15 @@ async fn queue_run(
         base_checkpoint: None,
         error: None,
     };
-    app.hub.open(&run.run_id);
+    if app.store.lease_ttl().is_none() {
+        // Its stream is live from here (this server runs it). On a shared
+        // store any worker may take it, and a stream follows it in the
+        // store until it runs here, if it does.
+        app.hub.open(&run.run_id);
+    }
     // Queued once committed (in a commit shared with other writes).
-    app.writer.write(crate::store::Write::Enqueue(run.clone()));
+    app.writer
+        .write(crate::store::Write::Enqueue(Box::new(run.clone())));
     if let Err(error) = app.writer.flush().await {
         app.hub.close(&run.run_id);
         return Err(error.into());
@@ -203,11 +210,20 @@ async fn check_resumable(app: &App, thread_id: &str, graph_id: &str) -> Result<(
 /// Cancels a run: a pending one ends at once (deleted for a rollback), a
 /// running one is stopped by its worker, which then records it.
 async fn cancel_run(app: &App, run: &RunRecord, action: CancelAction) -> Result<(), ApiError> {
-    let handle = app.cancel_handle(&run.run_id);
-    *handle
-        .action
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = action;
+    // A store of one server runs every run here: the handle is made now if
+    // the run's worker has not made it yet, and the worker finds it.
+    let shared = app.store.lease_ttl().is_some();
+    let handle = if shared {
+        app.local_cancel(&run.run_id)
+    } else {
+        Some(app.cancel_handle(&run.run_id))
+    };
+    if let Some(handle) = &handle {
+        *handle
+            .action
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = action;
+    }
     if app.store.cancel_pending(&run.run_id).await? {
         if let Some(channel) = app.hub.get(&run.run_id) {
             channel.set_result(Value::Null);
@@ -219,7 +235,19 @@ async fn cancel_run(app: &App, run: &RunRecord, action: CancelAction) -> Result<
         app.queue.notify_one();
         return Ok(());
     }
-    handle.token.cancel();
+    if let Some(handle) = handle {
+        handle.cancel(action);
+    }
+    if shared {
+        // The run's worker may be another process: its next heartbeat
+        // brings the cancel.
+        let kind = if action == CancelAction::Rollback {
+            CancelKind::Rollback
+        } else {
+            CancelKind::Interrupt
+        };
+        app.store.request_cancel(&run.run_id, kind).await?;
+    }
     Ok(())
 }
 

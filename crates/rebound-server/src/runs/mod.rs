@@ -14,6 +14,43 @@ use serde_json::Value;
 use crate::error::ApiError;
 use crate::store::MultitaskStrategy;
 
+/// When a run's checkpoints are committed: the Agent Server's `durability`.
+///
+/// Whatever the mode, a checkpoint is committed before a journaled call
+/// (so a side effect is never repeated), at an interrupt, at an error and
+/// at the end of the run; the modes differ in what a crash between those
+/// points loses, and what the run then repeats.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RunDurability {
+    /// Each superstep's checkpoint is committed before the next starts.
+    Sync,
+    /// Checkpoints are committed in batches while the run goes on (the
+    /// Agent Server's default, as here): a crash repeats at most the last
+    /// 100 ms of supersteps.
+    #[default]
+    Async,
+    /// Checkpoints are committed only at the points above: a crash repeats
+    /// the run from the last of them.
+    Exit,
+}
+
+impl RunDurability {
+    /// The engine's durability for it.
+    pub fn engine(self) -> rebound_graph::Durability {
+        match self {
+            RunDurability::Sync => rebound_graph::Durability::Sync,
+            RunDurability::Async => rebound_graph::Durability::batched(),
+            RunDurability::Exit => rebound_graph::Durability::Batched {
+                max_steps: usize::MAX,
+                max_delay: std::time::Duration::MAX,
+            },
+        }
+    }
+}
+
 /// A stream mode: which parts of a run a stream carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -161,7 +198,7 @@ pub(crate) struct RunCreate {
     #[serde(default)]
     pub after_seconds: Option<f64>,
     #[serde(default)]
-    pub durability: Option<String>,
+    pub durability: Option<RunDurability>,
     #[serde(default)]
     pub strict_resume: Option<bool>,
     #[serde(default)]
@@ -234,6 +271,9 @@ pub struct RunKwargs {
     /// Delete the thread when the run ends (stateless runs).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(crate) delete_thread: bool,
+    /// When the run's checkpoints are committed.
+    #[serde(default)]
+    pub(crate) durability: RunDurability,
 }
 
 impl RunCreate {
@@ -300,6 +340,7 @@ impl RunCreate {
             checkpoint_id,
             recursion_limit: self.config.as_ref().and_then(|c| c.recursion_limit),
             delete_thread: false,
+            durability: self.durability.unwrap_or_default(),
         })
     }
 }

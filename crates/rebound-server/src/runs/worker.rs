@@ -22,7 +22,7 @@ use super::{GotoBody, RunKwargs, StreamMode};
 use crate::app::{App, Assistant, CancelAction};
 use crate::assistant::{RunEnd, RunInput};
 use crate::error::ApiError;
-use crate::store::{RunRecord, RunStatus, StoredEvent, Write};
+use crate::store::{CancelKind, Heartbeat, RunRecord, RunStatus, StoredEvent, Write};
 
 /// How long an idle worker sleeps before looking at the queue again even
 /// without being woken (a run queued by another process).
@@ -84,16 +84,22 @@ async fn next_run(app: &App) -> Option<RunRecord> {
 /// the worker.
 async fn run_isolated(app: &Arc<App>, run: RunRecord) {
     let run_id = run.run_id.clone();
+    let (epoch, thread_id) = (run.epoch, run.thread_id.clone());
     let task = tokio::spawn({
         let app = Arc::clone(app);
         async move { execute(&app, run).await }
     });
     if let Err(panic) = task.await {
         tracing::error!(%run_id, %panic, "a run's worker panicked");
-        app.writer.write(Write::RunStatus {
+        app.store.unfence(&thread_id);
+        app.writer.write(Write::RunEnd {
             run_id: run_id.clone(),
+            epoch,
             status: RunStatus::Error,
             error: Some("the server failed on this run (a bug: see its log)".to_string()),
+            thread_id,
+            thread_status: ThreadStatus::Error,
+            at_ms: crate::time::now_ms(),
         });
         if let Err(error) = app.writer.flush().await {
             tracing::error!(%error, %run_id, "recording a failed run failed");
@@ -139,6 +145,8 @@ impl Claimed {
 struct Emitter<'a> {
     app: &'a App,
     run_id: &'a str,
+    /// The claim the run's events are written under.
+    epoch: u64,
     channel: Arc<RunChannel>,
     seq: u64,
 }
@@ -149,6 +157,7 @@ impl Emitter<'_> {
         let stored = self.next(event, data);
         self.app.writer.write(Write::Event {
             run_id: self.run_id.to_string(),
+            epoch: self.epoch,
             event: stored.clone(),
         });
         self.channel.push(stored);
@@ -187,9 +196,23 @@ async fn execute(app: &App, run: RunRecord) {
     let mut emitter = Emitter {
         app,
         run_id: &run.run_id,
+        epoch: run.epoch,
         channel: Arc::clone(&channel),
         seq,
     };
+    // Registered before anything is streamed: a stop or a cancel that
+    // follows the first event finds the run.
+    let handle = app.cancel_handle(&run.run_id);
+    app.store.fence(&run);
+    let heartbeat = app.store.lease_ttl().map(|ttl| {
+        tokio::spawn(heartbeat_loop(
+            Arc::clone(&app.store),
+            run.run_id.clone(),
+            run.epoch,
+            ttl,
+            handle.clone(),
+        ))
+    });
     emitter.emit(
         "metadata",
         &json!({ "run_id": run.run_id, "attempt": run.attempt }),
@@ -204,16 +227,17 @@ async fn execute(app: &App, run: RunRecord) {
         },
     };
     let kwargs = kwargs.unwrap_or_default();
-    let handle = app.cancel_handle(&run.run_id);
-    let action = *handle
-        .action
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(heartbeat) = heartbeat {
+        heartbeat.abort();
+    }
+    app.store.unfence(&run.thread_id);
+    let action = handle.action();
     let cancelled = handle.token.is_cancelled();
-    if cancelled && action == CancelAction::Shutdown {
-        // Nothing recorded: the run stays `running`, is queued again at the
-        // next start and continues from its last checkpoint. What it
-        // emitted so far is stored.
+    if cancelled && matches!(action, CancelAction::Shutdown | CancelAction::LeaseLost) {
+        // Nothing recorded: the run stays `running`, is queued again (at
+        // the next start, or by the reaper once its claim expires) and
+        // continues from its last checkpoint. What it emitted so far is
+        // stored (a lost claim's writes are refused).
         let _ = app.writer.flush().await;
         app.end_run(&run.run_id);
         return;
@@ -266,22 +290,22 @@ async fn execute(app: &App, run: RunRecord) {
         };
         // The run's status, its thread's and its last events in one commit
         // (shared with other runs ending at the same time).
-        app.writer.write(Write::RunStatus {
-            run_id: run.run_id.clone(),
-            status,
-            error: failure,
-        });
-        app.writer.write(Write::ThreadStatus {
-            thread_id: run.thread_id.clone(),
-            status: thread_status,
-            at_ms: crate::time::now_ms(),
-        });
         if !kwargs.delete_thread {
             app.writer.write(Write::Event {
                 run_id: run.run_id.clone(),
+                epoch: run.epoch,
                 event: end.clone(),
             });
         }
+        app.writer.write(Write::RunEnd {
+            run_id: run.run_id.clone(),
+            epoch: run.epoch,
+            status,
+            error: failure,
+            thread_id: run.thread_id.clone(),
+            thread_status,
+            at_ms: crate::time::now_ms(),
+        });
         if let Err(error) = app.writer.flush().await {
             record(error.into());
         }
@@ -297,6 +321,43 @@ async fn execute(app: &App, run: RunRecord) {
     }
     app.end_run(&run.run_id);
     app.queue.notify_one();
+}
+
+/// Extends a running run's claim every third of `ttl` until aborted; a
+/// cancel asked for elsewhere, or the claim lost, cancels the run (a lost
+/// claim stops it without recording anything: it runs elsewhere now).
+async fn heartbeat_loop(
+    store: Arc<dyn crate::store::Store>,
+    run_id: String,
+    epoch: u64,
+    ttl: Duration,
+    handle: crate::app::CancelHandle,
+) {
+    let period = ttl / 3;
+    loop {
+        tokio::time::sleep(period).await;
+        let stop = match store.heartbeat(&run_id, epoch).await {
+            Ok(Heartbeat::Held { cancel: None }) => continue,
+            Ok(Heartbeat::Held {
+                cancel: Some(CancelKind::Interrupt),
+            }) => CancelAction::Interrupt,
+            Ok(Heartbeat::Held {
+                cancel: Some(CancelKind::Rollback),
+            }) => CancelAction::Rollback,
+            Ok(Heartbeat::Lost) => {
+                tracing::warn!(%run_id, epoch, "the run's claim was lost: stopping it");
+                CancelAction::LeaseLost
+            }
+            // A database that does not answer: try again until the claim
+            // would have expired, then the claim is as good as lost.
+            Err(error) => {
+                tracing::warn!(%error, %run_id, "a heartbeat failed");
+                continue;
+            }
+        };
+        handle.cancel(stop);
+        return;
+    }
 }
 
 /// A failed run: its `error` event, its statuses, the result waiting
@@ -395,6 +456,7 @@ async fn run_graph(
         // shared with other runs' writes).
         app.writer.write(Write::BaseCheckpoint {
             run_id: run.run_id.clone(),
+            epoch: run.epoch,
             checkpoint: head_id.clone().unwrap_or_default(),
         });
         app.writer
@@ -423,6 +485,7 @@ async fn run_graph(
             values: modes.contains(&StreamMode::Values),
             updates: modes.contains(&StreamMode::Updates),
         });
+    config = config.with_durability(kwargs.durability.engine());
     if let Some(limit) = kwargs.recursion_limit {
         config = config.with_recursion_limit(limit);
     }

@@ -120,6 +120,10 @@ pub struct RunRecord {
     /// How many times a worker took it (1 on its first run; more after a
     /// server restart resumed it).
     pub attempt: u32,
+    /// The number of its current claim: every write a worker makes for
+    /// the run carries it, and a write whose epoch is no longer the run's
+    /// (the run was given to another worker since) is not made.
+    pub epoch: u64,
     /// What the client asked for when the thread was busy.
     pub multitask_strategy: MultitaskStrategy,
     /// The client's metadata object.
@@ -152,28 +156,41 @@ pub struct StoredEvent {
 #[non_exhaustive]
 pub enum Write {
     /// Queues a run.
-    Enqueue(RunRecord),
-    /// Appends an event to a run's stream.
+    Enqueue(Box<RunRecord>),
+    /// Appends an event to a run's stream, while the claim `epoch` holds.
     Event {
         /// The run.
         run_id: String,
+        /// The claim it is written under.
+        epoch: u64,
         /// The event.
         event: StoredEvent,
     },
-    /// Records where a run stands.
-    RunStatus {
+    /// Records a run's end and its thread's status, while the claim
+    /// `epoch` holds (a run given to another worker since is left to it).
+    RunEnd {
         /// The run.
         run_id: String,
-        /// Its status.
+        /// The claim it is written under.
+        epoch: u64,
+        /// How it ended.
         status: RunStatus,
         /// Why it failed, if it did.
         error: Option<String>,
+        /// Its thread.
+        thread_id: String,
+        /// The thread's status after it.
+        thread_status: rebound_sqlite::ThreadStatus,
+        /// When (ms since the Unix epoch).
+        at_ms: u64,
     },
     /// Records the checkpoint a run started from (on its first attempt:
-    /// a value already recorded stays).
+    /// a value already recorded stays), while the claim `epoch` holds.
     BaseCheckpoint {
         /// The run.
         run_id: String,
+        /// The claim it is written under.
+        epoch: u64,
         /// The thread's latest checkpoint id, empty for none.
         checkpoint: String,
     },
@@ -186,6 +203,39 @@ pub enum Write {
         /// When (ms since the Unix epoch).
         at_ms: u64,
     },
+}
+
+/// What a heartbeat learned ([`Store::heartbeat`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heartbeat {
+    /// The claim is extended; `cancel` is set when an API server asked for
+    /// the run to stop.
+    Held {
+        /// The cancel asked for, if any.
+        cancel: Option<CancelKind>,
+    },
+    /// The claim expired and the run may be running elsewhere: stop it
+    /// without writing anything more.
+    Lost,
+}
+
+/// How a cancelled run is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelKind {
+    /// Stop it; what it did stays.
+    Interrupt,
+    /// Stop it and undo what it did.
+    Rollback,
+}
+
+impl CancelKind {
+    /// Its name in the API (`interrupt`, `rollback`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelKind::Interrupt => "interrupt",
+            CancelKind::Rollback => "rollback",
+        }
+    }
 }
 
 /// Which threads [`Store::search_threads`] returns.
@@ -262,9 +312,40 @@ pub trait Store: Send + Sync + 'static {
     async fn active_runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError>;
     /// Deletes a run and its events; `false` when there was none.
     async fn delete_run(&self, run_id: &str) -> Result<bool, StoreError>;
-    /// After a restart: every run left `running` goes back to `pending`
-    /// (keeping its place in its thread's queue); returns them.
+    /// At a server's start: the runs a killed server left `running` go
+    /// back to `pending` (keeping their place in their thread's queue);
+    /// returns them. A store shared by many processes leaves this to
+    /// [`Store::reap`] and returns none.
     async fn requeue_running(&self) -> Result<Vec<RunRecord>, StoreError>;
+
+    /// How long a claim lasts without a [`Store::heartbeat`]; `None` for a
+    /// store whose claims last as long as the process (one server per
+    /// file), where workers send no heartbeats.
+    fn lease_ttl(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// Extends the claim `epoch` of a running run; tells the worker of a
+    /// cancel asked for elsewhere, or that the claim is lost.
+    async fn heartbeat(&self, _run_id: &str, _epoch: u64) -> Result<Heartbeat, StoreError> {
+        Ok(Heartbeat::Held { cancel: None })
+    }
+    /// Asks the worker running `run_id` to stop it (delivered by its next
+    /// heartbeat); a store whose runs all run in this process has nothing
+    /// to do (the server's own cancel handles reach them).
+    async fn request_cancel(&self, _run_id: &str, _action: CancelKind) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// Gives runs whose claim expired back to the queue (or fails them
+    /// after too many attempts); any worker may call it, at any time.
+    async fn reap(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// Fences `run`'s checkpoint writes by its claim, until
+    /// [`Store::unfence`]: a checkpoint of its thread written after the
+    /// claim is lost fails, and so the run stops.
+    fn fence(&self, _run: &RunRecord) {}
+    /// Ends [`Store::fence`] for a thread.
+    fn unfence(&self, _thread_id: &str) {}
 
     /// Applies writes in one transaction, in order: all or none.
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError>;

@@ -7,7 +7,7 @@
 //! `server_run_events (run, seq)`, appended in batches.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use rebound_sqlite::{SqliteSaver, ThreadRecord};
@@ -59,21 +59,22 @@ const SELECT_CLAIMABLE: &str = "SELECT r.seq FROM server_runs r
       AND NOT EXISTS (SELECT 1 FROM server_runs y WHERE y.thread_id = r.thread_id AND y.status = 'pending' AND y.seq < r.seq)
     ORDER BY r.seq LIMIT ?1";
 
-/// The server's store in one SQLite file, shared with the checkpointer.
+/// The server's store in one SQLite file, shared with the checkpointer:
+/// its tables are read and written through the checkpointer's own
+/// connection ([`SqliteSaver::with_connection`]), so that the run queue and
+/// the checkpoints never wait for each other's lock or invalidate each
+/// other's page cache.
 pub struct SqliteStore {
     saver: Arc<SqliteSaver>,
-    conn: Mutex<Connection>,
 }
 
 impl SqliteStore {
     /// Opens the server's tables in the file of `saver`, creating them if
     /// needed. A file whose server tables a newer rebound wrote is refused.
     pub fn open(saver: Arc<SqliteSaver>) -> Result<Self, StoreError> {
-        let conn = open_connection(saver.path())?;
-        Ok(SqliteStore {
-            saver,
-            conn: Mutex::new(conn),
-        })
+        let path = saver.path().to_path_buf();
+        saver.with_connection(|conn| create_tables(conn, &path))?;
+        Ok(SqliteStore { saver })
     }
 
     /// The checkpointer sharing the file.
@@ -81,8 +82,9 @@ impl SqliteStore {
         &self.saver
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Runs `work` on the shared connection.
+    fn with_conn<R>(&self, work: impl FnOnce(&mut Connection) -> R) -> R {
+        self.saver.with_connection(work)
     }
 }
 
@@ -90,28 +92,7 @@ fn database(error: impl std::fmt::Display) -> StoreError {
     StoreError::Database(error.to_string())
 }
 
-fn open_connection(path: &Path) -> Result<Connection, StoreError> {
-    let mut conn = Connection::open(path).map_err(database)?;
-    conn.busy_timeout(std::time::Duration::from_secs(5))
-        .map_err(database)?;
-    conn.pragma_update(None, "synchronous", "NORMAL")
-        .map_err(database)?;
-    // As the checkpointer's connection: 16 MiB of cached pages.
-    conn.pragma_update(None, "cache_size", -16_384)
-        .map_err(database)?;
-    conn.pragma_update(
-        None,
-        "mmap_size",
-        i64::try_from(crate::MMAP_BYTES).unwrap_or(i64::MAX),
-    )
-    .map_err(database)?;
-    // Plans independent of bound values: no re-prepare per new value (see
-    // rebound-sqlite's store).
-    conn.set_db_config(
-        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
-        true,
-    )
-    .map_err(database)?;
+fn create_tables(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let tx = conn.transaction().map_err(database)?;
     tx.execute_batch(SCHEMA).map_err(database)?;
     let version: Option<i64> = tx
@@ -135,8 +116,9 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
         Some(_) => {}
     }
     tx.commit().map_err(database)?;
-    conn.set_prepared_statement_cache_capacity(32);
-    Ok(conn)
+    // Room for the server's statements beside the checkpointer's.
+    conn.set_prepared_statement_cache_capacity(96);
+    Ok(())
 }
 
 fn to_sql_u64(value: u64) -> i64 {
@@ -195,6 +177,8 @@ impl RawRun {
             created_ms: u64::try_from(self.created_ms).unwrap_or_default(),
             updated_ms: u64::try_from(self.updated_ms).unwrap_or_default(),
             attempt: u32::try_from(self.attempt).unwrap_or_default(),
+            // One server per file: a claim is counted by the attempt.
+            epoch: u64::try_from(self.attempt).unwrap_or_default(),
             run_id: self.run_id,
             thread_id: self.thread_id,
             assistant_id: self.assistant_id,
@@ -243,42 +227,87 @@ fn insert_run(conn: &Connection, run: &RunRecord) -> rusqlite::Result<()> {
 fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
     match write {
         Write::Enqueue(run) => insert_run(conn, run),
-        Write::Event { run_id, event } => conn
+        // One server per file: no other worker can hold its runs, and an
+        // event needs no fence.
+        Write::Event { run_id, event, .. } => conn
             .prepare_cached(
                 "INSERT OR REPLACE INTO server_run_events (run_id, seq, event, data) VALUES (?1, ?2, ?3, ?4)",
             )?
             .execute(params![run_id, to_sql_u64(event.seq), event.event, event.data])
             .map(|_| ()),
-        Write::RunStatus {
+        Write::RunEnd {
             run_id,
+            epoch,
             status,
             error,
+            thread_id,
+            thread_status,
+            at_ms,
+        } => {
+            let ended = conn
+                .prepare_cached(
+                    "UPDATE server_runs SET status = ?3, error = COALESCE(?4, error), updated_ms = ?5 WHERE run_id = ?1 AND attempt = ?2 AND status = 'running'",
+                )?
+                .execute(params![run_id, to_sql_u64(*epoch), status.as_str(), error, now_ms()])?;
+            if ended > 0 {
+                set_thread_status(conn, thread_id, *thread_status, *at_ms)?;
+            }
+            Ok(())
+        }
+        Write::BaseCheckpoint {
+            run_id,
+            epoch,
+            checkpoint,
         } => conn
             .prepare_cached(
-                "UPDATE server_runs SET status = ?2, error = COALESCE(?3, error), updated_ms = ?4 WHERE run_id = ?1",
+                "UPDATE server_runs SET base_checkpoint = ?2 WHERE run_id = ?1 AND attempt = ?3 AND base_checkpoint IS NULL",
             )?
-            .execute(params![run_id, status.as_str(), error, now_ms()])
+            .execute(params![run_id, checkpoint, to_sql_u64(*epoch)])
             .map(|_| ()),
-        Write::BaseCheckpoint { run_id, checkpoint } => conn
-            .prepare_cached(
-                "UPDATE server_runs SET base_checkpoint = ?2 WHERE run_id = ?1 AND base_checkpoint IS NULL",
-            )?
-            .execute(params![run_id, checkpoint])
-            .map(|_| ()),
-        // The thread records are rebound-sqlite's table (`thread_records`);
-        // written here, in the server's own transaction, so that a run's
-        // end is one commit.
         Write::ThreadStatus {
             thread_id,
             status,
             at_ms,
-        } => conn
-            .prepare_cached(
-                "UPDATE thread_records SET status = ?2, updated_ms = ?3 WHERE thread = ?1",
-            )?
-            .execute(params![thread_id, status.as_str(), to_sql_u64(*at_ms)])
-            .map(|_| ()),
+        } => set_thread_status(conn, thread_id, *status, *at_ms),
     }
+}
+
+// The thread records are rebound-sqlite's table (`thread_records`); written
+// here, in the server's own transaction, so that a run's end is one commit.
+fn set_thread_status(
+    conn: &Connection,
+    thread_id: &str,
+    status: rebound_sqlite::ThreadStatus,
+    at_ms: u64,
+) -> rusqlite::Result<()> {
+    conn.prepare_cached("UPDATE thread_records SET status = ?2, updated_ms = ?3 WHERE thread = ?1")?
+        .execute(params![thread_id, status.as_str(), to_sql_u64(at_ms)])
+        .map(|_| ())
+}
+
+/// Claims the oldest claimable runs, at most `limit`, in one transaction.
+fn claim(conn: &mut Connection, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(database)?;
+    let seqs: Vec<i64> = tx
+        .prepare_cached(SELECT_CLAIMABLE)
+        .and_then(|mut stmt| {
+            stmt.query_map([to_sql_u64(limit as u64)], |row| row.get(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(database)?;
+    let mut runs = Vec::with_capacity(seqs.len());
+    for seq in seqs {
+        tx.prepare_cached(
+            "UPDATE server_runs SET status = 'running', attempt = attempt + 1, updated_ms = ?2 WHERE seq = ?1",
+        )
+        .and_then(|mut stmt| stmt.execute(params![seq, now_ms()]))
+        .map_err(database)?;
+        runs.extend(select_runs(&tx, "WHERE seq = ?1", [seq])?);
+    }
+    tx.commit().map_err(database)?;
+    Ok(runs)
 }
 
 fn now_ms() -> i64 {
@@ -304,16 +333,14 @@ impl Store for SqliteStore {
     }
 
     async fn delete_thread(&self, thread_id: &str) -> Result<bool, StoreError> {
-        {
-            let conn = self.conn();
+        self.with_conn(|conn| {
             conn.execute(
                 "DELETE FROM server_run_events WHERE run_id IN (SELECT run_id FROM server_runs WHERE thread_id = ?1)",
                 [thread_id],
-            )
-            .map_err(database)?;
+            )?;
             conn.execute("DELETE FROM server_runs WHERE thread_id = ?1", [thread_id])
-                .map_err(database)?;
-        }
+        })
+        .map_err(database)?;
         self.saver.delete_thread(thread_id).map_err(storage)
     }
 
@@ -352,43 +379,24 @@ impl Store for SqliteStore {
     }
 
     async fn claim_runs(&self, limit: usize) -> Result<Vec<RunRecord>, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(database)?;
-        let seqs: Vec<i64> = tx
-            .prepare_cached(SELECT_CLAIMABLE)
-            .and_then(|mut stmt| {
-                stmt.query_map([to_sql_u64(limit as u64)], |row| row.get(0))?
-                    .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(database)?;
-        let mut runs = Vec::with_capacity(seqs.len());
-        for seq in seqs {
-            tx.prepare_cached(
-                "UPDATE server_runs SET status = 'running', attempt = attempt + 1, updated_ms = ?2 WHERE seq = ?1",
-            )
-            .and_then(|mut stmt| stmt.execute(params![seq, now_ms()]))
-            .map_err(database)?;
-            runs.extend(select_runs(&tx, "WHERE seq = ?1", [seq])?);
-        }
-        tx.commit().map_err(database)?;
-        Ok(runs)
+        self.with_conn(|conn| claim(conn, limit))
     }
 
     async fn cancel_pending(&self, run_id: &str) -> Result<bool, StoreError> {
         let changed = self
-            .conn()
-            .prepare_cached(
-                "UPDATE server_runs SET status = 'interrupted', updated_ms = ?2 WHERE run_id = ?1 AND status = 'pending'",
-            )
-            .and_then(|mut stmt| stmt.execute(params![run_id, now_ms()]))
+            .with_conn(|conn| {
+                conn.prepare_cached(
+                    "UPDATE server_runs SET status = 'interrupted', updated_ms = ?2 WHERE run_id = ?1 AND status = 'pending'",
+                )?
+                .execute(params![run_id, now_ms()])
+            })
             .map_err(database)?;
         Ok(changed > 0)
     }
-
     async fn get_run(&self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
-        Ok(select_runs(&self.conn(), "WHERE run_id = ?1", [run_id])?.pop())
+        Ok(self
+            .with_conn(|conn| select_runs(conn, "WHERE run_id = ?1", [run_id]))?
+            .pop())
     }
 
     async fn list_runs(
@@ -398,78 +406,84 @@ impl Store for SqliteStore {
         limit: usize,
         offset: usize,
     ) -> Result<Vec<RunRecord>, StoreError> {
-        select_runs(
-            &self.conn(),
-            "WHERE thread_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY seq DESC LIMIT ?3 OFFSET ?4",
-            params![
-                thread_id,
-                status.map(RunStatus::as_str),
-                to_sql_u64(limit as u64),
-                to_sql_u64(offset as u64)
-            ],
-        )
+        self.with_conn(|conn| {
+            select_runs(
+                conn,
+                "WHERE thread_id = ?1 AND (?2 IS NULL OR status = ?2) ORDER BY seq DESC LIMIT ?3 OFFSET ?4",
+                params![
+                    thread_id,
+                    status.map(RunStatus::as_str),
+                    to_sql_u64(limit as u64),
+                    to_sql_u64(offset as u64)
+                ],
+            )
+        })
     }
 
     async fn active_runs(&self, thread_id: &str) -> Result<Vec<RunRecord>, StoreError> {
-        select_runs(
-            &self.conn(),
-            "WHERE thread_id = ?1 AND status IN ('pending', 'running') ORDER BY seq",
-            [thread_id],
-        )
+        self.with_conn(|conn| {
+            select_runs(
+                conn,
+                "WHERE thread_id = ?1 AND status IN ('pending', 'running') ORDER BY seq",
+                [thread_id],
+            )
+        })
     }
 
     async fn delete_run(&self, run_id: &str) -> Result<bool, StoreError> {
-        let conn = self.conn();
-        conn.execute("DELETE FROM server_run_events WHERE run_id = ?1", [run_id])
-            .map_err(database)?;
-        let deleted = conn
-            .execute("DELETE FROM server_runs WHERE run_id = ?1", [run_id])
+        let deleted = self
+            .with_conn(|conn| {
+                conn.execute("DELETE FROM server_run_events WHERE run_id = ?1", [run_id])?;
+                conn.execute("DELETE FROM server_runs WHERE run_id = ?1", [run_id])
+            })
             .map_err(database)?;
         Ok(deleted > 0)
     }
 
     async fn requeue_running(&self) -> Result<Vec<RunRecord>, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        self.with_conn(|conn| {
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(database)?;
+            let runs = select_runs(&tx, "WHERE status = 'running' ORDER BY seq", [])?;
+            tx.execute(
+                "UPDATE server_runs SET status = 'pending', updated_ms = ?1 WHERE status = 'running'",
+                [now_ms()],
+            )
             .map_err(database)?;
-        let runs = select_runs(&tx, "WHERE status = 'running' ORDER BY seq", [])?;
-        tx.execute(
-            "UPDATE server_runs SET status = 'pending', updated_ms = ?1 WHERE status = 'running'",
-            [now_ms()],
-        )
-        .map_err(database)?;
-        tx.commit().map_err(database)?;
-        Ok(runs)
+            tx.commit().map_err(database)?;
+            Ok(runs)
+        })
     }
 
     async fn apply(&self, writes: &[Write]) -> Result<(), StoreError> {
         if writes.is_empty() {
             return Ok(());
         }
-        let mut conn = self.conn();
-        let tx = conn.transaction().map_err(database)?;
-        for write in writes {
-            apply_one(&tx, write).map_err(database)?;
-        }
-        tx.commit().map_err(database)
+        self.with_conn(|conn| {
+            let tx = conn.transaction()?;
+            for write in writes {
+                apply_one(&tx, write)?;
+            }
+            tx.commit()
+        })
+        .map_err(database)
     }
 
     async fn read_events(&self, run_id: &str, after: u64) -> Result<Vec<StoredEvent>, StoreError> {
-        self.conn()
-            .prepare_cached(
+        self.with_conn(|conn| {
+            conn.prepare_cached(
                 "SELECT seq, event, data FROM server_run_events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq",
-            )
-            .and_then(|mut stmt| {
-                stmt.query_map(params![run_id, to_sql_u64(after)], |row| {
-                    Ok(StoredEvent {
-                        seq: u64::try_from(row.get::<_, i64>(0)?).unwrap_or_default(),
-                        event: row.get(1)?,
-                        data: row.get(2)?,
-                    })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
-            })
-            .map_err(database)
+            )?
+            .query_map(params![run_id, to_sql_u64(after)], |row| {
+                Ok(StoredEvent {
+                    seq: u64::try_from(row.get::<_, i64>(0)?).unwrap_or_default(),
+                    event: row.get(1)?,
+                    data: row.get(2)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .map_err(database)
     }
 }

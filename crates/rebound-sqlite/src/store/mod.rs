@@ -51,6 +51,11 @@ pub(crate) struct Store {
 }
 
 impl Store {
+    /// The connection, for [`crate::SqliteSaver::with_connection`].
+    pub(crate) fn connection(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     /// Opens (creating if needed) and migrates the database at `path`.
     pub(crate) fn open(path: &Path, options: &SqliteOptions) -> Result<Store, CheckpointError> {
         let location = path.display().to_string();
