@@ -75,6 +75,9 @@ pub enum Command {
     /// Serve the workflows over HTTP, in the shape of LangGraph's Agent
     /// Server API (its clients work unchanged), on 127.0.0.1 by default.
     Serve(ServeArgs),
+    /// Run the workflows' runs queued in a shared PostgreSQL database, as
+    /// a worker beside `rebound serve --database postgres://...` (no HTTP).
+    Worker(WorkerArgs),
     /// The embedded local models.
     Model {
         /// What to do with them.
@@ -138,13 +141,48 @@ pub struct ServeArgs {
     /// (`Authorization: Bearer <token>`).
     #[arg(long, env = "REBOUND_API_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
-    /// How many runs run at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// How many runs run at once (0, with a PostgreSQL database: none
+    /// here, `rebound worker` processes run them).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(0..=256))]
     pub workers: u16,
+    /// A PostgreSQL database shared with other servers and workers
+    /// (`postgres://user:password@host:port/db`) instead of the
+    /// workspace's `state.db`.
+    #[arg(
+        long,
+        env = "REBOUND_DATABASE_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database: Option<String>,
     /// Let web pages from this origin call the API (CORS; off by default).
     /// May be repeated.
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     pub cors_origins: Vec<String>,
+    /// The model and approval mode of every run.
+    #[command(flatten)]
+    pub overrides: RunOverrides,
+}
+
+/// `rebound worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The PostgreSQL database the servers queue runs in
+    /// (`postgres://user:password@host:port/db`).
+    #[arg(
+        long,
+        env = "REBOUND_DATABASE_URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database: String,
+    /// How many runs run at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// How long, in seconds, a claim on a run lasts without a heartbeat:
+    /// a worker that dies or hangs loses its runs after about this long.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    pub lease_ttl: f64,
     /// The model and approval mode of every run.
     #[command(flatten)]
     pub overrides: RunOverrides,

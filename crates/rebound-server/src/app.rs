@@ -75,6 +75,8 @@ pub(crate) struct App {
     pub token: Option<String>,
     /// Stops the workers.
     pub shutdown: CancellationToken,
+    /// The server's claim on its SQLite file, released once it stopped.
+    pub hold: Mutex<Option<rebound_sqlite::ThreadHold>>,
 }
 
 impl App {
@@ -119,6 +121,17 @@ impl App {
                 }
             })
             .clone()
+    }
+
+    /// Releases the server's claim on its database (after its runs
+    /// stopped): another server may open it.
+    pub(crate) fn release_database(&self) {
+        drop(
+            self.hold
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
     }
 
     /// The cancellation of `run_id` if this server runs it (or is about to).

@@ -102,7 +102,8 @@ type Attach = Box<dyn FnOnce(Arc<dyn Checkpointer>) -> Arc<dyn ServedGraph> + Se
 /// Builds a [`Server`].
 #[must_use]
 pub struct ServerBuilder {
-    database: Option<PathBuf>,
+    database: Option<Database>,
+    queue: rebound_postgres::queue::QueueConfig,
     graphs: Vec<(String, Attach)>,
     workers: usize,
     token: Option<String>,
@@ -114,11 +115,21 @@ pub struct ServerBuilder {
 /// last one left running).
 const SERVER_LOCK: &str = "__rebound_server__";
 
+/// Where a server keeps its threads, runs and checkpoints.
+enum Database {
+    /// One SQLite file, served by one server.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database shared by any number of servers and workers.
+    Postgres(String),
+}
+
 /// A server ready to serve: its store is open and its graphs registered.
 pub struct Server {
     store: Arc<dyn Store>,
-    /// This process's claim on the database, for as long as it serves.
-    hold: rebound_sqlite::ThreadHold,
+    /// The database, as errors name it (no password).
+    location: String,
+    /// This process's claim on a SQLite file, for as long as it serves.
+    hold: Option<rebound_sqlite::ThreadHold>,
     assistants: BTreeMap<String, Assistant>,
     workers: usize,
     token: Option<String>,
@@ -131,6 +142,7 @@ impl Server {
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
             database: None,
+            queue: rebound_postgres::queue::QueueConfig::default(),
             graphs: Vec::new(),
             workers: 4,
             token: None,
@@ -148,7 +160,7 @@ impl Server {
     /// runs and connections (runs in progress stop with the process, and
     /// resume on the next start).
     pub async fn serve_with_shutdown(
-        self,
+        mut self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServerError> {
@@ -158,30 +170,11 @@ impl Server {
                 addr: addr.to_string(),
             });
         }
-        let app = Arc::new(App {
-            writer: StoreWriter::start(Arc::clone(&self.store)),
-            store: self.store,
-            assistants: self.assistants,
-            hub: Hub::default(),
-            queue: Notify::new(),
-            claimed: runs::worker::Claimed::default(),
-            cancels: Mutex::default(),
-            token: self.token,
-            shutdown: CancellationToken::new(),
-        });
-        // Runs a killed server left running go back to the queue, keeping
-        // their place; their streams stay joinable.
-        for run in app.store.requeue_running().await? {
-            tracing::info!(run_id = %run.run_id, "resuming a run left running");
-            app.hub.open(&run.run_id);
-        }
-        let workers: Vec<_> = (0..self.workers.max(1))
-            .map(|_| tokio::spawn(runs::worker::worker_loop(Arc::clone(&app))))
-            .collect();
+        let cors = std::mem::take(&mut self.cors);
+        let (app, workers) = self.start().await?;
         let mut router = routes::router(Arc::clone(&app));
-        if !self.cors.is_empty() {
-            let origins: Vec<axum::http::HeaderValue> = self
-                .cors
+        if !cors.is_empty() {
+            let origins: Vec<axum::http::HeaderValue> = cors
                 .iter()
                 .filter_map(|o| axum::http::HeaderValue::from_str(o).ok())
                 .collect();
@@ -192,7 +185,6 @@ impl Server {
                     .allow_headers(tower_http::cors::Any),
             );
         }
-        let hold = self.hold;
         let stop = app.shutdown.clone();
         // Events go out as they happen: without TCP_NODELAY a small write
         // after another waits for the client's delayed ACK (~40 ms).
@@ -209,8 +201,99 @@ impl Server {
             .await;
         app.shutdown.cancel();
         stop_runs(&app, workers).await;
-        drop(hold);
+        app.release_database();
         result.map_err(ServerError::Io)
+    }
+
+    /// Runs workers only, with no HTTP, until `shutdown` completes: a
+    /// worker process beside API servers on a shared store (`rebound
+    /// worker`). Its runs stop at the shutdown and go back to the queue for
+    /// another worker.
+    pub async fn run_workers(
+        mut self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServerError> {
+        if self.store.lease_ttl().is_none() {
+            return Err(ServerError::Database {
+                path: self.location.clone(),
+                reason: "workers apart from a server need a shared store (PostgreSQL); a SQLite file is served by one `rebound serve`".to_string(),
+            });
+        }
+        self.workers = self.workers.max(1);
+        let (app, workers) = self.start().await?;
+        shutdown.await;
+        app.shutdown.cancel();
+        stop_runs(&app, workers).await;
+        app.release_database();
+        Ok(())
+    }
+
+    /// The shared state, the workers, the reaper and the listener of a
+    /// shared store's notices.
+    async fn start(self) -> Result<(Arc<App>, Vec<tokio::task::JoinHandle<()>>), ServerError> {
+        let app = Arc::new(App {
+            writer: StoreWriter::start(Arc::clone(&self.store)),
+            store: self.store,
+            assistants: self.assistants,
+            hub: Hub::default(),
+            queue: Notify::new(),
+            claimed: runs::worker::Claimed::default(),
+            cancels: Mutex::default(),
+            token: self.token,
+            shutdown: CancellationToken::new(),
+            hold: Mutex::new(self.hold),
+        });
+        // Runs a killed server left running go back to the queue, keeping
+        // their place; their streams stay joinable.
+        for run in app.store.requeue_running().await? {
+            tracing::info!(run_id = %run.run_id, "resuming a run left running");
+            app.hub.open(&run.run_id);
+        }
+        let mut tasks: Vec<_> = (0..self.workers)
+            .map(|_| tokio::spawn(runs::worker::worker_loop(Arc::clone(&app))))
+            .collect();
+        if let Some(ttl) = app.store.lease_ttl() {
+            if self.workers > 0 {
+                tasks.push(tokio::spawn(reap_loop(Arc::clone(&app), ttl)));
+            }
+        }
+        if let Some(notices) = app.store.notices() {
+            tasks.push(tokio::spawn(follow_notices(Arc::clone(&app), notices)));
+        }
+        Ok((app, tasks))
+    }
+}
+
+/// Gives the runs whose lease expired back to the queue, every half lease,
+/// until the server stops (any worker process may; it is idempotent).
+async fn reap_loop(app: Arc<App>, ttl: std::time::Duration) {
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(ttl / 2) => {}
+            () = app.shutdown.cancelled() => return,
+        }
+        match app.store.reap().await {
+            Ok(()) => app.queue.notify_one(),
+            Err(error) => tracing::warn!(%error, "reaping expired leases failed"),
+        }
+    }
+}
+
+/// Wakes an idle worker when another process queued or ended a run.
+async fn follow_notices(
+    app: Arc<App>,
+    mut notices: tokio::sync::broadcast::Receiver<store::StoreNotice>,
+) {
+    loop {
+        tokio::select! {
+            notice = notices.recv() => match notice {
+                Ok(store::StoreNotice::Runs | store::StoreNotice::Missed)
+                | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => app.queue.notify_one(),
+                Ok(store::StoreNotice::Events(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+            () = app.shutdown.cancelled() => return,
+        }
     }
 }
 
@@ -248,7 +331,7 @@ impl ServerBuilder {
     /// The SQLite file for checkpoints, threads, runs and events (created
     /// if missing; the `state.db` the `rebound` command uses).
     pub fn database(mut self, path: impl Into<PathBuf>) -> Self {
-        self.database = Some(path.into());
+        self.database = Some(Database::Sqlite(path.into()));
         self
     }
 
@@ -295,7 +378,8 @@ impl ServerBuilder {
         self
     }
 
-    /// How many runs run at once (4 by default).
+    /// How many runs run at once (4 by default). On PostgreSQL, 0 makes
+    /// an API server that runs nothing itself (worker processes do).
     pub fn workers(mut self, workers: usize) -> Self {
         self.workers = workers;
         self
@@ -315,12 +399,79 @@ impl ServerBuilder {
         self
     }
 
-    /// Opens the database and registers the graphs.
-    pub fn build(self) -> Result<Server, ServerError> {
-        let path = self.database.ok_or_else(|| ServerError::Database {
-            path: String::new(),
-            reason: "no database was given (ServerBuilder::database)".to_string(),
+    /// A PostgreSQL database (`postgres://user:password@host/db`) instead
+    /// of a SQLite file: shared by any number of servers and worker
+    /// processes ([`Server::run_workers`]). Open it with
+    /// [`ServerBuilder::connect`].
+    pub fn postgres(mut self, url: impl Into<String>) -> Self {
+        self.database = Some(Database::Postgres(url.into()));
+        self
+    }
+
+    /// How long a worker's claim on a run lasts without a heartbeat, on
+    /// PostgreSQL (10 s by default): a worker that dies or hangs loses its
+    /// runs to other workers after about this long.
+    pub fn lease_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.queue.lease_ttl = ttl;
+        self
+    }
+
+    /// How many times a run is claimed, on PostgreSQL, before a lease
+    /// expiring once more fails it (3 by default).
+    pub fn max_attempts(mut self, attempts: u32) -> Self {
+        self.queue.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// Opens the database and registers the graphs: SQLite or PostgreSQL.
+    pub async fn connect(self) -> Result<Server, ServerError> {
+        let url = match &self.database {
+            Some(Database::Postgres(url)) => url.clone(),
+            _ => return self.build(),
+        };
+        let saver = rebound_postgres::PostgresSaver::connect(
+            &url,
+            rebound_postgres::PostgresOptions::default(),
+        )
+        .await
+        .map_err(|e| ServerError::Database {
+            path: "PostgreSQL".to_string(),
+            reason: e.to_string(),
         })?;
+        let location = format!("{saver:?}");
+        let saver = Arc::new(saver);
+        let store = store::PostgresStore::open(Arc::clone(&saver), self.queue.clone()).await?;
+        let checkpointer: Arc<dyn Checkpointer> = saver;
+        Ok(Server {
+            store: Arc::new(store),
+            location,
+            hold: None,
+            assistants: register(self.graphs, &checkpointer)?,
+            workers: self.workers,
+            token: self.token,
+            cors: self.cors,
+        })
+    }
+
+    /// Opens the SQLite file and registers the graphs ([`ServerBuilder::connect`]
+    /// opens PostgreSQL too).
+    pub fn build(self) -> Result<Server, ServerError> {
+        let path = match self.database {
+            Some(Database::Sqlite(path)) => path,
+            Some(Database::Postgres(_)) => {
+                return Err(ServerError::Database {
+                    path: "PostgreSQL".to_string(),
+                    reason: "a PostgreSQL database is opened with ServerBuilder::connect().await"
+                        .to_string(),
+                })
+            }
+            None => {
+                return Err(ServerError::Database {
+                    path: String::new(),
+                    reason: "no database was given (ServerBuilder::database)".to_string(),
+                })
+            }
+        };
         // The server's store shares the file: map it (see SqliteOptions::mmap_size).
         let options = rebound_sqlite::SqliteOptions::default().with_mmap_size(MMAP_BYTES);
         let saver = SqliteSaver::open(&path, options).map_err(|e| ServerError::Database {
@@ -342,37 +493,46 @@ impl ServerBuilder {
         let saver = Arc::new(saver);
         let store = SqliteStore::open(Arc::clone(&saver))?;
         let checkpointer: Arc<dyn Checkpointer> = saver;
-        let now = time::now_ms();
-        let mut assistants = BTreeMap::new();
-        for (graph_id, attach) in self.graphs {
-            if graph_id.is_empty() || graph_id.contains('/') {
-                return Err(ServerError::Graph {
-                    id: graph_id,
-                    reason: "a graph id must be non-empty and without '/'".to_string(),
-                });
-            }
-            if assistants.contains_key(&graph_id) {
-                return Err(ServerError::Graph {
-                    id: graph_id,
-                    reason: "registered twice".to_string(),
-                });
-            }
-            let assistant = Assistant {
-                assistant_id: uuid::Uuid::new_v5(&ASSISTANT_NAMESPACE, graph_id.as_bytes())
-                    .to_string(),
-                graph_id: graph_id.clone(),
-                graph: attach(Arc::clone(&checkpointer)),
-                created_ms: now,
-            };
-            assistants.insert(graph_id, assistant);
-        }
         Ok(Server {
             store: Arc::new(store),
-            hold,
-            assistants,
-            workers: self.workers,
+            location: path.display().to_string(),
+            hold: Some(hold),
+            assistants: register(self.graphs, &checkpointer)?,
+            // The server's own workers run every run of its file.
+            workers: self.workers.max(1),
             token: self.token,
             cors: self.cors,
         })
     }
+}
+
+/// The assistants of `graphs`, each with `checkpointer` attached.
+fn register(
+    graphs: Vec<(String, Attach)>,
+    checkpointer: &Arc<dyn Checkpointer>,
+) -> Result<BTreeMap<String, Assistant>, ServerError> {
+    let now = time::now_ms();
+    let mut assistants = BTreeMap::new();
+    for (graph_id, attach) in graphs {
+        if graph_id.is_empty() || graph_id.contains('/') {
+            return Err(ServerError::Graph {
+                id: graph_id,
+                reason: "a graph id must be non-empty and without '/'".to_string(),
+            });
+        }
+        if assistants.contains_key(&graph_id) {
+            return Err(ServerError::Graph {
+                id: graph_id,
+                reason: "registered twice".to_string(),
+            });
+        }
+        let assistant = Assistant {
+            assistant_id: uuid::Uuid::new_v5(&ASSISTANT_NAMESPACE, graph_id.as_bytes()).to_string(),
+            graph_id: graph_id.clone(),
+            graph: attach(Arc::clone(checkpointer)),
+            created_ms: now,
+        };
+        assistants.insert(graph_id, assistant);
+    }
+    Ok(assistants)
 }

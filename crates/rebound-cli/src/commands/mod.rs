@@ -40,6 +40,7 @@ pub async fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Fork(args) => fork::fork(global, args).await,
         Command::Graph(args) => graph::graph(global, args),
         Command::Serve(args) => serve::serve(global, args).await,
+        Command::Worker(args) => serve::worker(global, args).await,
         Command::Trust(args) => trust::trust(global, args),
         Command::Model { command } => model::model(global, command),
         Command::Config {

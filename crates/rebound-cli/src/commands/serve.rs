@@ -12,7 +12,7 @@ use rebound_server::Server;
 use serde::Deserialize;
 
 use super::flags;
-use crate::cli::{GlobalArgs, ServeArgs};
+use crate::cli::{GlobalArgs, ServeArgs, WorkerArgs};
 use crate::config::{process_env, Settings};
 use crate::deps;
 use crate::exit::{usage, Exit};
@@ -104,6 +104,70 @@ async fn interrupt_or_terminate() {
     }
 }
 
+/// The server with the workflows `pev`, `reflect` and `supervisor` on
+/// the workspace's settings, model and tools.
+fn workflows(
+    settings: &Settings,
+    deps: Arc<AgentDeps>,
+) -> anyhow::Result<rebound_server::ServerBuilder> {
+    Ok(Server::builder()
+        .graph_with_input(
+            "pev",
+            PevState::build(Arc::clone(&deps))?,
+            goal_input::<PevState>(settings),
+        )
+        .graph_with_input(
+            "reflect",
+            ReflectState::build(Arc::clone(&deps))?,
+            goal_input::<ReflectState>(settings),
+        )
+        .graph_with_input(
+            "supervisor",
+            rebound_agent::supervisor::build(deps)?,
+            request_input,
+        ))
+}
+
+/// Runs the runs queued in a shared database until Ctrl-C (or SIGTERM):
+/// its running runs stop at their next step and go back to the queue for
+/// another worker.
+pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exit> {
+    if !(args.lease_ttl.is_finite() && args.lease_ttl >= 0.1) {
+        return Err(usage(format!(
+            "--lease-ttl must be a number of seconds of at least 0.1, not {}",
+            args.lease_ttl
+        )));
+    }
+    let flags = flags(global, Some(&args.overrides));
+    let settings = super::trust::settings_for_run(global, &flags)?;
+    let model = crate::models::open(&settings.model, &process_env)?;
+    let state = StateDir::new(&settings.state_dir);
+    state.open()?;
+    let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let server = workflows(&settings, Arc::clone(&tools.deps))?
+        .postgres(&args.database)
+        .workers(usize::from(args.concurrency))
+        .lease_ttl(std::time::Duration::from_secs_f64(args.lease_ttl))
+        .connect()
+        .await?;
+    eprintln!(
+        "rebound worker: pid {} ({} at once; workspace {}; model {}); Ctrl-C stops",
+        std::process::id(),
+        args.concurrency,
+        settings.workspace.display(),
+        settings.model,
+    );
+    let worked = server
+        .run_workers(async {
+            interrupt_or_terminate().await;
+            eprintln!("\nstopping: running runs stop at their next step and go back to the queue");
+        })
+        .await;
+    tools.shutdown().await;
+    worked?;
+    Ok(Exit::Success)
+}
+
 /// Serves until Ctrl-C (or SIGTERM): open streams end, running runs stop at their next
 /// step and go on at the next start. A second Ctrl-C stops at once.
 pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit> {
@@ -115,28 +179,19 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit>
     // Creates and migrates the database (and imports old thread files).
     state.open()?;
     let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
-    let deps: Arc<AgentDeps> = Arc::clone(&tools.deps);
-    let server = Server::builder()
-        .database(state.database())
+    let builder = workflows(&settings, Arc::clone(&tools.deps))?
         .workers(usize::from(args.workers))
         .token(args.token.clone())
-        .cors_origins(args.cors_origins.clone())
-        .graph_with_input(
-            "pev",
-            PevState::build(Arc::clone(&deps))?,
-            goal_input::<PevState>(&settings),
-        )
-        .graph_with_input(
-            "reflect",
-            ReflectState::build(Arc::clone(&deps))?,
-            goal_input::<ReflectState>(&settings),
-        )
-        .graph_with_input(
-            "supervisor",
-            rebound_agent::supervisor::build(deps)?,
-            request_input,
-        )
-        .build()?;
+        .cors_origins(args.cors_origins.clone());
+    let server = match &args.database {
+        Some(url) => builder.postgres(url).connect().await?,
+        None if args.workers == 0 => {
+            return Err(usage(
+                "--workers 0 needs a shared --database postgres://...: a workspace's state.db is served by one server, whose workers run its runs",
+            ))
+        }
+        None => builder.database(state.database()).build()?,
+    };
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;

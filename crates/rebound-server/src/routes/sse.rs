@@ -40,9 +40,27 @@ struct DisconnectGuard {
 
 impl Drop for DisconnectGuard {
     fn drop(&mut self) {
-        if self.armed {
-            self.app.cancel_handle(&self.run_id).token.cancel();
+        if !self.armed {
+            return;
         }
+        if self.app.store.lease_ttl().is_none() {
+            self.app.cancel_handle(&self.run_id).token.cancel();
+            return;
+        }
+        // A shared store: the run may be another process's.
+        if let Some(handle) = self.app.local_cancel(&self.run_id) {
+            handle.token.cancel();
+        }
+        let store = Arc::clone(&self.app.store);
+        let run_id = self.run_id.clone();
+        tokio::spawn(async move {
+            if let Err(error) = store
+                .request_cancel(&run_id, crate::store::CancelKind::Interrupt)
+                .await
+            {
+                tracing::warn!(%error, %run_id, "cancelling a run whose client left failed");
+            }
+        });
     }
 }
 
@@ -57,6 +75,33 @@ struct Cursor {
     started: bool,
     done: bool,
     guard: Option<DisconnectGuard>,
+    /// A shared store's notices: a run executing in another process is
+    /// followed in the store, woken by its events' notices (the poll
+    /// covers a missed one).
+    notices: Option<tokio::sync::broadcast::Receiver<crate::store::StoreNotice>>,
+}
+
+impl Cursor {
+    /// Waits up to [`POLL`] for news of the run from another process.
+    async fn wait_for_news(&mut self) {
+        let Some(notices) = &mut self.notices else {
+            tokio::time::sleep(POLL).await;
+            return;
+        };
+        let deadline = tokio::time::sleep(POLL);
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                () = &mut deadline => return,
+                notice = notices.recv() => match notice {
+                    Ok(crate::store::StoreNotice::Events(run_id)) if run_id != self.run_id => {}
+                    Ok(crate::store::StoreNotice::Runs) => {}
+                    // Its events, a missed notice, or a lagging receiver.
+                    _ => return,
+                },
+            }
+        }
+    }
 }
 
 impl Cursor {
@@ -129,9 +174,10 @@ impl Cursor {
                     // Not live here: ended (all stored), or queued elsewhere.
                     match self.app.store.get_run(&self.run_id).await {
                         Ok(Some(run)) if !run.status.is_final() => {
+                            let shutdown = self.app.shutdown.clone();
                             tokio::select! {
-                                () = tokio::time::sleep(POLL) => self.started = false,
-                                () = self.app.shutdown.cancelled() => self.done = true,
+                                () = self.wait_for_news() => self.started = false,
+                                () = shutdown.cancelled() => self.done = true,
                             }
                         }
                         Ok(_) => {
@@ -179,7 +225,10 @@ fn events(
         started: false,
         done: false,
         guard,
+        notices: None,
     };
+    let mut cursor = cursor;
+    cursor.notices = cursor.app.store.notices();
     stream::unfold(cursor, |mut cursor| async move {
         let event = cursor.next().await?;
         let sse = SseEvent::default()

@@ -100,6 +100,7 @@ async fn run_isolated(app: &Arc<App>, run: RunRecord) {
             thread_id,
             thread_status: ThreadStatus::Error,
             at_ms: crate::time::now_ms(),
+            events: Vec::new(),
         });
         if let Err(error) = app.writer.flush().await {
             tracing::error!(%error, %run_id, "recording a failed run failed");
@@ -239,6 +240,12 @@ async fn execute(app: &App, run: RunRecord) {
         // continues from its last checkpoint. What it emitted so far is
         // stored (a lost claim's writes are refused).
         let _ = app.writer.flush().await;
+        if action == CancelAction::Shutdown {
+            // A shared store gives it to another worker at once.
+            if let Err(error) = app.store.requeue(&run.run_id, run.epoch).await {
+                tracing::warn!(%error, run_id = %run.run_id, "giving a run back failed: its lease will expire");
+            }
+        }
         app.end_run(&run.run_id);
         return;
     }
@@ -290,13 +297,6 @@ async fn execute(app: &App, run: RunRecord) {
         };
         // The run's status, its thread's and its last events in one commit
         // (shared with other runs ending at the same time).
-        if !kwargs.delete_thread {
-            app.writer.write(Write::Event {
-                run_id: run.run_id.clone(),
-                epoch: run.epoch,
-                event: end.clone(),
-            });
-        }
         app.writer.write(Write::RunEnd {
             run_id: run.run_id.clone(),
             epoch: run.epoch,
@@ -305,6 +305,11 @@ async fn execute(app: &App, run: RunRecord) {
             thread_id: run.thread_id.clone(),
             thread_status,
             at_ms: crate::time::now_ms(),
+            events: if kwargs.delete_thread {
+                Vec::new()
+            } else {
+                vec![end.clone()]
+            },
         });
         if let Err(error) = app.writer.flush().await {
             record(error.into());

@@ -3,12 +3,14 @@
 //! (PostgreSQL) implements next; [`SqliteStore`] is the embedded default,
 //! in the same `state.db` as the checkpoints.
 
+mod postgres;
 mod sqlite;
 
 use async_trait::async_trait;
 use rebound_sqlite::ThreadRecord;
 use serde::{Deserialize, Serialize};
 
+pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
 /// A run's status, as the Agent Server API names it.
@@ -183,6 +185,9 @@ pub enum Write {
         thread_status: rebound_sqlite::ThreadStatus,
         /// When (ms since the Unix epoch).
         at_ms: u64,
+        /// Its last events (`end`), stored in the same commit: a reader
+        /// that sees them finds the run ended.
+        events: Vec<StoredEvent>,
     },
     /// Records the checkpoint a run started from (on its first attempt:
     /// a value already recorded stays), while the claim `epoch` holds.
@@ -217,6 +222,17 @@ pub enum Heartbeat {
     /// The claim expired and the run may be running elsewhere: stop it
     /// without writing anything more.
     Lost,
+}
+
+/// What another process sharing the store did ([`Store::notices`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreNotice {
+    /// A run was queued or ended: a worker may find a run to take.
+    Runs,
+    /// A run's stream has new events.
+    Events(String),
+    /// Notices may have been missed (the connection was lost): look again.
+    Missed,
 }
 
 /// How a cancelled run is stopped.
@@ -339,6 +355,18 @@ pub trait Store: Send + Sync + 'static {
     /// after too many attempts); any worker may call it, at any time.
     async fn reap(&self) -> Result<(), StoreError> {
         Ok(())
+    }
+    /// Gives a run this process stops (a graceful shutdown) back to the
+    /// queue at once, keeping its place; a store of one server leaves it
+    /// `running`, for [`Store::requeue_running`] at the next start.
+    async fn requeue(&self, _run_id: &str, _epoch: u64) -> Result<(), StoreError> {
+        Ok(())
+    }
+    /// What other processes sharing the store did (runs queued or ended,
+    /// events appended), for a store shared by many; `None` for a store
+    /// only this server writes.
+    fn notices(&self) -> Option<tokio::sync::broadcast::Receiver<StoreNotice>> {
+        None
     }
     /// Fences `run`'s checkpoint writes by its claim, until
     /// [`Store::unfence`]: a checkpoint of its thread written after the

@@ -229,12 +229,7 @@ fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
         Write::Enqueue(run) => insert_run(conn, run),
         // One server per file: no other worker can hold its runs, and an
         // event needs no fence.
-        Write::Event { run_id, event, .. } => conn
-            .prepare_cached(
-                "INSERT OR REPLACE INTO server_run_events (run_id, seq, event, data) VALUES (?1, ?2, ?3, ?4)",
-            )?
-            .execute(params![run_id, to_sql_u64(event.seq), event.event, event.data])
-            .map(|_| ()),
+        Write::Event { run_id, event, .. } => insert_event(conn, run_id, event),
         Write::RunEnd {
             run_id,
             epoch,
@@ -243,7 +238,11 @@ fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
             thread_id,
             thread_status,
             at_ms,
+            events,
         } => {
+            for event in events {
+                insert_event(conn, run_id, event)?;
+            }
             let ended = conn
                 .prepare_cached(
                     "UPDATE server_runs SET status = ?3, error = COALESCE(?4, error), updated_ms = ?5 WHERE run_id = ?1 AND attempt = ?2 AND status = 'running'",
@@ -270,6 +269,14 @@ fn apply_one(conn: &Connection, write: &Write) -> rusqlite::Result<()> {
             at_ms,
         } => set_thread_status(conn, thread_id, *status, *at_ms),
     }
+}
+
+fn insert_event(conn: &Connection, run_id: &str, event: &StoredEvent) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO server_run_events (run_id, seq, event, data) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![run_id, to_sql_u64(event.seq), event.event, event.data])
+    .map(|_| ())
 }
 
 // The thread records are rebound-sqlite's table (`thread_records`); written
