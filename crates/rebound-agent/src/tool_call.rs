@@ -137,34 +137,38 @@ pub async fn run_tool_call(
 
     let ran = AtomicBool::new(false);
     let output = node
-        .try_journal(&format!("tool:{name}"), async {
-            ran.store(true, Ordering::Relaxed);
-            ToolEvent::ToolCall(ToolCall::Started {
-                name: name.to_string(),
-                command: command.clone(),
-            })
-            .emit(node);
-            let started = Instant::now();
-            let output = match tool.call(arguments, tools).await {
-                Ok(output) => output,
-                Err(ToolError::Cancelled) => {
-                    return Err(NodeError::msg(format!(
-                        "the call of tool {name:?} was cancelled"
-                    )));
-                }
-                Err(error) => error.into_output(),
-            };
-            ToolEvent::ToolCall(ToolCall::Finished {
-                name: name.to_string(),
-                command: command.clone(),
-                success: output.success,
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                outcome: command
-                    .as_ref()
-                    .and_then(|_| CommandOutcome::deserialize(&output.details).ok()),
-            })
-            .emit(node);
-            Ok::<_, NodeError>(output)
+        .try_journal_keyed(&format!("tool:{name}"), |key| {
+            let (ran, command) = (&ran, &command);
+            async move {
+                ran.store(true, Ordering::Relaxed);
+                let tools = tools.clone().with_idempotency_key(key);
+                ToolEvent::ToolCall(ToolCall::Started {
+                    name: name.to_string(),
+                    command: command.clone(),
+                })
+                .emit(node);
+                let started = Instant::now();
+                let output = match tool.call(arguments, &tools).await {
+                    Ok(output) => output,
+                    Err(ToolError::Cancelled) => {
+                        return Err(NodeError::msg(format!(
+                            "the call of tool {name:?} was cancelled"
+                        )));
+                    }
+                    Err(error) => error.into_output(),
+                };
+                ToolEvent::ToolCall(ToolCall::Finished {
+                    name: name.to_string(),
+                    command: command.clone(),
+                    success: output.success,
+                    duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    outcome: command
+                        .as_ref()
+                        .and_then(|_| CommandOutcome::deserialize(&output.details).ok()),
+                })
+                .emit(node);
+                Ok::<_, NodeError>(output)
+            }
         })
         .await?;
     if !ran.load(Ordering::Relaxed) {

@@ -73,6 +73,9 @@ pub struct RunConfig {
     /// user started): its events reach the stream as
     /// [`crate::Event::Subgraph`].
     pub(crate) namespace: Option<Arc<[SubgraphTask]>>,
+    /// Checked before each journaled call executes (a subgraph's child run
+    /// inherits it).
+    pub(crate) effect_gate: Option<crate::EffectGate>,
 }
 
 /// What a run's event stream carries besides its events, like LangGraph's
@@ -101,6 +104,7 @@ impl Default for RunConfig {
             interrupt_after: Vec::new(),
             modes: StreamModes::default(),
             namespace: None,
+            effect_gate: None,
         }
     }
 }
@@ -154,6 +158,17 @@ impl RunConfig {
     #[must_use]
     pub fn with_checkpoint_id(mut self, id: CheckpointId) -> Self {
         self.checkpoint_id = Some(id);
+        self
+    }
+
+    /// Checks `gate` before each journaled call of the run executes (a
+    /// replayed call is not checked: it does nothing). A refusal fails the
+    /// node permanently with the gate's reason, without running the call.
+    /// A server's worker uses it to confirm it still holds the run's lease
+    /// before an external effect.
+    #[must_use]
+    pub fn with_effect_gate(mut self, gate: crate::EffectGate) -> Self {
+        self.effect_gate = Some(gate);
         self
     }
 

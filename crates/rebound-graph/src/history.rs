@@ -490,6 +490,7 @@ fn routing_only(persist: &crate::persist::PersistShared) -> RunShared {
         modes: Default::default(),
         recursion_limit: crate::DEFAULT_RECURSION_LIMIT,
         durability: Default::default(),
+        effect_gate: None,
     }
 }
 

@@ -89,9 +89,63 @@ impl NodeContext {
         if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
             return self.replay(&full_key, bytes);
         }
+        self.pass_gate(&full_key).await?;
         let value = call.await;
         self.record(scratch, full_key, &value).await?;
         Ok(value)
+    }
+
+    /// [`NodeContext::try_journal`] whose call receives the effect's
+    /// idempotency key: the same on every run of this superstep of this
+    /// task, different for every other use (thread and namespace, the
+    /// superstep's checkpoint, the task, the key and its use count). Hand
+    /// it to an external service that deduplicates, so that an effect in
+    /// flight when a worker died, run again by another, happens once.
+    /// Without a checkpointer the key is made of the run id instead.
+    pub async fn try_journal_keyed<T, E, F, Fut>(&self, key: &str, call: F) -> Result<T, NodeError>
+    where
+        T: Serialize + DeserializeOwned,
+        E: Into<NodeError>,
+        F: FnOnce(String) -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let Some(scratch) = &self.scratch else {
+            let effect = format!(
+                "run:{}/{}/{}/{key}",
+                self.run_id(),
+                self.step(),
+                self.task_key()
+            );
+            return call(effect).await.map_err(Into::into);
+        };
+        let full_key = scratch.key_for(key);
+        if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
+            return self.replay(&full_key, bytes);
+        }
+        self.pass_gate(&full_key).await?;
+        let effect = format!(
+            "{}/{}/{}/{full_key}",
+            scratch.persist.thread_id,
+            scratch.checkpoint,
+            self.task_key()
+        );
+        let value = call(effect).await.map_err(Into::into)?;
+        self.record(scratch, full_key, &value).await?;
+        Ok(value)
+    }
+
+    /// The run's effect gate, if any, before the call `key` executes.
+    async fn pass_gate(&self, key: &str) -> Result<(), NodeError> {
+        let Some(gate) = &self.shared.effect_gate else {
+            return Ok(());
+        };
+        gate.check().await.map_err(|reason| {
+            NodeError::msg(format!(
+                "the journaled call {key:?} of node {:?} was refused before it ran: {reason}",
+                self.node()
+            ))
+            .permanent()
+        })
     }
 
     /// Like [`NodeContext::journal`] for a call that can fail: only a
@@ -110,6 +164,7 @@ impl NodeContext {
         if let Some(bytes) = scratch.recorded.as_ref().and_then(|r| r.get(&full_key)) {
             return self.replay(&full_key, bytes);
         }
+        self.pass_gate(&full_key).await?;
         let value = call.await.map_err(Into::into)?;
         self.record(scratch, full_key, &value).await?;
         Ok(value)

@@ -74,6 +74,7 @@ pub mod checkpoint;
 mod compile;
 mod config;
 mod driver;
+mod effect;
 mod error;
 mod event;
 mod execute;
@@ -94,6 +95,7 @@ pub mod subgraph;
 
 pub use builder::{StateGraph, ALL_NODES, END, START};
 pub use config::{RunConfig, RunId, StreamModes, DEFAULT_RECURSION_LIMIT};
+pub use effect::{EffectGate, GateFuture};
 pub use error::{BoxError, CompileError, GraphError, NodeError, NodeErrorKind};
 pub use event::{ChangedFields, Event, EventSink, RunStatus, SubgraphTask};
 pub use history::{CheckpointInfo, StateSnapshot, COPY};

@@ -212,6 +212,8 @@ pub(crate) struct RunShared {
     pub(crate) recursion_limit: u64,
     /// The run's durability (a subgraph's child run inherits it).
     pub(crate) durability: crate::Durability,
+    /// Checked before each journaled call executes (inherited too).
+    pub(crate) effect_gate: Option<crate::EffectGate>,
 }
 
 /// A node's view of its run: ids, step, attempt, events and cancellation.

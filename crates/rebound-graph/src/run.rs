@@ -131,6 +131,7 @@ impl<S: State> CompiledGraph<S> {
             steps: Default::default(),
             recursion_limit: config.recursion_limit,
             durability: config.durability,
+            effect_gate: config.effect_gate.clone(),
             modes: if config.events.is_some() {
                 config.modes
             } else {

@@ -18,6 +18,7 @@ pub struct ToolContext {
     cancellation: CancellationToken,
     output: Option<OutputSink>,
     call_id: String,
+    idempotency_key: Option<String>,
 }
 
 impl ToolContext {
@@ -34,6 +35,7 @@ impl ToolContext {
             cancellation: CancellationToken::new(),
             output: None,
             call_id: "call".to_string(),
+            idempotency_key: None,
         })
     }
 
@@ -61,6 +63,14 @@ impl ToolContext {
         self
     }
 
+    /// The same context, with the call's idempotency key: the same each
+    /// time the engine runs this call again (after a crash, on another
+    /// worker), for a tool whose service can drop a repeated request.
+    pub fn with_idempotency_key(mut self, key: impl Into<String>) -> Self {
+        self.idempotency_key = Some(key.into());
+        self
+    }
+
     /// The canonical workspace root.
     pub fn workspace(&self) -> &Path {
         &self.workspace
@@ -85,6 +95,11 @@ impl ToolContext {
     pub fn call_id(&self) -> &str {
         &self.call_id
     }
+
+    /// The call's idempotency key, when a durable run made it.
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.idempotency_key.as_deref()
+    }
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -93,6 +108,22 @@ impl std::fmt::Debug for ToolContext {
             .field("workspace", &self.workspace)
             .field("artifacts", &self.artifacts)
             .field("call_id", &self.call_id)
+            .field("idempotency_key", &self.idempotency_key)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ToolContext;
+
+    #[test]
+    fn a_call_carries_its_idempotency_key_only_when_given_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let context = ToolContext::new(dir.path()).unwrap();
+        assert_eq!(context.idempotency_key(), None);
+        let keyed = context.with_idempotency_key("thread/0661/act/tool:shell");
+        assert_eq!(keyed.idempotency_key(), Some("thread/0661/act/tool:shell"));
+        assert!(format!("{keyed:?}").contains("tool:shell"));
     }
 }

@@ -25,6 +25,7 @@ pub(crate) fn child_config(ctx: &NodeContext) -> RunConfig {
         .with_recursion_limit(shared.recursion_limit)
         .with_durability(shared.durability)
         .with_cancellation(shared.cancellation.clone());
+    config.effect_gate = shared.effect_gate.clone();
     if let Some(sender) = shared.events.sender() {
         config = config
             .with_events(sender.clone())

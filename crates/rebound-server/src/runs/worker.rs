@@ -491,6 +491,20 @@ async fn run_graph(
             updates: modes.contains(&StreamMode::Updates),
         });
     config = config.with_durability(kwargs.durability.engine());
+    if app.store.lease_ttl().is_some() {
+        // Before each external effect: is the run still ours?
+        let (store, run_id, epoch) = (Arc::clone(&app.store), run.run_id.clone(), run.epoch);
+        config = config.with_effect_gate(rebound_graph::EffectGate::new(move || {
+            let (store, run_id) = (Arc::clone(&store), run_id.clone());
+            async move {
+                match store.check_lease(&run_id, epoch).await {
+                    Ok(true) => Ok(()),
+                    Ok(false) => Err(format!("this worker lost the lease of run {run_id} (epoch {epoch}): another worker has it")),
+                    Err(error) => Err(format!("the lease of run {run_id} cannot be confirmed: {error}")),
+                }
+            }
+        }));
+    }
     if let Some(limit) = kwargs.recursion_limit {
         config = config.with_recursion_limit(limit);
     }

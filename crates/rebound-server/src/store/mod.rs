@@ -345,6 +345,12 @@ pub trait Store: Send + Sync + 'static {
     async fn heartbeat(&self, _run_id: &str, _epoch: u64) -> Result<Heartbeat, StoreError> {
         Ok(Heartbeat::Held { cancel: None })
     }
+    /// Whether this process still holds the claim `epoch` on `run_id`,
+    /// asked before each external effect of the run (a store of one server
+    /// always does).
+    async fn check_lease(&self, _run_id: &str, _epoch: u64) -> Result<bool, StoreError> {
+        Ok(true)
+    }
     /// Asks the worker running `run_id` to stop it (delivered by its next
     /// heartbeat); a store whose runs all run in this process has nothing
     /// to do (the server's own cancel handles reach them).

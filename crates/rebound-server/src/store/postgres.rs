@@ -526,6 +526,13 @@ impl Store for PostgresStore {
         )
     }
 
+    async fn check_lease(&self, run_id: &str, epoch: u64) -> Result<bool, StoreError> {
+        match self.lease(run_id, epoch) {
+            Some(lease) => self.queue.check_lease(&lease).await.map_err(queue_error),
+            None => Ok(false),
+        }
+    }
+
     async fn request_cancel(&self, run_id: &str, action: CancelKind) -> Result<(), StoreError> {
         let action = match action {
             CancelKind::Interrupt => CancelAction::Interrupt,
