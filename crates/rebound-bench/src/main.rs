@@ -2,6 +2,7 @@
 //! prints exactly one JSON line.
 
 mod pev;
+mod postgres_workloads;
 mod rss;
 mod send_workload;
 mod server_load;
@@ -24,6 +25,9 @@ enum Workload {
     StepsMem,
     /// W3: one run, SQLite checkpointer.
     StepsSqlite,
+    /// W3 on PostgreSQL: one run, rebound_postgres::PostgresSaver (`--url`,
+    /// else REBOUND_POSTGRES_URL, else a throwaway local cluster).
+    StepsPostgres,
     /// W4a: K concurrent runs, no checkpointer.
     Concurrent,
     /// W4b: K concurrent runs, one shared SQLite checkpointer.
@@ -132,6 +136,11 @@ fn run(args: &Args) -> Result<serde_json::Value> {
         Workload::Steps => runtime.block_on(workloads::steps(n)),
         Workload::StepsMem => runtime.block_on(workloads::steps_mem(n, durability)),
         Workload::StepsSqlite => runtime.block_on(sqlite_workloads::steps_sqlite(n, settings)),
+        Workload::StepsPostgres => runtime.block_on(postgres_workloads::steps_postgres(
+            n,
+            durability,
+            args.server_load.url.as_deref(),
+        )),
         Workload::ConcurrentSqlite => runtime.block_on(sqlite_workloads::concurrent_sqlite(
             args.k.unwrap_or(1000),
             args.m.unwrap_or(20),

@@ -73,10 +73,14 @@ impl LoadMode {
     }
 }
 
-/// The flags of the `server-load` workload (ignored by the others).
+/// The flags of the `server-load` workload (ignored by the others, except
+/// `--url`, which `steps-postgres` reads too).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServerLoadArgs {
     /// `server-load`: base URL of the Agent Server, e.g. http://127.0.0.1:2024.
+    /// `steps-postgres`: the PostgreSQL server, postgres://user:password@host:port/db
+    /// (a user that may create databases; default: REBOUND_POSTGRES_URL, else a
+    /// throwaway local cluster).
     #[arg(long)]
     pub url: Option<String>,
     /// `server-load`: the assistant id (or graph id) to run.

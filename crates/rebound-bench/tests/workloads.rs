@@ -118,3 +118,48 @@ fn send_runs_one_superstep_of_k_sends() {
         "{line}"
     );
 }
+
+/// The admin URL of a PostgreSQL server for `steps-postgres`
+/// (REBOUND_POSTGRES_URL, else a throwaway cluster that lives as long as
+/// this test process), or `None` (printed) when there is none and
+/// REBOUND_REQUIRE_POSTGRES is not 1.
+fn postgres_url() -> Option<String> {
+    match rebound_postgres::testing::admin_url() {
+        Ok(url) => Some(url),
+        Err(reason) => {
+            assert!(
+                std::env::var("REBOUND_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+                "REBOUND_REQUIRE_POSTGRES=1 but no PostgreSQL is available: {reason}"
+            );
+            eprintln!("skipped: no PostgreSQL ({reason}); run scripts/postgres install");
+            None
+        }
+    }
+}
+
+#[test]
+fn steps_postgres_verifies_and_reports_its_settings_and_table_sizes() {
+    let Some(url) = postgres_url() else {
+        return;
+    };
+    let line = run(&["steps-postgres", "--n", "20", "--url", &url]);
+    assert_eq!(line["workload"], "steps-postgres-sync");
+    assert_eq!(line["node_steps"], 69);
+    assert_eq!(line["checkpoints"], 70, "{line}");
+    assert!(line["db_bytes"].as_u64().unwrap() > 0, "{line}");
+    assert!(line["synchronous_commit"].is_string(), "{line}");
+    assert!(line["fsync"].is_string(), "{line}");
+    assert_eq!(line["put_calls"], 70, "one write per checkpoint: {line}");
+    let batched = run(&[
+        "steps-postgres",
+        "--n",
+        "20",
+        "--url",
+        &url,
+        "--durability",
+        "batched",
+    ]);
+    assert_eq!(batched["workload"], "steps-postgres-batched");
+    assert_eq!(batched["checkpoints"], 70, "{batched}");
+    assert!(batched["put_calls"].as_u64().unwrap() < 70, "{batched}");
+}

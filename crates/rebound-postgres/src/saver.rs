@@ -58,7 +58,11 @@ use crate::migrate::{self, MigrateError};
 ///   the thread for ever, with no lease to expire or reaper to run, and no
 ///   write per acquire. A run whose connection was lost loses its claim
 ///   without knowing it: writes that must not land then are fenced with a
-///   [`WriteGuard`] ([`PostgresSaver::guard_thread`]).
+///   [`WriteGuard`] ([`PostgresSaver::guard_thread`]). A guarded thread
+///   whose lock another session still holds is acquired without it: the
+///   guard, not the lock, excludes that session's writes (a worker paused
+///   past its run's lease keeps its session, and would otherwise keep the
+///   thread from the run's next worker).
 /// * Errors: [`CheckpointError::Storage`] holding a [`PostgresError`]
 ///   (duplicate ids, fencing, query and connection failures; never the
 ///   URL's password), [`CheckpointError::Corrupt`] for rows that cannot be

@@ -429,15 +429,16 @@ impl ServerBuilder {
             Some(Database::Postgres(url)) => url.clone(),
             _ => return self.build(),
         };
-        let saver = rebound_postgres::PostgresSaver::connect(
-            &url,
-            rebound_postgres::PostgresOptions::default(),
-        )
-        .await
-        .map_err(|e| ServerError::Database {
-            path: "PostgreSQL".to_string(),
-            reason: e.to_string(),
-        })?;
+        // A worker paused mid-transaction past its lease must not keep
+        // its run's row locked: the reaper would pass over the run.
+        let options = rebound_postgres::PostgresOptions::default()
+            .with_idle_in_transaction_timeout(self.queue.lease_ttl);
+        let saver = rebound_postgres::PostgresSaver::connect(&url, options)
+            .await
+            .map_err(|e| ServerError::Database {
+                path: "PostgreSQL".to_string(),
+                reason: e.to_string(),
+            })?;
         let location = format!("{saver:?}");
         let saver = Arc::new(saver);
         let store = store::PostgresStore::open(Arc::clone(&saver), self.queue.clone()).await?;

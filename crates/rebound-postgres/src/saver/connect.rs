@@ -155,8 +155,14 @@ pub(crate) async fn connect_pool(
         }
         .into()
     };
-    let connect_options =
+    let mut connect_options =
         PgConnectOptions::from_str(url).map_err(|e| failed(0, format!("invalid URL: {e}")))?;
+    if let Some(timeout) = options.idle_in_transaction_timeout() {
+        // At least 1 ms: 0 would turn the limit off.
+        let ms = timeout.as_millis().max(1);
+        connect_options =
+            connect_options.options([("idle_in_transaction_session_timeout", format!("{ms}ms"))]);
+    }
     let attempts = options.connect_retries().saturating_add(1);
     let mut attempt = 0;
     loop {

@@ -5,7 +5,7 @@ use rebound_graph::checkpoint::CheckpointError;
 use sqlx::pool::PoolConnection;
 use sqlx::{Postgres, Row};
 
-use super::PostgresSaver;
+use super::{read_lock, PostgresSaver};
 use crate::error::from_sqlx;
 
 /// A thread of this saver: being claimed, or held on its connection.
@@ -14,6 +14,9 @@ pub(super) enum Slot {
     Claiming,
     /// Held: the connection whose session holds the advisory lock.
     Held(PoolConnection<Postgres>),
+    /// Held without the advisory lock, which a stale session still holds:
+    /// the thread's guard excludes that session's writes.
+    Guarded,
 }
 
 /// Who holds an advisory lock: the session's process and client, from
@@ -92,6 +95,16 @@ impl PostgresSaver {
             .await
             .and_then(|row| row.try_get(0))
             .map_err(from_sqlx)?;
+        if !locked && read_lock(&self.guards).contains_key(thread_id) {
+            // The thread is fenced by a guard (a run's lease), which also
+            // refuses the writes of whoever held the thread before: a
+            // worker that lost its lease while its session lives on
+            // (paused, cut off from its run) would otherwise keep the
+            // thread from the run's next worker until that session ends.
+            super::lock(&self.held).insert(thread_id.to_string(), Slot::Guarded);
+            claim.done = true;
+            return Ok(());
+        }
         if !locked {
             let holder = holder(&mut conn, key).await;
             return Err(CheckpointError::ThreadBusy {
@@ -109,6 +122,7 @@ impl PostgresSaver {
             let mut held = super::lock(&self.held);
             match held.remove(thread_id) {
                 Some(Slot::Held(conn)) => conn,
+                Some(Slot::Guarded) => return Ok(()),
                 // Not held (or still being claimed by a concurrent call,
                 // which keeps its slot): nothing to release.
                 Some(Slot::Claiming) => {

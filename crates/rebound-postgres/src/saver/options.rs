@@ -23,6 +23,7 @@ pub struct PostgresOptions {
     connect_retries: u32,
     retry_backoff: Duration,
     max_backoff: Duration,
+    idle_in_transaction_timeout: Option<Duration>,
 }
 
 impl Default for PostgresOptions {
@@ -34,6 +35,7 @@ impl Default for PostgresOptions {
             connect_retries: 5,
             retry_backoff: Duration::from_millis(200),
             max_backoff: Duration::from_secs(5),
+            idle_in_transaction_timeout: None,
         }
     }
 }
@@ -74,6 +76,19 @@ impl PostgresOptions {
         self
     }
 
+    /// How long a session may sit idle inside a transaction before
+    /// PostgreSQL ends it, releasing its locks
+    /// (`idle_in_transaction_session_timeout`; unbounded by default). A
+    /// process paused in the middle of a transaction (`SIGSTOP`, a frozen
+    /// VM) otherwise keeps the rows it locked for as long as it stays
+    /// paused: a fenced checkpoint write holds its run's row, which the
+    /// reaper then passes over, so the run is never given to another
+    /// worker. A server on PostgreSQL bounds it by its lease.
+    pub fn with_idle_in_transaction_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_in_transaction_timeout = Some(timeout);
+        self
+    }
+
     /// The most connections of the read/write pool.
     pub fn max_connections(&self) -> u32 {
         self.max_connections
@@ -92,6 +107,11 @@ impl PostgresOptions {
     /// The retries while the database cannot be reached.
     pub fn connect_retries(&self) -> u32 {
         self.connect_retries
+    }
+
+    /// How long a session may sit idle inside a transaction, if bounded.
+    pub fn idle_in_transaction_timeout(&self) -> Option<Duration> {
+        self.idle_in_transaction_timeout
     }
 
     /// The wait before retry `attempt` (1 for the first retry).

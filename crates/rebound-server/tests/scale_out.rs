@@ -1,0 +1,985 @@
+//! rebound scaled out, for real: one API server and three worker processes
+//! (the `scale_node` example) on one PostgreSQL database, with short
+//! leases, killed (`SIGKILL`), paused (`SIGSTOP`) and resumed (`SIGCONT`)
+//! while they run.
+//!
+//! * A worker killed mid-run: the run finishes on another worker at its
+//!   second attempt, soon; journaled effects made before the kill are not
+//!   repeated; an SSE client sees every event once, in order, across a
+//!   reconnect; the thread ends in the state a single SQLite server gives.
+//! * A worker paused past its lease and resumed after its run moved on
+//!   writes nothing: no effect (the server checks the lease before each
+//!   journaled call), event, checkpoint or status.
+//! * A cancel stops a running run within its superstep; a run whose worker
+//!   dies on every attempt fails at `max_attempts`.
+//!
+//! Throughout, a sampler of `rebound_runs` checks that no thread ever has
+//! two running runs and no (run, attempt) is held by two workers.
+//!
+//! The tests run one at a time (they time leases on a small machine).
+//! Without PostgreSQL they say so and pass, unless
+//! `REBOUND_REQUIRE_POSTGRES=1` (as on CI).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+#[allow(dead_code)]
+#[path = "../examples/scale_node.rs"]
+mod scale_node;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::JsonAnswer;
+use rebound_postgres::testing::{test_database, TestDatabase};
+use serde_json::{json, Value};
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::Row;
+
+/// The workers' lease.
+const TTL: Duration = Duration::from_millis(1000);
+/// The reaper's period (half a lease, see `rebound_server`).
+const REAP: Duration = Duration::from_millis(500);
+/// The backoff before a reaped run's second attempt (the queue's default
+/// `backoff_base`).
+const BACKOFF: Duration = Duration::from_millis(1000);
+/// Attempts before a run whose lease keeps expiring fails.
+const MAX_ATTEMPTS: u32 = 3;
+/// Runs each worker process runs at once.
+const CONCURRENCY: usize = 2;
+/// How `scale_node` exits when a `crash` run makes it.
+const CRASH_EXIT: i32 = 86;
+
+/// One test at a time: the tests time leases, on a 2-core machine.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The example binary, built by `cargo test` beside the test binaries.
+fn example() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    dir.join("examples").join("scale_node")
+}
+
+/// A `scale_node` process, killed when dropped (also on a panic).
+struct Process {
+    child: Child,
+    pid: u32,
+}
+
+impl Process {
+    /// Starts `scale_node <args>` and waits for its first line on stdout.
+    fn start(args: &[String]) -> (Process, String) {
+        let mut child = Command::new(example())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {}: {e} (examples are built by `cargo test -p rebound-server`, or `cargo build -p rebound-server --examples`)",
+                    example().display()
+                )
+            });
+        let pid = child.id();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let process = Process { child, pid };
+        assert!(!line.is_empty(), "scale_node {args:?} exited at start");
+        (process, line.trim().to_string())
+    }
+
+    /// Sends `signal` (`STOP`, `CONT`) to the process.
+    fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid.to_string())
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{signal} {}", self.pid);
+    }
+
+    /// Kills the process (`SIGKILL`) and reaps it.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// An API server and worker processes on one test database.
+struct Cluster {
+    db: TestDatabase,
+    /// The test's own connections: the sampler, the gates, the checks.
+    pool: PgPool,
+    base: String,
+    client: reqwest::Client,
+    /// Kept alive for the cluster's life.
+    _api: Process,
+    workers: Vec<Process>,
+}
+
+impl Cluster {
+    /// The API server and `workers` worker processes on a new database;
+    /// `None` (the test skips) without PostgreSQL.
+    async fn start(workers: usize) -> Option<Cluster> {
+        let db = test_database().await.unwrap()?;
+        // The API server migrates the schema and makes the sink's tables
+        // before it prints its address; workers start after it.
+        let (api, line) = Process::start(&["serve".into(), db.url.clone(), "127.0.0.1:0".into()]);
+        let addr = line.strip_prefix("listening on ").unwrap().to_string();
+        let pool = PgPoolOptions::new()
+            .max_connections(4)
+            .connect(&db.url)
+            .await
+            .unwrap();
+        let mut cluster = Cluster {
+            db,
+            pool,
+            base: format!("http://{addr}"),
+            client: reqwest::Client::new(),
+            _api: api,
+            workers: Vec::new(),
+        };
+        for _ in 0..workers {
+            cluster.add_worker();
+        }
+        Some(cluster)
+    }
+
+    /// Starts one more worker process.
+    fn add_worker(&mut self) {
+        let (worker, _) = Process::start(&[
+            "worker".into(),
+            self.db.url.clone(),
+            CONCURRENCY.to_string(),
+            TTL.as_millis().to_string(),
+            MAX_ATTEMPTS.to_string(),
+        ]);
+        self.workers.push(worker);
+    }
+
+    /// The worker process `pid`.
+    fn worker(&mut self, pid: u32) -> &mut Process {
+        self.workers
+            .iter_mut()
+            .find(|w| w.pid == pid)
+            .unwrap_or_else(|| panic!("no worker process {pid}"))
+    }
+
+    /// Queues a `scale` run on `thread` (made if missing); its id.
+    async fn create_run(&self, thread: &str, input: Value) -> String {
+        let run = self
+            .client
+            .post(format!("{}/threads/{thread}/runs", self.base))
+            .json(&json!({"assistant_id": "scale", "input": input, "if_not_exists": "create"}))
+            .json_answer()
+            .await;
+        run["run_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{run}"))
+            .to_string()
+    }
+
+    /// The run's row: status, attempt, epoch and owner.
+    async fn run(&self, run_id: &str) -> RunRow {
+        let row = sqlx::query(
+            "SELECT status, attempt, epoch, owner, error FROM rebound_runs WHERE run_id = $1",
+        )
+        .bind(run_id)
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        RunRow {
+            status: row.get(0),
+            attempt: row.get(1),
+            epoch: row.get(2),
+            owner_pid: row.get::<Option<String>, _>(3).as_deref().map(owner_pid),
+            error: row.get(4),
+        }
+    }
+
+    /// Waits until `done` holds for the run's row (panics after
+    /// `within`); the row.
+    async fn wait_run(
+        &self,
+        run_id: &str,
+        within: Duration,
+        what: &str,
+        done: impl Fn(&RunRow) -> bool,
+    ) -> RunRow {
+        let deadline = Instant::now() + within;
+        loop {
+            let row = self.run(run_id).await;
+            if done(&row) {
+                return row;
+            }
+            if Instant::now() >= deadline {
+                panic!(
+                    "{what}: still {row:?}; busy sessions: {:?}",
+                    self.sessions().await
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// The database's other sessions that are not idle: their state, what
+    /// they wait for and their query (why a run is stuck).
+    async fn sessions(&self) -> Vec<(String, String)> {
+        sqlx::query_as(
+            "SELECT COALESCE(state, '') || ' ' || COALESCE(wait_event_type, '') || ' '
+                    || COALESCE(application_name, ''), left(query, 120)
+             FROM pg_stat_activity
+             WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .unwrap()
+    }
+
+    /// The run's effects in the sink, in order.
+    async fn effects(&self, run_id: &str) -> Vec<Effect> {
+        sqlx::query(
+            "SELECT effect_key, worker_pid, epoch FROM scale_sink WHERE run_id = $1 ORDER BY at",
+        )
+        .bind(run_id)
+        .fetch_all(&self.pool)
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let key: String = row.get(0);
+            Effect {
+                task: key.rsplit('/').nth(1).unwrap_or_default().to_string(),
+                key,
+                pid: u32::try_from(row.get::<i32, _>(1)).unwrap(),
+                epoch: row.get(2),
+            }
+        })
+        .collect()
+    }
+
+    /// Waits until the run has made the effect of `task`; that effect.
+    async fn wait_effect(&self, run_id: &str, task: &str) -> Effect {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(effect) = self
+                .effects(run_id)
+                .await
+                .into_iter()
+                .find(|e| e.task == task)
+            {
+                return effect;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "run {run_id} made no effect {task}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Opens `gate`: the runs waiting at it go on.
+    async fn open(&self, gate: &str) {
+        sqlx::query(
+            "INSERT INTO scale_gates (gate, open) VALUES ($1, true)
+             ON CONFLICT (gate) DO UPDATE SET open = true",
+        )
+        .bind(gate)
+        .execute(&self.pool)
+        .await
+        .unwrap();
+    }
+
+    /// The thread's state's values, from the API server.
+    async fn values(&self, thread: &str) -> Value {
+        let state = self
+            .client
+            .get(format!("{}/threads/{thread}/state", self.base))
+            .json_answer()
+            .await;
+        state["values"].clone()
+    }
+
+    /// Everything a worker may write about `run_id` on `thread`: its row,
+    /// its events, its thread's record, checkpoints and pending writes, and
+    /// its effects.
+    async fn footprint(&self, run_id: &str, thread: &str) -> Vec<String> {
+        let row = sqlx::query(
+            "SELECT
+               (SELECT status || ' epoch ' || epoch || ' attempt ' || attempt || ' '
+                       || COALESCE(owner, '-') || ' ' || updated_at::text
+                  FROM rebound_runs WHERE run_id = $1),
+               (SELECT count(*) || ' events, last ' || COALESCE(max(seq), 0)
+                  FROM rebound_run_events WHERE run_id = $1),
+               (SELECT status || ' ' || updated_at::text
+                  FROM rebound_threads WHERE thread_id = $2),
+               (SELECT count(*) || ' checkpoints' FROM checkpoints c
+                  JOIN checkpoint_threads t ON t.id = c.thread WHERE t.name = $2),
+               (SELECT count(*) || ' writes' FROM checkpoint_writes w
+                  JOIN checkpoint_threads t ON t.id = w.thread WHERE t.name = $2),
+               (SELECT count(*) || ' effects' FROM scale_sink WHERE run_id = $1)",
+        )
+        .bind(run_id)
+        .bind(thread)
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        (0..6)
+            .map(|i| row.get::<Option<String>, _>(i).unwrap_or_default())
+            .collect()
+    }
+
+    /// Starts sampling the running runs until the sampler is stopped.
+    fn sample(&self) -> Sampler {
+        let stop = Arc::new(AtomicBool::new(false));
+        let task = tokio::spawn({
+            let pool = self.pool.clone();
+            let stop = Arc::clone(&stop);
+            async move {
+                let mut seen = Sampled::default();
+                while !stop.load(Ordering::Relaxed) {
+                    let rows = sqlx::query(
+                        "SELECT run_id, thread_id, attempt, owner FROM rebound_runs
+                         WHERE status = 'running'",
+                    )
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap();
+                    let mut per_thread: BTreeMap<String, usize> = BTreeMap::new();
+                    for row in &rows {
+                        let (run_id, thread, attempt): (String, String, i32) =
+                            (row.get(0), row.get(1), row.get(2));
+                        let owner: Option<String> = row.get(3);
+                        *per_thread.entry(thread).or_default() += 1;
+                        seen.owners
+                            .entry((run_id, attempt))
+                            .or_default()
+                            .insert(owner.unwrap_or_default());
+                    }
+                    for (thread, running) in per_thread {
+                        if running > 1 {
+                            seen.crowded.push(format!("{thread}: {running} running"));
+                        }
+                    }
+                    seen.samples += 1;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                seen
+            }
+        });
+        Sampler { stop, task }
+    }
+}
+
+/// The parts of a `rebound_runs` row the tests look at.
+#[derive(Debug, Clone)]
+struct RunRow {
+    status: String,
+    attempt: i32,
+    epoch: i64,
+    owner_pid: Option<u32>,
+    error: Option<String>,
+}
+
+/// One sink row.
+#[derive(Debug, Clone, PartialEq)]
+struct Effect {
+    key: String,
+    /// The node's effect name: `a`, `b`, `b:after`, `c`.
+    task: String,
+    pid: u32,
+    epoch: i64,
+}
+
+/// The pid in a lease's owner, `host:pid:random`.
+fn owner_pid(owner: &str) -> u32 {
+    owner
+        .rsplit(':')
+        .nth(1)
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("an owner without a pid: {owner:?}"))
+}
+
+/// What the sampler saw.
+#[derive(Debug, Default)]
+struct Sampled {
+    samples: usize,
+    /// The owners seen holding each (run, attempt).
+    owners: BTreeMap<(String, i32), BTreeSet<String>>,
+    /// Threads seen with more than one running run.
+    crowded: Vec<String>,
+}
+
+/// Samples `rebound_runs` on a task of its own.
+struct Sampler {
+    stop: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<Sampled>,
+}
+
+impl Sampler {
+    /// Stops sampling and checks what it saw: never two running runs on a
+    /// thread, never one (run, attempt) held by two workers.
+    async fn check(self) -> Sampled {
+        self.stop.store(true, Ordering::Relaxed);
+        let seen = self.task.await.unwrap();
+        assert!(seen.samples > 10, "too few samples: {seen:?}");
+        assert!(seen.crowded.is_empty(), "{:?}", seen.crowded);
+        let shared: Vec<_> = seen.owners.iter().filter(|(_, o)| o.len() > 1).collect();
+        assert!(shared.is_empty(), "attempts run by two workers: {shared:?}");
+        seen
+    }
+}
+
+/// The effects of each (run, epoch) were made by one worker process.
+fn one_worker_per_attempt(effects: &[Effect]) {
+    let mut pids: BTreeMap<i64, BTreeSet<u32>> = BTreeMap::new();
+    for effect in effects {
+        pids.entry(effect.epoch).or_default().insert(effect.pid);
+    }
+    assert!(
+        pids.values().all(|p| p.len() == 1),
+        "an attempt's effects by two workers: {effects:?}"
+    );
+}
+
+/// How many times each effect name was made.
+fn counts(effects: &[Effect]) -> BTreeMap<&str, usize> {
+    let mut count = BTreeMap::new();
+    for effect in effects {
+        *count.entry(effect.task.as_str()).or_default() += 1;
+    }
+    count
+}
+
+/// One SSE event: its id and name.
+#[derive(Debug, Clone, PartialEq)]
+struct SseEvent {
+    id: u64,
+    event: String,
+}
+
+/// A client following a run's stream on the API server.
+struct Stream {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Stream {
+    /// Joins the run's stream, after `last_event_id` if given.
+    async fn join(cluster: &Cluster, thread: &str, run_id: &str, last: Option<u64>) -> Stream {
+        let mut request = cluster.client.get(format!(
+            "{}/threads/{thread}/runs/{run_id}/stream",
+            cluster.base
+        ));
+        if let Some(last) = last {
+            request = request.header("Last-Event-ID", last.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+        Stream {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event, or `None` when the stream ends or `within` passes
+    /// first.
+    async fn next(&mut self, within: Duration) -> Option<SseEvent> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut id = None;
+                let mut event = None;
+                for line in block.lines() {
+                    if let Some(value) = line.strip_prefix("id: ") {
+                        id = value.trim().parse().ok();
+                    } else if let Some(value) = line.strip_prefix("event: ") {
+                        event = Some(value.trim().to_string());
+                    }
+                }
+                if let (Some(id), Some(event)) = (id, event) {
+                    return Some(SseEvent { id, event });
+                }
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.chunk())
+                .await
+                .ok()?
+                .unwrap()?;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+}
+
+/// A killed worker's run finishes on another worker at its second attempt,
+/// within a lease, a reap, a backoff and some slack; the effects made
+/// before the kill are not made again; a client of its stream that
+/// reconnects sees every event once, in order; the thread's final state is
+/// the one a single SQLite server gives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_worker_s_run_finishes_on_another_worker_without_repeating_effects() {
+    let _serial = SERIAL.lock().await;
+    let Some(mut cluster) = Cluster::start(3).await else {
+        return;
+    };
+    let sampler = cluster.sample();
+    let thread = "killed";
+    let input = json!({"gate": "g-kill"});
+    let run_id = cluster.create_run(thread, input.clone()).await;
+    // Other work meanwhile: two runs on each of two threads (each thread's
+    // runs one after the other).
+    let mut others = Vec::new();
+    for i in 0..4 {
+        others.push(
+            cluster
+                .create_run(&format!("other-{}", i % 2), json!({}))
+                .await,
+        );
+    }
+    let mut stream = Stream::join(&cluster, thread, &run_id, None).await;
+
+    // The run waits at its gate, having made `a` and `b`.
+    let b = cluster.wait_effect(&run_id, "b").await;
+    let row = cluster.run(&run_id).await;
+    assert_eq!(
+        (row.status.as_str(), row.attempt, row.owner_pid),
+        ("running", 1, Some(b.pid)),
+        "{row:?}"
+    );
+    let mut seen = Vec::new();
+    while let Some(event) = stream.next(Duration::from_millis(300)).await {
+        seen.push(event);
+    }
+    assert!(!seen.is_empty(), "no event before the kill");
+    drop(stream); // the client goes away; it reconnects later
+
+    cluster.worker(b.pid).kill();
+    let killed = Instant::now();
+    cluster.open("g-kill").await;
+    let ended = cluster
+        .wait_run(
+            &run_id,
+            Duration::from_secs(15),
+            "the run did not recover",
+            |r| r.status != "running" && r.status != "pending",
+        )
+        .await;
+    let recovery = killed.elapsed();
+    eprintln!("scale_out: a killed worker's run finished elsewhere {recovery:?} after the kill");
+    assert_eq!(
+        (ended.status.as_str(), ended.attempt),
+        ("success", 2),
+        "{ended:?}"
+    );
+    let bound = TTL + REAP + BACKOFF + Duration::from_millis(2500);
+    assert!(
+        recovery < bound,
+        "recovery took {recovery:?}, more than {bound:?}"
+    );
+
+    // The stream, rejoined after the last event seen: every event once,
+    // in order, from the first attempt's `metadata` to `end`.
+    let mut stream = Stream::join(&cluster, thread, &run_id, seen.last().map(|e| e.id)).await;
+    while let Some(event) = stream.next(Duration::from_secs(5)).await {
+        let end = event.event == "end";
+        seen.push(event);
+        if end {
+            break;
+        }
+    }
+    let ids: Vec<u64> = seen.iter().map(|e| e.id).collect();
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>(), "{seen:?}");
+    assert_eq!(
+        seen.first().map(|e| e.event.as_str()),
+        Some("metadata"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.last().map(|e| e.event.as_str()),
+        Some("end"),
+        "{seen:?}"
+    );
+    let metadata = seen.iter().filter(|e| e.event == "metadata").count();
+    assert_eq!(metadata, 2, "one `metadata` per attempt: {seen:?}");
+
+    // `a` and `b` ran once, under the killed worker's lease; the rest once,
+    // under the next one's.
+    let effects = cluster.effects(&run_id).await;
+    one_worker_per_attempt(&effects);
+    assert_eq!(
+        counts(&effects),
+        BTreeMap::from([("a", 1), ("b", 1), ("b:after", 1), ("c", 1)]),
+        "{effects:?}"
+    );
+    for effect in &effects {
+        let first = effect.task == "a" || effect.task == "b";
+        let (pid_ok, epoch) = if first {
+            (effect.pid == b.pid, b.epoch)
+        } else {
+            (effect.pid != b.pid, ended.epoch)
+        };
+        assert!(pid_ok && effect.epoch == epoch, "{effect:?} in {effects:?}");
+    }
+
+    // The other runs all succeeded (those the killed worker had too, at
+    // their second attempt), each effect made, at most twice (once when
+    // the kill did not fall between an effect and its journal entry).
+    for other in &others {
+        let row = cluster
+            .wait_run(other, Duration::from_secs(10), "another run", |r| {
+                r.status == "success"
+            })
+            .await;
+        assert!(row.attempt <= 2, "{row:?}");
+        let effects = cluster.effects(other).await;
+        let made = counts(&effects);
+        assert_eq!(
+            made.keys().copied().collect::<Vec<_>>(),
+            ["a", "b", "c"],
+            "{effects:?}"
+        );
+        assert!(made.values().all(|n| *n <= 2), "{effects:?}");
+        one_worker_per_attempt(&effects);
+    }
+    cluster_checks(&cluster, sampler).await;
+
+    // The same run on a single SQLite server ends in the same state.
+    let values = cluster.values(thread).await;
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = rebound_server::Server::builder()
+        .database(dir.path().join("state.db"))
+        .graph(
+            "scale",
+            scale_node::graph(&scale_node::Sink::none()).unwrap(),
+        )
+        .workers(1)
+        .build()
+        .unwrap();
+    let base = common::serve_on_loopback(sqlite).await;
+    let client = reqwest::Client::new();
+    client
+        .post(format!("{base}/threads/{thread}/runs/wait"))
+        .json(&json!({"assistant_id": "scale", "input": input, "if_not_exists": "create"}))
+        .json_answer()
+        .await;
+    let single: Value = client
+        .get(format!("{base}/threads/{thread}/state"))
+        .json_answer()
+        .await;
+    assert_eq!(values, single["values"]);
+    let keys: Vec<&str> = effects.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(
+        values["log"],
+        json!(["a", keys[0], "b", keys[1], keys[2], "c", keys[3]]),
+        "{values}"
+    );
+}
+
+/// The whole database's invariants, at the end of a test: no effect made
+/// three times, each attempt's effects by one worker, and what the
+/// sampler saw.
+async fn cluster_checks(cluster: &Cluster, sampler: Sampler) {
+    let seen = sampler.check().await;
+    let repeated: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT effect_key, count(*) FROM scale_sink GROUP BY effect_key HAVING count(*) > 2",
+    )
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(
+        repeated.is_empty(),
+        "effects made more than twice: {repeated:?}"
+    );
+    let split: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT run_id, epoch FROM scale_sink GROUP BY run_id, epoch
+         HAVING count(DISTINCT worker_pid) > 1",
+    )
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(
+        split.is_empty(),
+        "attempts with effects by two workers: {split:?}"
+    );
+    eprintln!(
+        "scale_out: {} samples of the running runs, {} (run, attempt) seen",
+        seen.samples,
+        seen.owners.len()
+    );
+}
+
+/// A worker paused (`SIGSTOP`) past its lease loses its run to another
+/// worker; resumed (`SIGCONT`) after the run finished, it writes nothing:
+/// no effect, event, checkpoint, pending write, run or thread status. Twice:
+/// paused at the run's gate (it resumes as the gate is open, its lease
+/// long gone), and paused inside a fenced checkpoint write's transaction
+/// (which holds the run's row: the reaper must still get the run back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_worker_resumed_after_its_run_moved_on_writes_nothing() {
+    let _serial = SERIAL.lock().await;
+    let Some(mut cluster) = Cluster::start(3).await else {
+        return;
+    };
+    let sampler = cluster.sample();
+    pause_past_the_lease(&mut cluster, "paused-at-gate", Pause::AtGate).await;
+    pause_past_the_lease(&mut cluster, "paused-writing", Pause::InTransaction).await;
+    cluster_checks(&cluster, sampler).await;
+}
+
+/// Where a worker is paused.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Pause {
+    /// Waiting at its run's gate, after the effects `a` and `b`.
+    AtGate,
+    /// Inside the transaction of a fenced checkpoint write, which holds
+    /// the run's row (`FOR SHARE`) until it commits.
+    InTransaction,
+}
+
+/// Runs a gated run on `thread`, pauses its worker `where`, lets the run
+/// be taken over and finish, resumes the worker and checks it wrote
+/// nothing.
+async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Pause) {
+    let gate = format!("g-{thread}");
+    // Checkpoint writes wait (their transaction holding the run's row)
+    // while the test holds this lock.
+    let mut lock = None;
+    if pause == Pause::InTransaction {
+        let mut tx = cluster.pool.begin().await.unwrap();
+        sqlx::query("LOCK TABLE checkpoints, checkpoint_writes IN EXCLUSIVE MODE")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        lock = Some(tx);
+    }
+    let run_id = cluster.create_run(thread, json!({ "gate": gate })).await;
+    let (pid, epoch) = match pause {
+        Pause::AtGate => {
+            let b = cluster.wait_effect(&run_id, "b").await;
+            (b.pid, b.epoch)
+        }
+        Pause::InTransaction => {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while cluster
+                .sessions()
+                .await
+                .iter()
+                .all(|(state, _)| !state.contains("Lock"))
+            {
+                assert!(Instant::now() < deadline, "no checkpoint write waited");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            let row = cluster.run(&run_id).await;
+            (row.owner_pid.unwrap(), row.epoch)
+        }
+    };
+    cluster.worker(pid).signal("STOP");
+    let paused = Instant::now();
+    if let Some(lock) = lock {
+        // The paused worker's write goes through; its commit never comes.
+        lock.commit().await.unwrap();
+    }
+
+    // Another worker takes the run over once the lease lapses.
+    let taken = cluster
+        .wait_run(
+            &run_id,
+            Duration::from_secs(10),
+            "the run was not taken over",
+            |r| r.status == "running" && r.attempt == 2,
+        )
+        .await;
+    assert_ne!(taken.owner_pid, Some(pid), "{taken:?}");
+    eprintln!(
+        "scale_out: a worker paused {pause:?} lost its run after {:?}",
+        paused.elapsed()
+    );
+    cluster.open(&gate).await;
+    let ended = cluster
+        .wait_run(
+            &run_id,
+            Duration::from_secs(10),
+            "the run did not end",
+            |r| r.status != "running",
+        )
+        .await;
+    assert_eq!(
+        (ended.status.as_str(), ended.attempt),
+        ("success", 2),
+        "{ended:?}"
+    );
+    let before = cluster.footprint(&run_id, thread).await;
+    let values = cluster.values(thread).await;
+
+    // The zombie wakes up, its lease long gone.
+    cluster.worker(pid).signal("CONT");
+    tokio::time::sleep(TTL * 2).await;
+    let after = cluster.footprint(&run_id, thread).await;
+    assert_eq!(before, after, "the resumed worker wrote");
+    assert_eq!(values, cluster.values(thread).await);
+    let effects = cluster.effects(&run_id).await;
+    one_worker_per_attempt(&effects);
+    let made = counts(&effects);
+    assert_eq!(
+        made.keys().copied().collect::<Vec<_>>(),
+        ["a", "b", "b:after", "c"],
+        "{effects:?}"
+    );
+    // What the paused worker did, it did before its pause, under its lease;
+    // an effect in flight then is made again (once more at most).
+    for effect in &effects {
+        let ok = if effect.pid == pid {
+            effect.epoch == epoch && (effect.task == "a" || effect.task == "b")
+        } else {
+            effect.epoch == ended.epoch
+        };
+        assert!(ok, "{effect:?} in {effects:?}");
+    }
+    assert!(made.values().all(|n| *n <= 2), "{effects:?}");
+    assert_eq!((made["b:after"], made["c"]), (1, 1), "{effects:?}");
+    if pause == Pause::AtGate {
+        assert_eq!((made["a"], made["b"]), (1, 1), "{effects:?}");
+    }
+    // It lives on (it lost a run, nothing more).
+    assert!(
+        cluster.worker(pid).child.try_wait().unwrap().is_none(),
+        "the resumed worker exited"
+    );
+}
+
+/// A cancel stops a running run within its superstep; a run whose worker
+/// dies on every attempt fails once it took `max_attempts` claims.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_stops_a_run_and_a_run_that_kills_its_workers_fails_at_max_attempts() {
+    let _serial = SERIAL.lock().await;
+    let Some(mut cluster) = Cluster::start(3).await else {
+        return;
+    };
+    let sampler = cluster.sample();
+
+    // Cancelled at its gate (never opened): it stops there.
+    let thread = "cancelled";
+    let run_id = cluster.create_run(thread, json!({"gate": "g-never"})).await;
+    cluster.wait_effect(&run_id, "b").await;
+    let asked = Instant::now();
+    let response = cluster
+        .client
+        .post(format!(
+            "{}/threads/{thread}/runs/{run_id}/cancel",
+            cluster.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    let ended = cluster
+        .wait_run(
+            &run_id,
+            Duration::from_secs(5),
+            "the cancel did not stop the run",
+            |r| r.status != "running",
+        )
+        .await;
+    let took = asked.elapsed();
+    eprintln!("scale_out: a cancelled run stopped {took:?} after the cancel");
+    assert_eq!(
+        (ended.status.as_str(), ended.attempt),
+        ("interrupted", 1),
+        "{ended:?}"
+    );
+    assert!(took < TTL, "the cancel took {took:?}");
+    let effects = cluster.effects(&run_id).await;
+    assert_eq!(
+        counts(&effects),
+        BTreeMap::from([("a", 1), ("b", 1)]),
+        "{effects:?}"
+    );
+    let values = cluster.values(thread).await;
+    let log: Vec<&str> = values["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        !log.contains(&"c"),
+        "the run went on after its cancel: {values}"
+    );
+
+    // Every worker that takes this run dies: three attempts, three deaths,
+    // then the reaper of a fresh worker fails it.
+    let run_id = cluster.create_run("crashing", json!({"crash": true})).await;
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(30);
+    let mut deaths = 0;
+    let ended = loop {
+        let row = cluster.run(&run_id).await;
+        if row.status != "running" && row.status != "pending" {
+            break row;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the crashing run did not fail: {row:?}"
+        );
+        let mut index = 0;
+        while index < cluster.workers.len() {
+            match cluster.workers[index].child.try_wait().unwrap() {
+                Some(status) => {
+                    assert_eq!(status.code(), Some(CRASH_EXIT), "a worker died otherwise");
+                    cluster.workers.remove(index);
+                    deaths += 1;
+                }
+                None => index += 1,
+            }
+        }
+        while cluster.workers.len() < 3 {
+            cluster.add_worker();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(
+        (ended.status.as_str(), ended.attempt as u32),
+        ("error", MAX_ATTEMPTS),
+        "{ended:?}"
+    );
+    eprintln!(
+        "scale_out: a run that kills its workers failed after {deaths} deaths, in {:?}",
+        started.elapsed()
+    );
+    assert_eq!(deaths, MAX_ATTEMPTS, "{ended:?}");
+    assert!(
+        ended
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("lease expired"),
+        "{ended:?}"
+    );
+    // Its effects were journaled before each death: made once.
+    let effects = cluster.effects(&run_id).await;
+    assert_eq!(
+        counts(&effects),
+        BTreeMap::from([("a", 1), ("b", 1)]),
+        "{effects:?}"
+    );
+    let thread: Value = cluster
+        .client
+        .get(format!("{}/threads/crashing", cluster.base))
+        .json_answer()
+        .await;
+    assert_eq!(thread["status"], "error", "{thread}");
+    cluster_checks(&cluster, sampler).await;
+}
