@@ -9,12 +9,13 @@ CREATE TABLE checkpoint_threads (
 
 -- checkpoints: one row per checkpoint, keyed by (thread, id). `id` and
 -- `parent` are CheckpointId::as_u64 (below 2^63); `snapshot` tells a full
--- state from a delta over the parent. 8-byte columns first (no padding).
+-- state from a delta over the parent. 8-byte columns first, then the two
+-- 4-byte ones (no padding): a step beyond 2^31 is refused.
 CREATE TABLE checkpoints (
     id       BIGINT  NOT NULL,
     parent   BIGINT,
-    step     BIGINT  NOT NULL,
     thread   INTEGER NOT NULL,
+    step     INTEGER NOT NULL,
     snapshot BOOLEAN NOT NULL,
     state    BYTEA   NOT NULL,
     meta     BYTEA   NOT NULL,

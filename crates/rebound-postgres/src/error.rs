@@ -94,6 +94,11 @@ pub(crate) fn to_bigint(what: &'static str, value: u64) -> Result<i64, Checkpoin
     i64::try_from(value).map_err(|_| PostgresError::OutOfRange { what, value }.into())
 }
 
+/// A value as an INTEGER, or [`PostgresError::OutOfRange`].
+pub(crate) fn to_integer(what: &'static str, value: u64) -> Result<i32, CheckpointError> {
+    i32::try_from(value).map_err(|_| PostgresError::OutOfRange { what, value }.into())
+}
+
 /// A checkpoint id as stored.
 pub(crate) fn id_to_sql(id: CheckpointId) -> Result<i64, CheckpointError> {
     to_bigint("checkpoint id", id.as_u64())

@@ -21,7 +21,7 @@ macro_rules! thread_key {
 /// The columns [`decode_checkpoint`] reads.
 macro_rules! checkpoint_columns {
     () => {
-        "id, parent, step, snapshot, state, meta"
+        "id, parent, step::int8, snapshot, state, meta"
     };
 }
 
@@ -83,7 +83,7 @@ const SELECT_WRITES: &str = concat!(
 /// Per thread with checkpoints: its latest, and how many it has; most
 /// recently updated first (ties by name, for a stable order).
 const SELECT_THREADS: &str = "
-    SELECT t.name, latest.id, latest.step, latest.meta, n.count
+    SELECT t.name, latest.id, latest.step::int8, latest.meta, n.count
     FROM checkpoint_threads AS t
     CROSS JOIN LATERAL (
         SELECT id, step, meta FROM checkpoints WHERE thread = t.id ORDER BY id DESC LIMIT 1

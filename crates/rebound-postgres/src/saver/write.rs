@@ -11,7 +11,7 @@ use sqlx::query::Query;
 use sqlx::{Postgres, Row};
 
 use super::PostgresSaver;
-use crate::error::{from_sqlx, id_to_sql, to_bigint, PostgresError};
+use crate::error::{from_sqlx, id_to_sql, to_integer, PostgresError};
 use crate::guard::WriteGuard;
 
 /// The checkpoint columns, $1..$7 (from $first).
@@ -27,7 +27,7 @@ macro_rules! insert_checkpoints {
             $c,
             "::int8[], $",
             $d,
-            "::int8[], $",
+            "::int4[], $",
             $e,
             "::bool[], $",
             $f,
@@ -92,7 +92,7 @@ struct Columns<'a> {
     c_thread: Vec<i32>,
     c_id: Vec<i64>,
     c_parent: Vec<Option<i64>>,
-    c_step: Vec<i64>,
+    c_step: Vec<i32>,
     c_snapshot: Vec<bool>,
     c_state: Vec<&'a [u8]>,
     c_meta: Vec<&'a [u8]>,
@@ -122,7 +122,7 @@ impl<'a> Columns<'a> {
             columns
                 .c_parent
                 .push(checkpoint.parent.map(id_to_sql).transpose()?);
-            columns.c_step.push(to_bigint("step", checkpoint.step)?);
+            columns.c_step.push(to_integer("step", checkpoint.step)?);
             columns.c_snapshot.push(checkpoint.state.is_snapshot());
             columns.c_state.push(checkpoint.state.bytes());
             columns.c_meta.push(&checkpoint.meta);
