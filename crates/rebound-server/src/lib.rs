@@ -142,7 +142,13 @@ impl Server {
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
             database: None,
-            queue: rebound_postgres::queue::QueueConfig::default(),
+            queue: rebound_postgres::queue::QueueConfig {
+                // A run whose worker died is retried at once the first
+                // time (its lease has already made it wait), later ones
+                // back off from there.
+                backoff_base: std::time::Duration::from_millis(100),
+                ..rebound_postgres::queue::QueueConfig::default()
+            },
             graphs: Vec::new(),
             workers: 4,
             token: None,
@@ -264,12 +270,18 @@ impl Server {
     }
 }
 
-/// Gives the runs whose lease expired back to the queue, every half lease,
-/// until the server stops (any worker process may; it is idempotent).
+/// How often, at most, a worker process looks for expired leases.
+const REAP_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Gives the runs whose lease expired back to the queue, every quarter
+/// lease or [`REAP_EVERY`], whichever is sooner, until the server stops
+/// (any worker process may; it is idempotent): a run whose worker died
+/// runs again within about the lease and a second.
 async fn reap_loop(app: Arc<App>, ttl: std::time::Duration) {
+    let every = (ttl / 4).min(REAP_EVERY);
     loop {
         tokio::select! {
-            () = tokio::time::sleep(ttl / 2) => {}
+            () = tokio::time::sleep(every) => {}
             () = app.shutdown.cancelled() => return,
         }
         match app.store.reap().await {

@@ -87,20 +87,36 @@ fn check_token(args: &ServeArgs) -> anyhow::Result<()> {
     )))
 }
 
-/// Ctrl-C, or SIGTERM (a service manager stopping the server): both stop
-/// it the same way.
-async fn interrupt_or_terminate() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+/// The stop signals, listened to from before the process says it is
+/// ready: a signal that arrives before a listener exists would be lost
+/// (or, for SIGINT, kill the process), so both streams are made first.
+struct Stops {
+    /// The first Ctrl-C or SIGTERM (a service manager stopping it): both
+    /// stop it the same way.
+    first: tokio::sync::oneshot::Receiver<()>,
+    /// A second Ctrl-C after the first stop signal.
+    again: tokio::sync::oneshot::Receiver<()>,
+}
+
+impl Stops {
+    fn listen() -> anyhow::Result<Stops> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt = signal(SignalKind::interrupt()).context("cannot listen for Ctrl-C")?;
+        let mut terminate = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+        let (first_tx, first) = tokio::sync::oneshot::channel();
+        let (again_tx, again) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
             }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
+            let _ = first_tx.send(());
+            // A Ctrl-C from now on, even one sent before this line runs:
+            // the stream keeps it.
+            interrupt.recv().await;
+            let _ = again_tx.send(());
+        });
+        Ok(Stops { first, again })
     }
 }
 
@@ -144,6 +160,7 @@ pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exi
     let state = StateDir::new(&settings.state_dir);
     state.open()?;
     let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let stops = Stops::listen()?;
     let server = workflows(&settings, Arc::clone(&tools.deps))?
         .postgres(&args.database)
         .workers(usize::from(args.concurrency))
@@ -159,7 +176,7 @@ pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exi
     );
     let worked = server
         .run_workers(async {
-            interrupt_or_terminate().await;
+            let _ = stops.first.await;
             eprintln!("\nstopping: running runs stop at their next step and go back to the queue");
         })
         .await;
@@ -179,6 +196,7 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit>
     // Creates and migrates the database (and imports old thread files).
     state.open()?;
     let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let stops = Stops::listen()?;
     let builder = workflows(&settings, Arc::clone(&tools.deps))?
         .workers(usize::from(args.workers))
         .token(args.token.clone())
@@ -202,21 +220,21 @@ pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit>
         settings.model,
         args.workers
     );
-    let stopping = Arc::new(tokio::sync::Notify::new());
-    let stop = {
-        let stopping = Arc::clone(&stopping);
-        async move {
-            interrupt_or_terminate().await;
-            eprintln!(
-                "\nstopping (Ctrl-C or SIGTERM): open streams end, running runs stop at their next step (a model call in progress finishes first) and go on at the next start; Ctrl-C again stops now"
-            );
-            stopping.notify_one();
-        }
+    let shared = args.database.is_some();
+    let Stops { first, again } = stops;
+    let stop = async move {
+        let _ = first.await;
+        eprintln!(
+            "\nstopping (Ctrl-C or SIGTERM): open streams end, running runs stop at their next step (a model call in progress finishes first) and go on {}; Ctrl-C again stops now",
+            if shared { "on other workers" } else { "at the next start" }
+        );
     };
     let stop_now = async {
-        stopping.notified().await;
-        let _ = tokio::signal::ctrl_c().await;
-        eprintln!("Ctrl-C again: stopping now");
+        if again.await.is_ok() {
+            eprintln!("Ctrl-C again: stopping now");
+        } else {
+            std::future::pending::<()>().await;
+        }
     };
     let served = tokio::select! {
         served = server.serve_with_shutdown(listener, stop) => served,
