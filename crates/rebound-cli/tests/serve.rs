@@ -309,3 +309,56 @@ fn a_run_with_a_bad_input_is_refused_naming_the_input_expected() {
     }
     assert_eq!(served.interrupt(), Some(0));
 }
+
+#[test]
+fn a_database_that_is_down_is_a_clear_error_without_the_password() {
+    // A port nobody listens on: the connection is refused at every try.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://rebound:s3cret-pw@127.0.0.1:{port}/rebound");
+    for command in [
+        vec![
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--model",
+            "openai:test",
+            "--database",
+            &url,
+        ],
+        vec!["worker", "--model", "openai:test", "--database", &url],
+    ] {
+        let started = std::time::Instant::now();
+        let output = TestEnv::new()
+            .rebound(None)
+            .args(&command)
+            .timeout(Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let text = output_text(&output);
+        assert_ne!(output.status.code(), Some(0), "{text}");
+        assert!(output.status.code().is_some(), "killed, not exited: {text}");
+        assert!(!text.contains("s3cret-pw"), "the password leaked: {text}");
+        assert!(
+            text.contains("127.0.0.1"),
+            "the database is not named: {text}"
+        );
+        assert!(!text.contains("panicked"), "{text}");
+        assert!(!text.contains("rebound serve: http://"), "{text}");
+        // It tried more than once (the database may be starting), then
+        // gave up.
+        assert!(
+            started.elapsed() > Duration::from_millis(500),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
