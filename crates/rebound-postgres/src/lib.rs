@@ -15,7 +15,6 @@ pub mod guard;
 pub mod migrate;
 pub mod queue;
 pub mod saver;
-mod saver_admin;
 #[cfg(feature = "testing")]
 pub mod testing;
 

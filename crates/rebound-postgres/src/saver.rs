@@ -1,5 +1,6 @@
 //! [`PostgresSaver`]: the [`Checkpointer`] over a PostgreSQL database.
 
+mod admin;
 mod connect;
 mod lock;
 mod options;

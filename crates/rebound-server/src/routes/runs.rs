@@ -218,12 +218,6 @@ async fn cancel_run(app: &App, run: &RunRecord, action: CancelAction) -> Result<
     } else {
         Some(app.cancel_handle(&run.run_id))
     };
-    if let Some(handle) = &handle {
-        *handle
-            .action
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = action;
-    }
     if app.store.cancel_pending(&run.run_id).await? {
         if let Some(channel) = app.hub.get(&run.run_id) {
             channel.set_result(Value::Null);

@@ -339,10 +339,14 @@ async fn heartbeat_loop(
     handle: crate::app::CancelHandle,
 ) {
     let period = ttl / 3;
+    let mut held_at = std::time::Instant::now();
     loop {
         tokio::time::sleep(period).await;
         let stop = match store.heartbeat(&run_id, epoch).await {
-            Ok(Heartbeat::Held { cancel: None }) => continue,
+            Ok(Heartbeat::Held { cancel: None }) => {
+                held_at = std::time::Instant::now();
+                continue;
+            }
             Ok(Heartbeat::Held {
                 cancel: Some(CancelKind::Interrupt),
             }) => CancelAction::Interrupt,
@@ -355,9 +359,13 @@ async fn heartbeat_loop(
             }
             // A database that does not answer: try again until the claim
             // would have expired, then the claim is as good as lost.
-            Err(error) => {
+            Err(error) if held_at.elapsed() < ttl => {
                 tracing::warn!(%error, %run_id, "a heartbeat failed");
                 continue;
+            }
+            Err(error) => {
+                tracing::warn!(%error, %run_id, epoch, "no heartbeat for a whole lease: stopping the run");
+                CancelAction::LeaseLost
             }
         };
         handle.cancel(stop);

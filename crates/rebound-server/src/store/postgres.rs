@@ -89,8 +89,16 @@ impl PostgresStore {
     fn lease(&self, run_id: &str, epoch: u64) -> Option<Lease> {
         self.leases()
             .get(run_id)
-            .filter(|lease| u64::try_from(lease.epoch).ok() == Some(epoch))
+            .filter(|lease| is_epoch(lease, epoch))
             .cloned()
+    }
+
+    /// [`PostgresStore::lease`], forgotten: the run ends here or is given
+    /// back (a lease of another epoch is forgotten too, being stale).
+    fn take_lease(&self, run_id: &str, epoch: u64) -> Option<Lease> {
+        self.leases()
+            .remove(run_id)
+            .filter(|lease| is_epoch(lease, epoch))
     }
 
     async fn apply_one(&self, write: &Write) -> Result<(), StoreError> {
@@ -150,8 +158,7 @@ impl PostgresStore {
         else {
             return Ok(());
         };
-        let lease = self.leases().remove(run_id);
-        let Some(lease) = lease.filter(|l| u64::try_from(l.epoch).ok() == Some(*epoch)) else {
+        let Some(lease) = self.take_lease(run_id, *epoch) else {
             tracing::warn!(%run_id, epoch, "no lease on the run: its end is not recorded");
             return Ok(());
         };
@@ -220,6 +227,10 @@ async fn forward_notifications(
         // Nobody listening is fine.
         let _ = notices.send(notice);
     }
+}
+
+fn is_epoch(lease: &Lease, epoch: u64) -> bool {
+    u64::try_from(lease.epoch).ok() == Some(epoch)
 }
 
 fn event_row(event: &StoredEvent) -> EventRow {
@@ -557,8 +568,7 @@ impl Store for PostgresStore {
     }
 
     async fn requeue(&self, run_id: &str, epoch: u64) -> Result<(), StoreError> {
-        let lease = self.leases().remove(run_id);
-        if let Some(lease) = lease.filter(|l| u64::try_from(l.epoch).ok() == Some(epoch)) {
+        if let Some(lease) = self.take_lease(run_id, epoch) {
             self.queue.requeue(&lease).await.map_err(queue_error)?;
         }
         Ok(())

@@ -10,8 +10,8 @@ use sqlx::Row;
 
 use rebound_graph::checkpoint::CheckpointError;
 
+use super::PostgresSaver;
 use crate::error::from_sqlx;
-use crate::PostgresSaver;
 
 /// A thread's small integer, if it has one.
 const THREAD_ID: &str = "SELECT id FROM checkpoint_threads WHERE name = $1";
