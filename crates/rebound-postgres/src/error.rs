@@ -54,6 +54,20 @@ pub enum PostgresError {
         /// What was lost ([`crate::WriteGuard::describe`]).
         guard: String,
     },
+    /// The session that held the thread's lock (see
+    /// [`rebound_graph::checkpoint::Checkpointer::acquire`]) was lost
+    /// (the connection dropped, the server restarted, an administrator
+    /// ended it): the thread is no longer this run's, so its write was not
+    /// made. Another process may hold the thread now.
+    #[error(
+        "write to thread {thread_id:?} refused: the session holding its lock was lost ({reason})"
+    )]
+    LockLost {
+        /// The thread written to.
+        thread_id: String,
+        /// How the session was lost.
+        reason: String,
+    },
 }
 
 impl PostgresError {
@@ -86,6 +100,20 @@ pub(crate) fn from_sqlx(error: sqlx::Error) -> CheckpointError {
             CheckpointError::Corrupt(error.to_string())
         }
         other => PostgresError::Query(other).into(),
+    }
+}
+
+/// Whether `error` means the connection's session is gone (with every
+/// lock it held): an I/O or protocol failure, or the server ending the
+/// session (SQLSTATE classes 08, connection exception, and 57, operator
+/// intervention).
+pub(crate) fn is_session_lost(error: &sqlx::Error) -> bool {
+    match error {
+        sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::Tls(_) => true,
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        _ => false,
     }
 }
 

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rebound_graph::checkpoint::{CheckpointError, Checkpointer};
-use rebound_postgres::PostgresSaver;
+use rebound_postgres::{PostgresError, PostgresSaver};
 use saver_common::{connect, delta, fresh, ids, snapshot};
 
 /// Tries `acquire` until it succeeds, for at most `within`.
@@ -101,6 +101,30 @@ async fn a_holder_whose_connection_dies_frees_the_thread() {
     .unwrap();
     assert_eq!(terminated, vec![true]);
     acquire_within(&b, "t", Duration::from_secs(10)).await;
+
+    // The old holder does not know yet; its next write goes through the
+    // lost session, and is refused rather than landing beside b's.
+    let ids = ids(2);
+    let lost = a
+        .put(vec![snapshot("t", ids[0], None, 0)], Vec::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            PostgresError::of(&lost),
+            Some(PostgresError::LockLost { thread_id, .. }) if thread_id == "t"
+        ),
+        "{lost}"
+    );
+    assert!(
+        lost.to_string()
+            .contains("the session holding its lock was lost"),
+        "{lost}"
+    );
+    assert_eq!(b.get("t", None).await.unwrap(), None);
+    let stored = snapshot("t", ids[1], None, 0);
+    b.put(vec![stored.clone()], Vec::new()).await.unwrap();
+    assert_eq!(b.get("t", None).await.unwrap(), Some(stored));
 
     // The old holder's release does not fail, and frees nothing of b's.
     a.release("t").await.unwrap();

@@ -1,9 +1,12 @@
 //! One run per thread: a session-level advisory lock per held thread, on a
 //! connection kept for the run.
 
+use std::sync::Arc;
+
 use rebound_graph::checkpoint::CheckpointError;
 use sqlx::pool::PoolConnection;
 use sqlx::{Postgres, Row};
+use tokio::sync::Mutex as AsyncMutex;
 
 use super::{read_lock, PostgresSaver};
 use crate::error::from_sqlx;
@@ -12,12 +15,17 @@ use crate::error::from_sqlx;
 pub(super) enum Slot {
     /// `acquire` is waiting for the database.
     Claiming,
-    /// Held: the connection whose session holds the advisory lock.
-    Held(PoolConnection<Postgres>),
+    /// Held: the connection whose session holds the advisory lock. The
+    /// thread's unguarded writes go through it too (see
+    /// [`PostgresSaver::held_connection`]), one at a time.
+    Held(HeldConnection),
     /// Held without the advisory lock, which a stale session still holds:
     /// the thread's guard excludes that session's writes.
     Guarded,
 }
+
+/// The connection of a held thread, shared by its writes and its release.
+pub(super) type HeldConnection = Arc<AsyncMutex<PoolConnection<Postgres>>>;
 
 /// Who holds an advisory lock: the session's process and client, from
 /// `pg_stat_activity` (our lock connections name their process in
@@ -112,7 +120,10 @@ impl PostgresSaver {
                 holder,
             });
         }
-        super::lock(&self.held).insert(thread_id.to_string(), Slot::Held(conn));
+        super::lock(&self.held).insert(
+            thread_id.to_string(),
+            Slot::Held(Arc::new(AsyncMutex::new(conn))),
+        );
         claim.done = true;
         Ok(())
     }
@@ -132,10 +143,11 @@ impl PostgresSaver {
                 None => return Ok(()),
             }
         };
-        let mut conn = conn;
+        // A write in flight on the connection finishes first.
+        let mut conn = conn.lock().await;
         let unlocked = sqlx::query("SELECT pg_advisory_unlock($1)")
             .bind(lock_key(&self.schema, thread_id))
-            .fetch_one(&mut *conn)
+            .fetch_one(&mut **conn)
             .await
             .and_then(|row| row.try_get::<bool, _>(0));
         if !matches!(unlocked, Ok(true)) {
@@ -145,6 +157,15 @@ impl PostgresSaver {
             conn.close_on_drop();
         }
         Ok(())
+    }
+
+    /// The connection holding `thread_id`'s lock, when this saver holds it
+    /// with one (not while claiming it, nor when a guard fences it instead).
+    pub(super) fn held_connection(&self, thread_id: &str) -> Option<HeldConnection> {
+        match super::lock(&self.held).get(thread_id) {
+            Some(Slot::Held(conn)) => Some(Arc::clone(conn)),
+            _ => None,
+        }
     }
 }
 

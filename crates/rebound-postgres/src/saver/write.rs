@@ -11,8 +11,9 @@ use sqlx::query::Query;
 use sqlx::{Postgres, Row};
 
 use super::PostgresSaver;
-use crate::error::{from_sqlx, id_to_sql, to_integer, PostgresError};
+use crate::error::{from_sqlx, id_to_sql, is_session_lost, to_integer, PostgresError};
 use crate::guard::WriteGuard;
+use crate::queue::connection_lost;
 
 /// The checkpoint columns, $1..$7 (from $first).
 macro_rules! insert_checkpoints {
@@ -175,6 +176,16 @@ impl<'a> Columns<'a> {
     }
 }
 
+/// How one try of a guarded batch ended, short of a guard refusing it.
+enum GuardedTry {
+    /// Committed.
+    Done,
+    /// Failed before its commit was sent: nothing was written.
+    Failed(sqlx::Error),
+    /// Its commit failed: it may have been written.
+    CommitFailed(sqlx::Error),
+}
+
 impl PostgresSaver {
     /// Stores a batch atomically (see [`PostgresSaver`]).
     pub(super) async fn write(
@@ -198,7 +209,27 @@ impl PostgresSaver {
         let keys = self.thread_keys(&names).await?;
         let columns = Columns::encode(&checkpoints, &writes, &keys)?;
         let guards = self.guards_of(&names);
-        let inserted = if guards.is_empty() {
+        let held = match names.as_slice() {
+            [name] if guards.is_empty() => self.held_connection(name),
+            _ => None,
+        };
+        let inserted = if let Some(conn) = held {
+            // The held thread's own connection: no pool round trip (sqlx
+            // pings a pooled connection each time it comes back), and a
+            // write after the session lost its lock fails instead of
+            // landing unexcluded.
+            let mut conn = conn.lock().await;
+            match columns.query().execute(&mut **conn).await {
+                Err(error) if is_session_lost(&error) => {
+                    return Err(PostgresError::LockLost {
+                        thread_id: names[0].to_string(),
+                        reason: error.to_string(),
+                    }
+                    .into());
+                }
+                result => result.map(|_| ()),
+            }
+        } else if guards.is_empty() {
             columns.query().execute(&self.pool).await.map(|_| ())
         } else {
             self.write_guarded(&columns, &guards).await?
@@ -214,28 +245,62 @@ impl PostgresSaver {
 
     /// The batch in a transaction that checks every guard first. The outer
     /// result is the guard's verdict (or a failure to check it); the inner
-    /// one the insert's.
+    /// one the insert's. A try whose connection turns out lost before its
+    /// commit (PostgreSQL ended the session, the network cut it: nothing
+    /// was written) is made again on another connection, as many times as
+    /// the pool may hold dead ones; one whose commit was lost is not (it
+    /// may have been written).
     async fn write_guarded(
         &self,
         columns: &Columns<'_>,
         guards: &[(String, Arc<dyn WriteGuard>)],
     ) -> Result<Result<(), sqlx::Error>, CheckpointError> {
-        let mut tx = self.pool.begin().await.map_err(from_sqlx)?;
-        for (thread_id, guard) in guards {
-            if !guard.holds(&mut tx).await.map_err(from_sqlx)? {
-                // Dropping `tx` rolls it back; say so explicitly all the same.
-                let _ = tx.rollback().await;
-                return Err(PostgresError::Fenced {
-                    thread_id: thread_id.clone(),
-                    guard: guard.describe(),
+        let tries = self.pool.options().get_max_connections().saturating_add(1);
+        let mut tried = 0;
+        loop {
+            tried += 1;
+            match self.try_guarded(columns, guards).await? {
+                GuardedTry::Failed(error) if tried < tries && connection_lost(&error) => {}
+                GuardedTry::Failed(error) | GuardedTry::CommitFailed(error) => {
+                    return Ok(Err(error))
                 }
-                .into());
+                GuardedTry::Done => return Ok(Ok(())),
+            }
+        }
+    }
+
+    /// One try of [`PostgresSaver::write_guarded`].
+    async fn try_guarded(
+        &self,
+        columns: &Columns<'_>,
+        guards: &[(String, Arc<dyn WriteGuard>)],
+    ) -> Result<GuardedTry, CheckpointError> {
+        let mut tx = match self.pool.begin().await {
+            Ok(tx) => tx,
+            Err(error) => return Ok(GuardedTry::Failed(error)),
+        };
+        for (thread_id, guard) in guards {
+            match guard.holds(&mut tx).await {
+                Ok(true) => {}
+                Ok(false) => {
+                    // Dropping `tx` rolls it back; say so explicitly all the same.
+                    let _ = tx.rollback().await;
+                    return Err(PostgresError::Fenced {
+                        thread_id: thread_id.clone(),
+                        guard: guard.describe(),
+                    }
+                    .into());
+                }
+                Err(error) => return Ok(GuardedTry::Failed(error)),
             }
         }
         if let Err(error) = columns.query().execute(&mut *tx).await {
-            return Ok(Err(error));
+            return Ok(GuardedTry::Failed(error));
         }
-        Ok(tx.commit().await)
+        Ok(match tx.commit().await {
+            Ok(()) => GuardedTry::Done,
+            Err(error) => GuardedTry::CommitFailed(error),
+        })
     }
 
     /// The guards of the threads among `names`.
