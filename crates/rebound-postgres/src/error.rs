@@ -103,16 +103,17 @@ pub(crate) fn from_sqlx(error: sqlx::Error) -> CheckpointError {
     }
 }
 
-/// Whether `error` means the connection's session is gone (with every
-/// lock it held): an I/O or protocol failure, or the server ending the
-/// session (SQLSTATE classes 08, connection exception, and 57, operator
-/// intervention).
-pub(crate) fn is_session_lost(error: &sqlx::Error) -> bool {
+/// Whether `error` says the connection was lost rather than that the
+/// statement failed: an I/O error, a connection exception (SQLSTATE class
+/// `08`), or the server ending the session (`57P01` admin shutdown,
+/// `57P02` crash shutdown, `57P03` cannot connect now). The session is
+/// gone, with every lock it held.
+pub(crate) fn connection_lost(error: &sqlx::Error) -> bool {
     match error {
-        sqlx::Error::Io(_) | sqlx::Error::Protocol(_) | sqlx::Error::Tls(_) => true,
-        sqlx::Error::Database(db) => db
-            .code()
-            .is_some_and(|code| code.starts_with("08") || code.starts_with("57")),
+        sqlx::Error::Io(_) => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+            code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03")
+        }),
         _ => false,
     }
 }

@@ -37,6 +37,9 @@ pub struct Unavailable(pub String);
 /// The process's cluster: its admin URL, or why there is none.
 static CLUSTER: OnceLock<Result<String, String>> = OnceLock::new();
 
+/// The directory of the cluster this process started, if it did.
+static CLUSTER_DIR: OnceLock<PathBuf> = OnceLock::new();
+
 /// A new, empty database, or `None` (printed) when PostgreSQL is not
 /// available and not required.
 pub async fn test_database() -> Result<Option<TestDatabase>, Unavailable> {
@@ -108,7 +111,40 @@ fn start_cluster() -> Result<String, String> {
     if url.is_empty() {
         return Err("scripts/postgres start printed no URL".to_string());
     }
+    let _ = CLUSTER_DIR.set(dir);
     Ok(url)
+}
+
+/// Restarts the throwaway cluster this process started (`pg_ctl restart
+/// -m fast`, waiting until it accepts connections again): every session
+/// of every client ends, and connections are refused meanwhile, as in a
+/// database's restart or failover. `Err` when this process started no
+/// cluster (its databases are `REBOUND_POSTGRES_URL`'s) or the restart
+/// failed.
+pub fn restart_cluster() -> Result<(), String> {
+    let dir = CLUSTER_DIR
+        .get()
+        .ok_or("this process started no cluster (REBOUND_POSTGRES_URL is set)")?;
+    // `pg_ctl` as `scripts/postgres` finds it and runs it: as the
+    // cluster's owner, `postgres`, when running as root.
+    const RESTART: &str = r#"set -e
+        bin=$(dirname "$(readlink -f "$(command -v pg_ctl || ls -d /usr/lib/postgresql/*/bin/pg_ctl | sort -V | tail -n 1)")")
+        if [ "$(id -u)" = 0 ]; then run="runuser -u postgres --"; else run=""; fi
+        $run "$bin/pg_ctl" -D "$1/data" -l "$1/server.log" -m fast -w -t 60 restart > /dev/null"#;
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(RESTART)
+        .arg("restart_cluster")
+        .arg(dir)
+        .output()
+        .map_err(|e| format!("cannot run pg_ctl: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "pg_ctl restart failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(())
 }
 
 /// `url` with its database replaced by `name`.

@@ -286,3 +286,80 @@ async fn cancels_stop_a_pending_run_at_once_and_reach_a_running_one_by_heartbeat
     );
     Ok(())
 }
+
+/// A worker whose connections PostgreSQL ended (a failover, a network cut)
+/// keeps its lease: its pool's dead idle connections fail one statement
+/// each, which the queue tries again on another connection, so neither a
+/// lease check nor a heartbeat, an event or the run's end fails.
+#[tokio::test]
+async fn a_lease_survives_the_end_of_every_connection_of_its_worker() -> TestResult {
+    let Some(db) = rebound_postgres::testing::test_database().await? else {
+        return Ok(());
+    };
+    // As the saver's pool: no ping before handing out a connection idle
+    // for a moment only.
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(4)
+        .test_before_acquire(false)
+        .connect(&format!("{}?application_name=cut%20worker", db.url))
+        .await?;
+    rebound_postgres::migrate::migrate(&pool).await?;
+    let config = QueueConfig {
+        lease_ttl: Duration::from_secs(10),
+        ..fast()
+    };
+    let queue = rebound_postgres::queue::RunQueue::new(pool.clone(), config);
+    queue.enqueue(&support::new_run("r1", "T")).await?;
+    let lease = queue.claim("w1", 1).await?.remove(0);
+    for round in 0..2 {
+        // Every connection of the pool open and idle, then ended.
+        let held: Vec<_> = acquire_all(&pool, 4).await?;
+        drop(held);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let admin = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .connect(&db.url)
+            .await?;
+        let ended: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'cut worker') ended",
+        )
+        .fetch_one(&admin)
+        .await?;
+        assert_eq!(ended, 4, "round {round}");
+        admin.close().await;
+        match round {
+            0 => {
+                assert!(queue.check_lease(&lease).await?);
+                assert_eq!(
+                    queue.heartbeat(&lease).await?,
+                    Heartbeat::Held { cancel: None }
+                );
+                assert!(queue.append_events(&lease, &[event(1)]).await?);
+            }
+            _ => assert!(
+                queue
+                    .finish(&lease, RunStatus::Success, None, ThreadStatus::Idle)
+                    .await?
+            ),
+        }
+    }
+    assert_eq!(queue.read_events("r1", 0).await?.len(), 1);
+    assert_eq!(
+        queue.get_run("r1").await?.map(|r| r.status),
+        Some(RunStatus::Success)
+    );
+    Ok(())
+}
+
+/// `n` connections of `pool` at once (all open, then idle once dropped).
+async fn acquire_all(
+    pool: &sqlx::PgPool,
+    n: usize,
+) -> Result<Vec<sqlx::pool::PoolConnection<sqlx::Postgres>>, sqlx::Error> {
+    let mut held = Vec::with_capacity(n);
+    for _ in 0..n {
+        held.push(pool.acquire().await?);
+    }
+    Ok(held)
+}

@@ -83,8 +83,14 @@ async fn threads_are_created_once_replaced_searched_and_deleted_with_their_runs(
         vec![b]
     );
 
-    let replaced = thread("B", 4_000, ThreadStatus::Busy, json!({"user": "cat"}));
+    let replaced = thread("B", 4_000, ThreadStatus::Error, json!({"user": "cat"}));
     queue.put_thread(&replaced).await?;
+    assert_eq!(queue.get_thread("B").await?, Some(replaced.clone()));
+    // `busy` is not stored (a thread is busy while it has a run pending or
+    // running): a record read then and written back keeps the status
+    // stored.
+    let read_busy = thread("B", 4_000, ThreadStatus::Busy, json!({"user": "cat"}));
+    queue.put_thread(&read_busy).await?;
     assert_eq!(queue.get_thread("B").await?, Some(replaced));
     assert!(queue.set_thread_status("B", ThreadStatus::Idle).await?);
     assert_eq!(
@@ -96,6 +102,20 @@ async fn threads_are_created_once_replaced_searched_and_deleted_with_their_runs(
     for run in ["a1", "a2", "a3"] {
         queue.enqueue(&new_run(run, "A")).await?;
     }
+    // A thread with a run pending is busy, read alone or searched.
+    assert_eq!(
+        queue.get_thread("A").await?.map(|t| t.status),
+        Some(ThreadStatus::Busy)
+    );
+    let busy = queue
+        .search_threads(&search(json!({}), Some(ThreadStatus::Busy)))
+        .await?;
+    assert_eq!(
+        busy.iter()
+            .map(|t| t.thread_id.as_str())
+            .collect::<Vec<_>>(),
+        ["A"]
+    );
     let enqueued = queue.get_run("a1").await?.ok_or("no run")?;
     assert_eq!(
         (

@@ -30,13 +30,18 @@
 //! * `c` makes the effect `c`.
 //!
 //! Every node appends `<node>` and each effect's key to `log`.
+//!
+//! The sink's connections are named `scale_node sink`; those of rebound
+//! itself take the `application_name` of the URL, by which the test picks
+//! out one worker's connections to end them.
 
+use std::str::FromStr;
 use std::time::Duration;
 
 use rebound_graph::{CompiledGraph, NodeContext, NodeError, State, StateGraph, END, START};
 use rebound_postgres::queue::EffectKey;
 use serde::{Deserialize, Serialize};
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 
 /// The state of the `scale` graph.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, State)]
@@ -73,6 +78,9 @@ const LEASE_EPOCH: &str = "SELECT epoch FROM rebound_runs
 const EFFECT: &str = "INSERT INTO scale_sink (effect_key, run_id, worker_pid, epoch)
     VALUES ($1, $2, $3, $4)";
 
+/// The `application_name` of the sink's connections.
+pub const SINK_APPLICATION: &str = "scale_node sink";
+
 /// How often a node at a gate looks at it (and at its cancellation).
 const GATE_POLL: Duration = Duration::from_millis(20);
 
@@ -84,9 +92,15 @@ pub struct Sink {
 }
 
 impl Sink {
-    /// The sink of the database at `url`.
+    /// The sink of the database at `url`, on connections named
+    /// [`SINK_APPLICATION`] (whatever `url` names its own): a test that
+    /// cuts a worker's connections to the database leaves its sink alone.
     pub async fn connect(url: &str) -> Result<Self, sqlx::Error> {
-        let pool = PgPoolOptions::new().max_connections(4).connect(url).await?;
+        let options = PgConnectOptions::from_str(url)?.application_name(SINK_APPLICATION);
+        let pool = PgPoolOptions::new()
+            .max_connections(4)
+            .connect_with(options)
+            .await?;
         Ok(Sink { pool: Some(pool) })
     }
 
@@ -157,13 +171,14 @@ impl Sink {
             if ctx.is_cancelled() {
                 return Ok(false);
             }
-            let open: Option<bool> =
+            // A gate that cannot be read (the database restarts) is read
+            // again.
+            let open: Result<Option<bool>, _> =
                 sqlx::query_scalar("SELECT open FROM scale_gates WHERE gate = $1")
                     .bind(gate)
                     .fetch_optional(pool)
-                    .await
-                    .map_err(|e| NodeError::msg(format!("reading gate {gate}: {e}")))?;
-            if open == Some(true) {
+                    .await;
+            if matches!(open, Ok(Some(true))) {
                 return Ok(true);
             }
             tokio::time::sleep(GATE_POLL).await;

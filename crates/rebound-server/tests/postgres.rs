@@ -231,3 +231,130 @@ async fn an_api_server_without_workers_streams_a_run_a_worker_executes() {
         .unwrap()
         .unwrap();
 }
+
+/// A thread is `busy` while it has a run pending or running (as on the
+/// Agent Server): read alone and searched by status, before a worker
+/// takes its run, while it runs, and no more once the run is cancelled
+/// while pending or has ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_thread_with_a_pending_run_is_busy() {
+    let Some(db) = test_database().await.unwrap() else {
+        return;
+    };
+    // The API server runs nothing itself: its runs stay pending.
+    let base = common::serve_on_loopback(server(&db.url, 0).await).await;
+    let client = reqwest::Client::new();
+    let new_thread = || async {
+        let thread: Value = client
+            .post(format!("{base}/threads"))
+            .json(&json!({}))
+            .json_answer()
+            .await;
+        thread["thread_id"].as_str().unwrap().to_string()
+    };
+    let (queued, quiet) = (new_thread().await, new_thread().await);
+    let create_run = |sleep_ms: u64| {
+        let (client, base, queued) = (client.clone(), base.clone(), queued.clone());
+        async move {
+            let run: Value = client
+                .post(format!("{base}/threads/{queued}/runs"))
+                .json(&json!({"assistant_id": "approval", "input": {"topic": "t", "auto_approve": true, "sleep_ms": sleep_ms}}))
+                .json_answer()
+                .await;
+            run["run_id"].as_str().unwrap().to_string()
+        }
+    };
+    let status = |thread: String| {
+        let (client, base) = (client.clone(), base.clone());
+        async move {
+            let record: Value = client
+                .get(format!("{base}/threads/{thread}"))
+                .json_answer()
+                .await;
+            record["status"].as_str().unwrap().to_string()
+        }
+    };
+    let search = |status: &'static str| {
+        let (client, base) = (client.clone(), base.clone());
+        async move {
+            let found: Value = client
+                .post(format!("{base}/threads/search"))
+                .json(&json!({"status": status}))
+                .json_answer()
+                .await;
+            let mut ids: Vec<String> = found
+                .as_array()
+                .unwrap_or_else(|| panic!("{found}"))
+                .iter()
+                .map(|t| t["thread_id"].as_str().unwrap().to_string())
+                .collect();
+            ids.sort();
+            ids
+        }
+    };
+    let mut both = vec![queued.clone(), quiet.clone()];
+    both.sort();
+
+    // A pending run: its thread is busy, the other idle.
+    let run_id = create_run(0).await;
+    let run: Value = client
+        .get(format!("{base}/threads/{queued}/runs/{run_id}"))
+        .json_answer()
+        .await;
+    assert_eq!(run["status"], "pending", "{run}");
+    assert_eq!(status(queued.clone()).await, "busy");
+    assert_eq!(status(quiet.clone()).await, "idle");
+    assert_eq!(search("busy").await, vec![queued.clone()]);
+    assert_eq!(search("idle").await, vec![quiet.clone()]);
+
+    // Its record patched meanwhile (read `busy`, written back): that
+    // status is not kept once the run is gone.
+    let patched: Value = client
+        .patch(format!("{base}/threads/{queued}"))
+        .json(&json!({"metadata": {"patched": true}}))
+        .json_answer()
+        .await;
+    assert_eq!(patched["status"], "busy", "{patched}");
+
+    // Cancelled while pending: idle again.
+    let cancelled = client
+        .post(format!("{base}/threads/{queued}/runs/{run_id}/cancel"))
+        .send()
+        .await
+        .unwrap();
+    assert!(cancelled.status().is_success(), "{}", cancelled.status());
+    assert_eq!(status(queued.clone()).await, "idle");
+    assert_eq!(search("busy").await, Vec::<String>::new());
+    assert_eq!(search("idle").await, both);
+
+    // Pending, then running on a worker: busy throughout; idle at its end.
+    let run_id = create_run(1500).await;
+    assert_eq!(search("busy").await, vec![queued.clone()]);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let worker = tokio::spawn(server(&db.url, 1).await.run_workers(async move {
+        let _ = stopped.await;
+    }));
+    let run_url = format!("{base}/threads/{queued}/runs/{run_id}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let run: Value = client.get(&run_url).json_answer().await;
+        if run["status"] == "running" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not taken: {run}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status(queued.clone()).await, "busy");
+    assert_eq!(search("busy").await, vec![queued.clone()]);
+    let ended: Value = client.get(format!("{run_url}/join")).json_answer().await;
+    assert_eq!(ended["log"], json!(["plan", "approve", "act"]), "{ended}");
+    assert_eq!(status(queued.clone()).await, "idle");
+    assert_eq!(search("busy").await, Vec::<String>::new());
+    assert_eq!(search("idle").await, both);
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), worker)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}

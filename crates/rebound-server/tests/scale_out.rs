@@ -12,6 +12,12 @@
 //!   journaled call), event, checkpoint or status.
 //! * A cancel stops a running run within its superstep; a run whose worker
 //!   dies on every attempt fails at `max_attempts`.
+//! * A worker whose every connection to the database is ended
+//!   (`pg_terminate_backend`) mid-run, at its gate or inside a checkpoint
+//!   write, and a database restarted mid-run: the run still ends
+//!   `success`, by the same worker or at a second attempt, with nothing
+//!   half-written (one linear checkpoint chain, the whole expected state)
+//!   and no effect made before the cut made again.
 //!
 //! Throughout, a sampler of `rebound_runs` checks that no thread ever has
 //! two running runs and no (run, attempt) is held by two workers.
@@ -128,6 +134,10 @@ struct Cluster {
     /// Kept alive for the cluster's life.
     _api: Process,
     workers: Vec<Process>,
+    /// The `application_name` each worker process (by pid) gives its
+    /// connections, besides the `rebound pid <pid>` of those that hold
+    /// threads.
+    applications: BTreeMap<u32, String>,
 }
 
 impl Cluster {
@@ -151,6 +161,7 @@ impl Cluster {
             client: reqwest::Client::new(),
             _api: api,
             workers: Vec::new(),
+            applications: BTreeMap::new(),
         };
         for _ in 0..workers {
             cluster.add_worker();
@@ -158,16 +169,60 @@ impl Cluster {
         Some(cluster)
     }
 
-    /// Starts one more worker process.
+    /// Starts one more worker process, its connections named
+    /// `scale worker <n>`.
     fn add_worker(&mut self) {
+        let application = format!("scale worker {}", self.applications.len() + 1);
+        let separator = if self.db.url.contains('?') { '&' } else { '?' };
+        let url = format!(
+            "{}{separator}application_name={}",
+            self.db.url,
+            application.replace(' ', "%20")
+        );
         let (worker, _) = Process::start(&[
             "worker".into(),
-            self.db.url.clone(),
+            url,
             CONCURRENCY.to_string(),
             TTL.as_millis().to_string(),
             MAX_ATTEMPTS.to_string(),
         ]);
+        self.applications.insert(worker.pid, application);
         self.workers.push(worker);
+    }
+
+    /// Ends every connection of worker process `pid` to the database
+    /// (`pg_terminate_backend`), as a network cut or a database failover
+    /// does: those of its pool and its listener (named as `add_worker`
+    /// says) and those holding threads (`rebound pid <pid>`). Its sink's
+    /// (`scale_node sink`), the API server's and the test's stay. How many
+    /// it ended.
+    async fn cut(&self, pid: u32) -> i64 {
+        let ended: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (
+                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND application_name IN ($1, $2)
+             ) terminated",
+        )
+        .bind(&self.applications[&pid])
+        .bind(format!("rebound pid {pid}"))
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        ended
+    }
+
+    /// The connections worker process `pid` has to the database (those
+    /// [`Cluster::cut`] ends).
+    async fn connections(&self, pid: u32) -> i64 {
+        sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND application_name IN ($1, $2)",
+        )
+        .bind(&self.applications[&pid])
+        .bind(format!("rebound pid {pid}"))
+        .fetch_one(&self.pool)
+        .await
+        .unwrap()
     }
 
     /// The worker process `pid`.
@@ -291,6 +346,33 @@ impl Cluster {
         }
     }
 
+    /// Waits until a journal entry of `node` on `thread` is stored: the
+    /// effect it records, seen in the sink a moment earlier, will not be
+    /// made again (a worker stopped between the two makes it again).
+    async fn wait_journaled(&self, thread: &str, node: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let stored: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM checkpoint_writes w
+                 JOIN checkpoint_threads t ON t.id = w.thread
+                 WHERE t.name = $1 AND w.node = $2 AND w.kind = 'journal'",
+            )
+            .bind(thread)
+            .bind(node)
+            .fetch_one(&self.pool)
+            .await
+            .unwrap();
+            if stored > 0 {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no journal entry of {node} on {thread}"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Opens `gate`: the runs waiting at it go on.
     async fn open(&self, gate: &str) {
         sqlx::query(
@@ -356,8 +438,12 @@ impl Cluster {
                          WHERE status = 'running'",
                     )
                     .fetch_all(&pool)
-                    .await
-                    .unwrap();
+                    .await;
+                    // While the database restarts, it cannot be sampled.
+                    let Ok(rows) = rows else {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    };
                     let mut per_thread: BTreeMap<String, usize> = BTreeMap::new();
                     for row in &rows {
                         let (run_id, thread, attempt): (String, String, i32) =
@@ -553,6 +639,7 @@ async fn a_killed_worker_s_run_finishes_on_another_worker_without_repeating_effe
 
     // The run waits at its gate, having made `a` and `b`.
     let b = cluster.wait_effect(&run_id, "b").await;
+    cluster.wait_journaled(thread, "b").await;
     let row = cluster.run(&run_id).await;
     assert_eq!(
         (row.status.as_str(), row.attempt, row.owner_pid),
@@ -769,6 +856,7 @@ async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Pause)
     let (pid, epoch) = match pause {
         Pause::AtGate => {
             let b = cluster.wait_effect(&run_id, "b").await;
+            cluster.wait_journaled(thread, "b").await;
             (b.pid, b.epoch)
         }
         Pause::InTransaction => {
@@ -982,4 +1070,292 @@ async fn a_cancel_stops_a_run_and_a_run_that_kills_its_workers_fails_at_max_atte
         .await;
     assert_eq!(thread["status"], "error", "{thread}");
     cluster_checks(&cluster, sampler).await;
+}
+
+/// A worker cut off from the database mid-run (every connection it has
+/// ended by `pg_terminate_backend`, as a network cut or a failover does)
+/// stays up, and its run still ends `success`: finished by the same
+/// worker once it reconnects, or given to another at its second attempt.
+/// Nothing is half-written: the thread's checkpoints are one linear
+/// chain, each holding a prefix of the final state, which is the whole
+/// expected one; pending writes are not doubled; the effects made before
+/// the cut are not made again. Twice: cut while the run waits at its gate
+/// (after the effects `a` and `b`), and cut inside a fenced checkpoint
+/// write's transaction (which PostgreSQL then rolls back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_cut_off_from_the_database_mid_run_loses_nothing() {
+    let _serial = SERIAL.lock().await;
+    let Some(mut cluster) = Cluster::start(3).await else {
+        return;
+    };
+    let sampler = cluster.sample();
+    cut_mid_run(&mut cluster, "cut-at-gate", Cut::AtGate).await;
+    cut_mid_run(&mut cluster, "cut-writing", Cut::InTransaction).await;
+    cluster_checks(&cluster, sampler).await;
+}
+
+/// The database restarted (`pg_ctl restart -m fast`) while a run waits at
+/// its gate: every session of every process ends, and connections are
+/// refused until it is back. The workers, the API server and the run
+/// recover: it ends as a worker cut off alone does (see
+/// [`a_worker_cut_off_from_the_database_mid_run_loses_nothing`]), and a
+/// run queued after the restart runs too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_restarted_mid_run_loses_nothing() {
+    let _serial = SERIAL.lock().await;
+    if std::env::var("REBOUND_POSTGRES_URL").is_ok_and(|url| !url.is_empty()) {
+        eprintln!(
+            "skipped: the test restarts only a cluster it started (REBOUND_POSTGRES_URL is set)"
+        );
+        return;
+    }
+    let Some(mut cluster) = Cluster::start(3).await else {
+        return;
+    };
+    let sampler = cluster.sample();
+    let thread = "restarted";
+    let run_id = cluster
+        .create_run(thread, json!({ "gate": "g-restart" }))
+        .await;
+    let b = cluster.wait_effect(&run_id, "b").await;
+    cluster.wait_journaled(thread, "b").await;
+    let restart = Instant::now();
+    rebound_postgres::testing::restart_cluster().unwrap();
+    eprintln!(
+        "scale_out: the database restarted in {:?}",
+        restart.elapsed()
+    );
+    cluster.open("g-restart").await;
+    ends_whole(&mut cluster, thread, &run_id, b.pid, restart, "restart").await;
+    let effects = cluster.effects(&run_id).await;
+    let made = counts(&effects);
+    assert_eq!((made["a"], made["b"]), (1, 1), "{effects:?}");
+
+    // A run queued after the restart runs as ever.
+    let after = cluster.create_run("after-restart", json!({})).await;
+    let ended = cluster
+        .wait_run(&after, Duration::from_secs(10), "a later run", |r| {
+            r.status != "running" && r.status != "pending"
+        })
+        .await;
+    assert_eq!(
+        (ended.status.as_str(), ended.attempt),
+        ("success", 1),
+        "{ended:?}"
+    );
+    for worker in &mut cluster.workers {
+        assert!(
+            worker.child.try_wait().unwrap().is_none(),
+            "a worker exited"
+        );
+    }
+    cluster_checks(&cluster, sampler).await;
+}
+
+/// Where a worker is cut off from the database.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cut {
+    /// Waiting at its run's gate, after the effects `a` and `b`.
+    AtGate,
+    /// Inside the transaction of a fenced checkpoint write.
+    InTransaction,
+}
+
+/// Runs a gated run on `thread`, ends its worker's connections `cut`,
+/// opens the gate and checks the run ends well, with nothing half-written.
+async fn cut_mid_run(cluster: &mut Cluster, thread: &str, cut: Cut) {
+    let gate = format!("g-{thread}");
+    // Checkpoint writes wait (inside their transaction) while the test
+    // holds this lock.
+    let mut lock = None;
+    if cut == Cut::InTransaction {
+        let mut tx = cluster.pool.begin().await.unwrap();
+        sqlx::query("LOCK TABLE checkpoints, checkpoint_writes IN EXCLUSIVE MODE")
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        lock = Some(tx);
+    }
+    let run_id = cluster.create_run(thread, json!({ "gate": gate })).await;
+    let pid = match cut {
+        Cut::AtGate => {
+            let pid = cluster.wait_effect(&run_id, "b").await.pid;
+            cluster.wait_journaled(thread, "b").await;
+            pid
+        }
+        Cut::InTransaction => {
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while cluster
+                .sessions()
+                .await
+                .iter()
+                .all(|(state, _)| !(state.contains("Lock") && state.contains("scale worker")))
+            {
+                assert!(Instant::now() < deadline, "no checkpoint write waited");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            let row = cluster.run(&run_id).await;
+            let sessions = cluster.sessions().await;
+            row.owner_pid
+                .unwrap_or_else(|| panic!("no owner: {row:?}, sessions {sessions:?}"))
+        }
+    };
+    let before = cluster.run(&run_id).await;
+    assert_eq!(
+        (before.status.as_str(), before.attempt, before.owner_pid),
+        ("running", 1, Some(pid)),
+        "{before:?}"
+    );
+    let ended = cluster.cut(pid).await;
+    assert!(ended > 0, "worker {pid} had no connection to end");
+    let cut_at = Instant::now();
+    if let Some(lock) = lock {
+        lock.commit().await.unwrap();
+    }
+    cluster.open(&gate).await;
+    ends_whole(cluster, thread, &run_id, pid, cut_at, &format!("{cut:?}")).await;
+    if cut == Cut::AtGate {
+        let effects = cluster.effects(&run_id).await;
+        let made = counts(&effects);
+        assert_eq!((made["a"], made["b"]), (1, 1), "{effects:?}");
+    }
+}
+
+/// Waits for the gated run `run_id` on `thread`, whose worker `pid` lost
+/// its connections at `cut_at` (`how`), to end, and checks it ended well:
+/// `success` within two attempts, each effect made (once, but for one in
+/// flight at the cut: twice at most), the whole expected state, nothing
+/// half-written, and its worker alive and connected again.
+async fn ends_whole(
+    cluster: &mut Cluster,
+    thread: &str,
+    run_id: &str,
+    pid: u32,
+    cut_at: Instant,
+    how: &str,
+) {
+    let ended = cluster
+        .wait_run(
+            run_id,
+            Duration::from_secs(20),
+            "the run of a worker cut off did not end",
+            |r| r.status != "running" && r.status != "pending",
+        )
+        .await;
+    let took = cut_at.elapsed();
+    let effects = cluster.effects(run_id).await;
+    let finisher = effects.iter().rfind(|e| e.task == "c").map(|e| e.pid);
+    eprintln!(
+        "scale_out: a run whose worker was cut off ({how}) ended {took:?} later, {:?} at attempt {}: {}",
+        ended.status,
+        ended.attempt,
+        who_finished(finisher, pid),
+    );
+    assert_eq!(ended.status, "success", "{ended:?} {effects:?}");
+    assert!(ended.attempt <= 2, "{ended:?}");
+
+    // Effects: each once, but one in flight at the cut (made again once at
+    // most).
+    one_worker_per_attempt(&effects);
+    let made = counts(&effects);
+    assert_eq!(
+        made.keys().copied().collect::<Vec<_>>(),
+        ["a", "b", "b:after", "c"],
+        "{effects:?}"
+    );
+    assert!(made.values().all(|n| *n <= 2), "{effects:?}");
+    if ended.attempt == 1 {
+        assert!(made.values().all(|n| *n == 1), "{effects:?}");
+    }
+
+    // The final state is the whole expected one.
+    let key = |task: &str| {
+        effects
+            .iter()
+            .find(|e| e.task == task)
+            .map(|e| e.key.clone())
+            .unwrap()
+    };
+    let log = json!(["a", key("a"), "b", key("b"), key("b:after"), "c", key("c")]);
+    let values = cluster.values(thread).await;
+    assert_eq!(values["log"], log, "{values}");
+    nothing_half_written(cluster, thread, &log).await;
+
+    // The worker lives on, connected again.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while cluster.connections(pid).await == 0 {
+        assert!(Instant::now() < deadline, "worker {pid} did not reconnect");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        cluster.worker(pid).child.try_wait().unwrap().is_none(),
+        "the worker cut off exited"
+    );
+}
+
+/// Who finished the run, for the test's log.
+fn who_finished(owner: Option<u32>, cut: u32) -> &'static str {
+    if owner == Some(cut) {
+        "the worker cut off finished it"
+    } else {
+        "another worker finished it"
+    }
+}
+
+/// The thread's checkpoints are one chain (each the child of the one
+/// before, one per step), each holding a prefix of `log`; no pending write
+/// is stored twice.
+async fn nothing_half_written(cluster: &Cluster, thread: &str, log: &Value) {
+    let chain: Vec<(i64, Option<i64>, i32)> = sqlx::query_as(
+        "SELECT c.id, c.parent, c.step FROM checkpoints c
+         JOIN checkpoint_threads t ON t.id = c.thread WHERE t.name = $1
+         ORDER BY c.step, c.id",
+    )
+    .bind(thread)
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(!chain.is_empty());
+    assert_eq!(chain[0].1, None, "{chain:?}");
+    for pair in chain.windows(2) {
+        let ((id, _, step), (_, parent, next_step)) = (pair[0], pair[1]);
+        assert_eq!(
+            (parent, next_step),
+            (Some(id), step + 1),
+            "not one linear chain: {chain:?}"
+        );
+    }
+    let doubled: Vec<(i64, String, String, String, i64)> = sqlx::query_as(
+        "SELECT w.checkpoint, w.node, w.kind, w.key, count(*) FROM checkpoint_writes w
+         JOIN checkpoint_threads t ON t.id = w.thread WHERE t.name = $1
+         GROUP BY 1, 2, 3, 4 HAVING count(*) > 1",
+    )
+    .bind(thread)
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(
+        doubled.is_empty(),
+        "pending writes stored twice: {doubled:?}"
+    );
+
+    let history: Value = cluster
+        .client
+        .post(format!("{}/threads/{thread}/history", cluster.base))
+        .json(&json!({"limit": 100}))
+        .json_answer()
+        .await;
+    let states = history.as_array().unwrap();
+    assert_eq!(states.len(), chain.len(), "{history}");
+    let full = log.as_array().unwrap();
+    for state in states {
+        let at = state["values"]["log"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            full.starts_with(&at),
+            "a checkpoint's state is not a prefix of the final one: {state}"
+        );
+    }
 }

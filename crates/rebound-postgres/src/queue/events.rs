@@ -41,23 +41,31 @@ impl RunQueue {
         events: &[EventRow],
     ) -> Result<bool, QueueError> {
         if events.is_empty() {
-            let held: bool = sqlx::query_scalar(HELD)
-                .bind(&lease.run_id)
-                .bind(lease.epoch)
-                .fetch_one(&self.pool)
-                .await?;
-            return Ok(held);
+            return self
+                .retrying(|| async move {
+                    Ok(sqlx::query_scalar(HELD)
+                        .bind(&lease.run_id)
+                        .bind(lease.epoch)
+                        .fetch_one(&self.pool)
+                        .await?)
+                })
+                .await;
         }
-        let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
-        let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
-        let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
-        let row = sqlx::query(APPEND)
-            .bind(&lease.run_id)
-            .bind(lease.epoch)
-            .bind(seqs)
-            .bind(names)
-            .bind(data)
-            .fetch_optional(&self.pool)
+        // Safe to run twice: an event already stored at a seq is replaced.
+        let row = self
+            .retrying(|| async move {
+                let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+                let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+                let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
+                Ok(sqlx::query(APPEND)
+                    .bind(&lease.run_id)
+                    .bind(lease.epoch)
+                    .bind(seqs)
+                    .bind(names)
+                    .bind(data)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
             .await?;
         Ok(row.is_some())
     }

@@ -96,11 +96,15 @@ impl RunQueue {
     /// database's clock) if it is still held, and delivers a cancel asked
     /// for since the claim.
     pub async fn heartbeat(&self, lease: &Lease) -> Result<Heartbeat, QueueError> {
-        let row = sqlx::query(HEARTBEAT)
-            .bind(&lease.run_id)
-            .bind(lease.epoch)
-            .bind(millis(self.config.lease_ttl))
-            .fetch_optional(&self.pool)
+        let row = self
+            .retrying(|| async move {
+                Ok(sqlx::query(HEARTBEAT)
+                    .bind(&lease.run_id)
+                    .bind(lease.epoch)
+                    .bind(millis(self.config.lease_ttl))
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
             .await?;
         let Some(row) = row else {
             return Ok(Heartbeat::Lost);
@@ -125,13 +129,17 @@ impl RunQueue {
         if !status.is_final() {
             return Err(QueueError::NotFinal(status));
         }
-        let row = sqlx::query(FINISH)
-            .bind(&lease.run_id)
-            .bind(lease.epoch)
-            .bind(status.as_str())
-            .bind(error)
-            .bind(thread_status.as_str())
-            .fetch_optional(&self.pool)
+        let row = self
+            .retrying(|| async move {
+                Ok(sqlx::query(FINISH)
+                    .bind(&lease.run_id)
+                    .bind(lease.epoch)
+                    .bind(status.as_str())
+                    .bind(error)
+                    .bind(thread_status.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
             .await?;
         Ok(row.is_some())
     }
@@ -150,6 +158,19 @@ impl RunQueue {
         if !status.is_final() {
             return Err(QueueError::NotFinal(status));
         }
+        self.retrying(|| self.finish_with_events_once(lease, events, status, error, thread_status))
+            .await
+    }
+
+    /// One try of [`RunQueue::finish_with_events`].
+    async fn finish_with_events_once(
+        &self,
+        lease: &Lease,
+        events: &[super::EventRow],
+        status: RunStatus,
+        error: Option<&str>,
+        thread_status: ThreadStatus,
+    ) -> Result<bool, QueueError> {
         let mut tx = self.pool.begin().await?;
         if !events.is_empty() {
             let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
@@ -186,10 +207,14 @@ impl RunQueue {
     /// its old place in the queue; the attempt its claim counted stays
     /// counted. `false` when the lease was lost.
     pub async fn requeue(&self, lease: &Lease) -> Result<bool, QueueError> {
-        let row = sqlx::query(REQUEUE)
-            .bind(&lease.run_id)
-            .bind(lease.epoch)
-            .fetch_optional(&self.pool)
+        let row = self
+            .retrying(|| async move {
+                Ok(sqlx::query(REQUEUE)
+                    .bind(&lease.run_id)
+                    .bind(lease.epoch)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
             .await?;
         Ok(row.is_some())
     }
@@ -202,11 +227,15 @@ impl RunQueue {
         lease: &Lease,
         checkpoint: &str,
     ) -> Result<bool, QueueError> {
-        let done = sqlx::query(SET_BASE_CHECKPOINT)
-            .bind(&lease.run_id)
-            .bind(lease.epoch)
-            .bind(checkpoint)
-            .execute(&self.pool)
+        let done = self
+            .retrying(|| async move {
+                Ok(sqlx::query(SET_BASE_CHECKPOINT)
+                    .bind(&lease.run_id)
+                    .bind(lease.epoch)
+                    .bind(checkpoint)
+                    .execute(&self.pool)
+                    .await?)
+            })
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -217,11 +246,13 @@ impl RunQueue {
     /// worker will make too. Stricter than the fenced writes, which only
     /// need the run not to have moved on.
     pub async fn check_lease(&self, lease: &Lease) -> Result<bool, QueueError> {
-        let held: bool = sqlx::query_scalar(CHECK_LEASE)
-            .bind(&lease.run_id)
-            .bind(lease.epoch)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(held)
+        self.retrying(|| async move {
+            Ok(sqlx::query_scalar(CHECK_LEASE)
+                .bind(&lease.run_id)
+                .bind(lease.epoch)
+                .fetch_one(&self.pool)
+                .await?)
+        })
+        .await
     }
 }

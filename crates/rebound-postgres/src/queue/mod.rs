@@ -30,6 +30,7 @@ mod lease;
 mod notify;
 mod reap;
 mod records;
+mod retry;
 mod rows;
 mod runs;
 mod status;

@@ -25,14 +25,30 @@ macro_rules! run_columns {
 }
 pub(crate) use run_columns;
 
+/// The status in force of the thread aliased `t`: `busy` while it has a
+/// run pending or running (as the Agent Server counts it: a queued run
+/// makes its thread busy before a worker takes it), else the status last
+/// recorded. What [`thread_columns`] select and thread searches filter on.
+macro_rules! thread_status {
+    () => {
+        "(CASE WHEN EXISTS (SELECT 1 FROM rebound_runs a \
+            WHERE a.thread_id = t.thread_id AND a.status IN ('pending', 'running')) \
+         THEN 'busy' ELSE t.status END)"
+    };
+}
+pub(crate) use thread_status;
+
 /// The columns of a thread, of the table aliased `t`, in
-/// [`decode_thread`]'s order.
+/// [`decode_thread`]'s order; its status is [`thread_status`]'s.
 macro_rules! thread_columns {
     () => {
-        "t.thread_id, \
-         (floor(extract(epoch FROM t.created_at) * 1000))::bigint, \
-         (floor(extract(epoch FROM t.updated_at) * 1000))::bigint, \
-         t.status, t.metadata::text"
+        concat!(
+            "t.thread_id, \
+             (floor(extract(epoch FROM t.created_at) * 1000))::bigint, \
+             (floor(extract(epoch FROM t.updated_at) * 1000))::bigint, ",
+            thread_status!(),
+            ", t.metadata::text"
+        )
     };
 }
 pub(crate) use thread_columns;

@@ -1,14 +1,20 @@
 //! Thread records: what the API lists and searches, and the status a
 //! run's end records.
 
-use super::rows::{decode_all, decode_thread, thread_columns};
+use super::rows::{decode_all, decode_thread, thread_columns, thread_status};
 use super::{QueueError, RunQueue, ThreadRow, ThreadSearch, ThreadStatus};
 
-/// A thread's values from its ms timestamps, `$1..$5`.
+/// A thread's values from its ms timestamps, `$1..$5`. A record's `busy`
+/// is not stored: a thread is busy while it has a run pending or running
+/// (`thread_status!`), so a record read then and written back (its
+/// metadata patched, the thread copied) says `busy` without meaning it. A
+/// new record stores `idle` for it, and a record written over an existing
+/// one keeps the status stored (see `PUT_THREAD`).
 macro_rules! thread_values {
     () => {
         "($1, 'epoch'::timestamptz + $2::float8 * interval '1 millisecond', \
-         'epoch'::timestamptz + $3::float8 * interval '1 millisecond', $4, $5::jsonb)"
+         'epoch'::timestamptz + $3::float8 * interval '1 millisecond', \
+         CASE WHEN $4 = 'busy' THEN 'idle' ELSE $4 END, $5::jsonb)"
     };
 }
 
@@ -22,7 +28,8 @@ const PUT_THREAD: &str = concat!(
     "INSERT INTO rebound_threads (thread_id, created_at, updated_at, status, metadata) VALUES ",
     thread_values!(),
     " ON CONFLICT (thread_id) DO UPDATE SET created_at = excluded.created_at,
-        updated_at = excluded.updated_at, status = excluded.status,
+        updated_at = excluded.updated_at,
+        status = CASE WHEN $4 = 'busy' THEN rebound_threads.status ELSE excluded.status END,
         metadata = excluded.metadata"
 );
 
@@ -36,7 +43,9 @@ const SEARCH_THREADS: &str = concat!(
     "SELECT ",
     thread_columns!(),
     " FROM rebound_threads t
-    WHERE t.metadata @> $1::jsonb AND ($2::text IS NULL OR t.status = $2)
+    WHERE t.metadata @> $1::jsonb AND ($2::text IS NULL OR ",
+    thread_status!(),
+    " = $2)
     ORDER BY t.updated_at DESC, t.thread_id LIMIT $3 OFFSET $4"
 );
 
@@ -47,7 +56,8 @@ const DELETE_THREAD: &str = "WITH runs AS (
     DELETE FROM rebound_threads WHERE thread_id = $1";
 
 impl RunQueue {
-    /// Creates a thread record if the thread has none; whether it did.
+    /// Creates a thread record if the thread has none (`idle` for a
+    /// `busy` one); whether it did.
     pub async fn create_thread(&self, thread: &ThreadRow) -> Result<bool, QueueError> {
         let done = bind_thread(sqlx::query(CREATE_THREAD), thread)
             .execute(&self.pool)
@@ -55,7 +65,8 @@ impl RunQueue {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Writes a thread record, replacing the one it has.
+    /// Writes a thread record, replacing the one it has (but for a `busy`
+    /// status, which keeps the status stored: see `thread_values!`).
     pub async fn put_thread(&self, thread: &ThreadRow) -> Result<(), QueueError> {
         bind_thread(sqlx::query(PUT_THREAD), thread)
             .execute(&self.pool)

@@ -11,9 +11,8 @@ use sqlx::query::Query;
 use sqlx::{Postgres, Row};
 
 use super::PostgresSaver;
-use crate::error::{from_sqlx, id_to_sql, is_session_lost, to_integer, PostgresError};
+use crate::error::{connection_lost, from_sqlx, id_to_sql, to_integer, PostgresError};
 use crate::guard::WriteGuard;
-use crate::queue::connection_lost;
 
 /// The checkpoint columns, $1..$7 (from $first).
 macro_rules! insert_checkpoints {
@@ -220,7 +219,7 @@ impl PostgresSaver {
             // landing unexcluded.
             let mut conn = conn.lock().await;
             match columns.query().execute(&mut **conn).await {
-                Err(error) if is_session_lost(&error) => {
+                Err(error) if connection_lost(&error) => {
                     return Err(PostgresError::LockLost {
                         thread_id: names[0].to_string(),
                         reason: error.to_string(),
