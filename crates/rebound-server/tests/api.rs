@@ -985,3 +985,116 @@ async fn every_durability_keeps_every_checkpoint_and_an_unknown_one_is_refused()
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_thread_with_a_pending_run_is_busy_and_idle_again_once_it_is_cancelled() {
+    // One worker, kept busy by a slow run: the next runs stay pending.
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::builder()
+        .database(dir.path().join("state.db"))
+        .graph("approval", common::approval_graph())
+        .workers(1)
+        .build()
+        .unwrap();
+    let api = Running {
+        base: common::serve_on_loopback(server).await,
+        client: reqwest::Client::new(),
+        _dir: dir,
+    };
+    let (_, queued) = api.post("/threads", json!({})).await;
+    let (_, quiet) = api.post("/threads", json!({})).await;
+    let (queued, quiet) = (
+        queued["thread_id"].as_str().unwrap().to_string(),
+        quiet["thread_id"].as_str().unwrap().to_string(),
+    );
+    let search = |status: &'static str| {
+        let api = &api;
+        async move {
+            let (code, found) = api.post("/threads/search", json!({"status": status})).await;
+            assert_eq!(code, StatusCode::OK, "{found}");
+            let mut ids: Vec<String> = found
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["thread_id"].as_str().unwrap().to_string())
+                .collect();
+            ids.sort();
+            ids
+        }
+    };
+    let mut both = vec![queued.clone(), quiet.clone()];
+    both.sort();
+    assert_eq!(search("idle").await, both);
+    let (code, slow) = api
+        .post(
+            "/runs",
+            json!({"assistant_id": "approval", "input": {"topic": "t", "auto_approve": true, "sleep_ms": 3000}}),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{slow}");
+    let slow_thread = slow["thread_id"].as_str().unwrap().to_string();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while api
+        .get(&format!(
+            "/threads/{slow_thread}/runs/{}",
+            slow["run_id"].as_str().unwrap()
+        ))
+        .await
+        .1["status"]
+        != "running"
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the slow run did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let (code, run) = api
+        .post(
+            &format!("/threads/{queued}/runs"),
+            json!({"assistant_id": "approval", "input": {"topic": "t", "auto_approve": true}}),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{run}");
+    assert_eq!(run["status"], "pending", "{run}");
+    let run_id = run["run_id"].as_str().unwrap();
+    assert_eq!(
+        api.get(&format!("/threads/{queued}")).await.1["status"],
+        "busy"
+    );
+    assert_eq!(
+        api.get(&format!("/threads/{quiet}")).await.1["status"],
+        "idle"
+    );
+    let mut busy = vec![queued.clone(), slow_thread.clone()];
+    busy.sort();
+    assert_eq!(search("busy").await, busy);
+    assert_eq!(search("idle").await, vec![quiet.clone()]);
+
+    // Patched while pending (read busy, written back): busy is not kept.
+    let response = api
+        .client
+        .patch(format!("{}/threads/{queued}", api.base))
+        .json(&json!({"metadata": {"patched": true}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let patched: Value = response.json().await.unwrap();
+    assert_eq!(patched["status"], "busy", "{patched}");
+
+    // Cancelled while pending: idle again, not an error.
+    let (code, cancelled) = api
+        .post(
+            &format!("/threads/{queued}/runs/{run_id}/cancel"),
+            json!({}),
+        )
+        .await;
+    assert!(code.is_success(), "{code} {cancelled}");
+    let (_, thread) = api.get(&format!("/threads/{queued}")).await;
+    assert_eq!(thread["status"], "idle", "{thread}");
+    assert_eq!(thread["metadata"]["patched"], true, "{thread}");
+    assert_eq!(search("busy").await, vec![slow_thread]);
+    assert_eq!(search("idle").await, both);
+}

@@ -6,11 +6,13 @@
 //! running run and no older pending one, in one transaction. Events are
 //! `server_run_events (run, seq)`, appended in batches.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use rebound_sqlite::{SqliteSaver, ThreadRecord};
+
+use rebound_sqlite::{SqliteSaver, ThreadRecord, ThreadStatus};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::{
@@ -69,6 +71,21 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// `record` as it is stored: `busy` is never stored from a record (it
+    /// may have been read so because a run was pending); the thread's own
+    /// status (busy only while its run holds it) is kept instead.
+    fn stored_status(&self, record: &ThreadRecord) -> Result<ThreadRecord, StoreError> {
+        let mut record = record.clone();
+        if record.status == ThreadStatus::Busy {
+            record.status = match self.saver.get_thread(&record.thread_id) {
+                Ok(Some(current)) => current.status,
+                Ok(None) => ThreadStatus::Idle,
+                Err(error) => return Err(storage(error)),
+            };
+        }
+        Ok(record)
+    }
+
     /// Opens the server's tables in the file of `saver`, creating them if
     /// needed. A file whose server tables a newer rebound wrote is refused.
     pub fn open(saver: Arc<SqliteSaver>) -> Result<Self, StoreError> {
@@ -317,6 +334,27 @@ fn claim(conn: &mut Connection, limit: usize) -> Result<Vec<RunRecord>, StoreErr
     Ok(runs)
 }
 
+/// Whether the thread has a pending or running run: it is `busy` then, as
+/// in the Agent Server (the record's own status says how it was left).
+fn has_active_run(conn: &mut Connection, thread_id: &str) -> Result<bool, StoreError> {
+    conn.prepare_cached(
+        "SELECT EXISTS (SELECT 1 FROM server_runs WHERE thread_id = ?1 AND status IN ('pending', 'running'))",
+    )
+    .and_then(|mut stmt| stmt.query_row([thread_id], |row| row.get(0)))
+    .map_err(database)
+}
+
+/// The threads with a pending or running run.
+fn active_threads(conn: &mut Connection) -> Result<HashSet<String>, StoreError> {
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT DISTINCT thread_id FROM server_runs WHERE status IN ('pending', 'running')",
+        )
+        .map_err(database)?;
+    let rows = stmt.query_map([], |row| row.get(0)).map_err(database)?;
+    rows.collect::<rusqlite::Result<_>>().map_err(database)
+}
+
 fn now_ms() -> i64 {
     crate::time::now_ms().try_into().unwrap_or(i64::MAX)
 }
@@ -332,11 +370,20 @@ impl Store for SqliteStore {
     }
 
     async fn put_thread(&self, record: &ThreadRecord) -> Result<(), StoreError> {
-        self.saver.put_thread(record).map_err(storage)
+        let stored = self.stored_status(record)?;
+        self.saver.put_thread(&stored).map_err(storage)
     }
 
     async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRecord>, StoreError> {
-        self.saver.get_thread(thread_id).map_err(storage)
+        let Some(mut record) = self.saver.get_thread(thread_id).map_err(storage)? else {
+            return Ok(None);
+        };
+        if record.status != ThreadStatus::Busy
+            && self.with_conn(|conn| has_active_run(conn, thread_id))?
+        {
+            record.status = ThreadStatus::Busy;
+        }
+        Ok(Some(record))
     }
 
     async fn delete_thread(&self, thread_id: &str) -> Result<bool, StoreError> {
@@ -364,13 +411,24 @@ impl Store for SqliteStore {
         self.saver
             .copy_thread(from, &record.thread_id)
             .map_err(storage)?;
-        self.saver.put_thread(record).map_err(storage)
+        // The copy has no runs: busy is its source's, not its own.
+        let mut record = record.clone();
+        if record.status == ThreadStatus::Busy {
+            record.status = ThreadStatus::Idle;
+        }
+        self.saver.put_thread(&record).map_err(storage)
     }
 
     async fn search_threads(&self, query: &ThreadQuery) -> Result<Vec<ThreadRecord>, StoreError> {
         // Thread records are few next to checkpoints; filtering them here
         // keeps the metadata match (JSON containment) in one place.
-        let all = self.saver.list_threads().map_err(storage)?;
+        let mut all = self.saver.list_threads().map_err(storage)?;
+        let active = self.with_conn(active_threads)?;
+        for record in &mut all {
+            if active.contains(&record.thread_id) {
+                record.status = ThreadStatus::Busy;
+            }
+        }
         Ok(all
             .into_iter()
             .filter(|record| query.status.is_none_or(|s| record.status == s))
