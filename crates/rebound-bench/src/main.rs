@@ -3,6 +3,8 @@
 
 mod pev;
 mod postgres_workloads;
+mod queue_worker;
+mod queue_workload;
 mod rss;
 mod send_workload;
 mod server_load;
@@ -42,6 +44,14 @@ enum Workload {
     /// Load on a running Agent Server over HTTP (`--url`, `--assistant`,
     /// `--mode wait|stream`; see src/server_load.rs).
     ServerLoad,
+    /// Run-queue throughput on PostgreSQL with rebound-server's workers:
+    /// `--runs` (default 10000) three-node runs through `--workers` worker
+    /// processes of `--concurrency` workers each; runs/s and claim latency
+    /// (see src/queue_workload.rs). `--url` as `steps-postgres`.
+    QueuePostgres,
+    /// One worker process of `queue-postgres` (spawned by it).
+    #[value(hide = true)]
+    QueueWorker,
 }
 
 /// Which tokio runtime drives the runs.
@@ -84,6 +94,9 @@ struct Args {
     /// The flags of `server-load`.
     #[command(flatten)]
     server_load: server_load::ServerLoadArgs,
+    /// The flags of `queue-postgres`.
+    #[command(flatten)]
+    queue: queue_workload::QueueArgs,
 }
 
 /// `--durability`.
@@ -161,5 +174,24 @@ fn run(args: &Args) -> Result<serde_json::Value> {
             args.m.unwrap_or(20),
             runtime_name,
         )),
+        Workload::QueuePostgres | Workload::QueueWorker => run_queue(args),
     }
+}
+
+/// `queue-postgres` and its worker processes, on the runtime a server
+/// runs on (a multi-thread one with `rebound_server::runtime_threads`).
+fn run_queue(args: &Args) -> Result<serde_json::Value> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(rebound_server::runtime_threads())
+        .enable_all()
+        .build()?;
+    let url = args.server_load.url.as_deref();
+    if args.workload == Workload::QueueWorker {
+        return runtime.block_on(queue_worker::queue_worker(url, args.queue.concurrency));
+    }
+    runtime.block_on(queue_workload::queue_postgres(
+        &args.queue,
+        args.server_load.runs.unwrap_or(10_000),
+        url,
+    ))
 }

@@ -31,7 +31,7 @@ const TABLES: [&str; 3] = ["checkpoints", "checkpoint_writes", "checkpoint_threa
 
 /// Where the PostgreSQL server comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Source {
+pub(crate) enum Source {
     /// `--url`.
     Flag,
     /// `REBOUND_POSTGRES_URL`.
@@ -41,7 +41,7 @@ enum Source {
 }
 
 impl Source {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Source::Flag => "--url",
             Source::Env => "REBOUND_POSTGRES_URL",
@@ -50,8 +50,9 @@ impl Source {
     }
 }
 
-/// The admin URL of the server to use, and where it came from.
-fn server_url(flag: Option<&str>) -> Result<(String, Source)> {
+/// The admin URL of the server to use, and where it came from (`workload`
+/// names the one asking, in the error when there is none).
+pub(crate) fn server_url(flag: Option<&str>, workload: &str) -> Result<(String, Source)> {
     if let Some(url) = flag.filter(|url| !url.is_empty()) {
         return Ok((url.to_string(), Source::Flag));
     }
@@ -62,23 +63,26 @@ fn server_url(flag: Option<&str>) -> Result<(String, Source)> {
     }
     let url = rebound_postgres::testing::admin_url()
         .map_err(|reason| anyhow::anyhow!("no PostgreSQL server: {reason}"))
-        .context(
-            "steps-postgres needs --url, REBOUND_POSTGRES_URL, or PostgreSQL installed \
-             (scripts/postgres install)",
-        )?;
+        .with_context(|| {
+            format!(
+                "{workload} needs --url, REBOUND_POSTGRES_URL, or PostgreSQL installed \
+                 (scripts/postgres install)"
+            )
+        })?;
     Ok((url, Source::Throwaway))
 }
 
 /// A database this workload created, dropped by [`Database::drop_now`].
-struct Database {
+pub(crate) struct Database {
     admin_url: String,
     name: String,
-    url: String,
+    /// Its connection URL.
+    pub(crate) url: String,
 }
 
 impl Database {
     /// Creates an empty database named `rebound_bench_<unique>_<suffix>`.
-    async fn create(admin_url: &str, suffix: &str) -> Result<Self> {
+    pub(crate) async fn create(admin_url: &str, suffix: &str) -> Result<Self> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -105,7 +109,7 @@ impl Database {
     }
 
     /// Drops the database, closing any session still on it.
-    async fn drop_now(self) -> Result<()> {
+    pub(crate) async fn drop_now(self) -> Result<()> {
         let mut conn = PgConnection::connect(&self.admin_url).await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "DROP DATABASE IF EXISTS {} WITH (FORCE)",
@@ -288,7 +292,7 @@ async fn checkpoint_rows(pool: &PgPool) -> Result<Value> {
 /// W3 on PostgreSQL: one run of `pev` with `max_iters = n`, after an
 /// untimed warm-up run (N=20) on a database of its own.
 pub async fn steps_postgres(n: i64, durability: Durability, url: Option<&str>) -> Result<Value> {
-    let (admin_url, source) = server_url(url)?;
+    let (admin_url, source) = server_url(url, "steps-postgres")?;
     let warm_db = Database::create(&admin_url, "warm").await?;
     let timed_db = Database::create(&admin_url, "w3").await?;
     let outcome = measure(n, durability, &warm_db.url, &timed_db.url).await;
