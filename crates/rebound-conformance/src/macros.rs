@@ -85,6 +85,7 @@ macro_rules! __with_scenarios {
             a_resume_command_answers_updates_and_goes_to_in_one_checkpoint,
             a_bad_resume_command_is_refused_and_writes_nothing,
             a_partial_input_is_merged_into_the_threads_state,
+            a_merged_input_is_stored_as_its_change,
             an_update_as_end_ends_and_a_copy_forks_beside,
         ],
         time_travel: [

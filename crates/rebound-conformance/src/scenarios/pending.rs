@@ -586,6 +586,71 @@ pub async fn a_partial_input_is_merged_into_the_threads_state(backend: &dyn Back
     );
 }
 
+/// An input merged into a thread's state is stored as that change (a
+/// delta), not as the whole state again: a thread that takes many inputs
+/// keeps few snapshots, and reads back as the same state, here and in a
+/// new saver on the same store.
+pub async fn a_merged_input_is_stored_as_its_change(backend: &dyn Backend) {
+    let mut graph = StateGraph::<Desk>::new();
+    graph
+        .add_sync_node("count", |_, _| {
+            Ok(DeskUpdate::default().log(vec!["count".to_string()]))
+        })
+        .add_edge(START, "count")
+        .add_edge("count", END);
+    let compiled = graph.compile().unwrap();
+    let saver = fresh(backend).await;
+    let graph = compiled.clone().with_checkpointer(Arc::clone(&saver));
+    graph.run(Desk::default(), thread("t")).await.unwrap();
+    let mut expected = vec!["count".to_string()];
+    for i in 0..40 {
+        let input = format!("input {i} {}", "x".repeat(40));
+        graph
+            .run(
+                rebound_graph::Input::Update(json!({ "log": [input.clone()] })),
+                thread("t"),
+            )
+            .await
+            .unwrap();
+        expected.extend([input, "count".to_string()]);
+    }
+    assert_eq!(
+        graph.get_state(&thread("t")).await.unwrap().values.log,
+        expected
+    );
+
+    let stored = saver.list("t", None, None).await.unwrap();
+    assert_eq!(stored.len(), 2 * 41, "an input and a step per run");
+    let snapshots = stored.iter().filter(|c| c.state.is_snapshot()).count();
+    assert!(
+        snapshots <= 3,
+        "{snapshots} of {} checkpoints are whole states",
+        stored.len()
+    );
+    // The second run's input checkpoint: the first merged input, as a delta.
+    let first_input = &stored[stored.len() - 3];
+    assert!(!first_input.state.is_snapshot(), "{first_input:?}");
+    let bytes = String::from_utf8_lossy(first_input.state.bytes()).to_string();
+    assert!(
+        bytes.contains("input 0") && !bytes.contains("count"),
+        "{bytes}"
+    );
+
+    // Every checkpoint reads back the same by id as in a new saver.
+    let reopened = compiled.with_checkpointer(backend.reopen(&saver).await.unwrap());
+    for checkpoint in [&stored[0], first_input, &stored[stored.len() / 2]] {
+        let config = thread("t").with_checkpoint_id(checkpoint.id);
+        assert_eq!(
+            graph.get_state(&config).await.unwrap().values,
+            reopened.get_state(&config).await.unwrap().values
+        );
+    }
+    assert_eq!(
+        reopened.get_state(&thread("t")).await.unwrap().values.log,
+        expected
+    );
+}
+
 /// `as_node = END` ends the thread with the update, dropping what was due;
 /// `as_node = COPY` copies a checkpoint beside itself, with its pending
 /// writes, and leaves the original as it was.

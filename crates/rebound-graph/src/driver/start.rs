@@ -13,10 +13,21 @@ use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta
 use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
 use crate::node::RunShared;
-use crate::persist::{PersistShared, Persister};
+use crate::persist::{delta_blob, PersistShared, Persister};
 use crate::routing::{route, From};
 use crate::send::SentTask;
 use crate::{GraphError, Input, ResumeCommand, RunConfig, State};
+
+/// The name an input's update is stored under in its checkpoint's delta.
+const INPUT: &str = "__input__";
+
+/// The checkpoint an input was merged into: its chain (newest first, down
+/// to a snapshot) and the input's delta on it (`[[name, update]]` unclosed,
+/// as `push_delta` builds it).
+struct Merged {
+    chain: Vec<crate::checkpoint::StoredCheckpoint>,
+    delta: Vec<u8>,
+}
 
 /// What every way of starting a run needs.
 struct Setup<'a, S: State> {
@@ -74,7 +85,7 @@ impl<'a, S: State> Driver<'a, S> {
             interrupt_after,
         };
         match input {
-            Input::State(state) => Self::start_fresh(setup, persist, state).await,
+            Input::State(state) => Self::start_fresh(setup, persist, state, None).await,
             Input::Resume => Self::start_resumed(setup, persist, None, None).await,
             Input::ResumeWith(value) => {
                 Self::start_resumed(setup, persist, Some(Answers::One(value)), None).await
@@ -84,8 +95,9 @@ impl<'a, S: State> Driver<'a, S> {
             }
             Input::Command(command) => Self::start_commanded(setup, persist, command).await,
             Input::Update(update) => {
-                let state = Self::merged_input(persist.as_deref(), config, update).await?;
-                Self::start_fresh(setup, persist, state).await
+                let (state, merged) =
+                    Self::merged_input(persist.as_deref(), config, update).await?;
+                Self::start_fresh(setup, persist, state, Some(merged)).await
             }
         }
     }
@@ -118,28 +130,44 @@ impl<'a, S: State> Driver<'a, S> {
         }
     }
 
+    /// A run from `state`: the thread's first, a new start replacing its
+    /// state, or (`merged`) its state with an input merged in.
     async fn start_fresh(
         setup: Setup<'a, S>,
         persist: Option<Arc<PersistShared>>,
         state: S,
+        merged: Option<Merged>,
     ) -> Result<Self, GraphError> {
         let (graph, config, shared) = (setup.graph, setup.config, setup.shared);
         let mut parent = None;
         let mut step = 0;
-        if let Some(persist) = &persist {
-            let base = persist
-                .saver
-                .get(&persist.thread_id, config.checkpoint_id)
-                .await?;
-            if config.checkpoint_id.is_some() && base.is_none() {
-                return Err(unknown_checkpoint(persist, config));
+        match (&persist, &merged) {
+            (Some(_), Some(merged)) => {
+                parent = merged.chain.first().map(|base| base.id);
+                step = merged.chain.first().map_or(0, |base| base.step);
             }
-            if let Some(base) = base {
-                parent = Some(base.id);
-                step = base.step;
+            (Some(persist), None) => {
+                let base = persist
+                    .saver
+                    .get(&persist.thread_id, config.checkpoint_id)
+                    .await?;
+                if config.checkpoint_id.is_some() && base.is_none() {
+                    return Err(unknown_checkpoint(persist, config));
+                }
+                if let Some(base) = base {
+                    parent = Some(base.id);
+                    step = base.step;
+                }
             }
+            (None, _) => {}
         }
-        let persister = persist.map(|p| Persister::new(p, config.durability, parent));
+        let persister = persist.map(|p| {
+            let mut persister = Persister::new(p, config.durability, parent);
+            if let Some(merged) = &merged {
+                persister.resume_policy(&merged.chain);
+            }
+            persister
+        });
         let mut driver = Self::empty(setup, state, persister);
         driver.step = step;
         let reason = route(
@@ -156,11 +184,24 @@ impl<'a, S: State> Driver<'a, S> {
         driver.next.sort_unstable();
         driver.next.dedup();
         if driver.persister.is_some() {
-            let snapshot = StateBlob::Snapshot(encode_json(&*driver.state)?);
+            // An input merged into the thread's state is stored as that
+            // change (a delta on the checkpoint it was merged into), not as
+            // the whole state again, unless the snapshot policy asks for one.
+            let blob = match merged {
+                Some(merged)
+                    if !driver
+                        .persister
+                        .as_ref()
+                        .is_some_and(|p| p.wants_snapshot(merged.delta.len() + 1)) =>
+                {
+                    delta_blob(merged.delta)
+                }
+                _ => StateBlob::Snapshot(encode_json(&*driver.state)?),
+            };
             let reasons: Vec<Cow<'static, str>> = reason.into_iter().collect();
             let meta = driver.meta_bytes(CheckpointSource::Input, &[], &reasons, Duration::ZERO);
             if let Some(persister) = &mut driver.persister {
-                persister.save(step, snapshot, meta).await?;
+                persister.save(step, blob, meta).await?;
             }
         }
         driver.emit_values();
@@ -168,12 +209,13 @@ impl<'a, S: State> Driver<'a, S> {
     }
 
     /// The thread's latest state (or the config's checkpoint's) with
-    /// `update` merged in: the input of a fresh run.
+    /// `update` merged in: the input of a fresh run; and what it was merged
+    /// into.
     async fn merged_input(
         persist: Option<&PersistShared>,
         config: &RunConfig,
         update: serde_json::Value,
-    ) -> Result<S, GraphError> {
+    ) -> Result<(S, Merged), GraphError> {
         let Some(persist) = persist else {
             return Err(GraphError::NoCheckpointer {
                 what: "an input merged into the thread's state".to_string(),
@@ -188,8 +230,11 @@ impl<'a, S: State> Driver<'a, S> {
         };
         let chain = persist.saver.get_chain(&thread, base.id).await?;
         let mut state: S = rebuild(&chain)?;
-        state.apply(decode_update::<S>(update, "the input")?);
-        Ok(state)
+        let update = decode_update::<S>(update, "the input")?;
+        let mut delta = Vec::new();
+        push_delta(&mut delta, INPUT, &update)?;
+        state.apply(update);
+        Ok((state, Merged { chain, delta }))
     }
 
     /// Resumes the thread with a [`ResumeCommand`]: its answers, and its
