@@ -124,7 +124,7 @@ async fn concurrent_claimers_never_share_a_run_nor_a_thread() -> TestResult {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_reapers_move_each_lapsed_run_once() -> TestResult {
     let config = QueueConfig {
-        lease_ttl: Duration::from_secs(1),
+        lease_ttl: Duration::from_secs(3),
         ..fast()
     };
     let Some(queue) = queue(config).await? else {
@@ -135,16 +135,23 @@ async fn concurrent_reapers_move_each_lapsed_run_once() -> TestResult {
             .enqueue(&new_run(&format!("run-{i:02}"), &format!("thread-{i:02}")))
             .await?;
     }
+    let claimed = std::time::Instant::now();
     let leases = queue.claim("w", 30).await?;
     assert_eq!(leases.len(), 30);
-    // One worker is alive: its heartbeat keeps its run. (Wide margins: a
-    // reaper opening a connection of the pool may take a while.)
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // One worker is alive: its heartbeat, half a lease later, keeps its
+    // run until 4.5 s; the others lapse at 3 s; the reapers run at 3.6 s.
+    // (Wide margins: a loaded machine, a reaper opening a connection.)
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(
         queue.heartbeat(&leases[0]).await?,
         Heartbeat::Held { cancel: None }
     );
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    let beaten = claimed.elapsed();
+    assert!(
+        beaten < Duration::from_millis(2700),
+        "the heartbeat came too late to tell the runs apart: {beaten:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(3600).saturating_sub(claimed.elapsed())).await;
 
     let (a, b, c, d) = tokio::join!(queue.reap(), queue.reap(), queue.reap(), queue.reap());
     let mut moved = Vec::new();
