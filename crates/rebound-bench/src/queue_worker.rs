@@ -25,8 +25,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{bail, Context, Result};
-use rebound_graph::{CompiledGraph, NodeError, State, StateGraph, END, START};
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tracing::field::{Field, Visit};
@@ -40,37 +38,11 @@ pub const GRAPH_ID: &str = "bench";
 /// (`rebound_postgres::queue`'s `CLAIM`).
 const CLAIM_MARK: &str = "FOR UPDATE OF c SKIP LOCKED";
 
-/// The state of the `bench` graph: each node counts and appends its name.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
-#[serde(default)]
-pub struct Bench {
-    /// Nodes run so far.
-    pub count: u64,
-    /// The names of the nodes run, in order.
-    #[state(append)]
-    pub log: Vec<String>,
-}
-
-/// The `bench` graph: START → plan → act → review → END, the graph of
-/// `rebound-server`'s `bench_server` example.
-pub fn bench_graph() -> Result<CompiledGraph<Bench>> {
-    let mut graph = StateGraph::<Bench>::new();
-    for node in ["plan", "act", "review"] {
-        graph.add_sync_node(node, move |state, _| {
-            Ok::<_, NodeError>(
-                BenchUpdate::default()
-                    .count(state.count + 1)
-                    .log(vec![node.to_string()]),
-            )
-        });
-    }
-    graph
-        .add_edge(START, "plan")
-        .add_edge("plan", "act")
-        .add_edge("act", "review")
-        .add_edge("review", END);
-    Ok(graph.compile()?)
-}
+/// The `bench` graph of `rebound-server`'s `bench_server` example: the
+/// same file, so that both benchmarks run the same graph.
+#[path = "../../rebound-server/examples/common/bench.rs"]
+mod bench;
+pub use bench::bench_graph;
 
 /// One claim statement: its round trip and how many runs it leased.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -5,16 +5,8 @@
 //! `bench_server <state.db> <addr> [workers]`, then
 //! `rebound-bench server-load --url http://<addr> --assistant bench`.
 
-use rebound_graph::{NodeError, State, StateGraph, END, START};
-use serde::{Deserialize, Serialize};
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
-#[serde(default)]
-struct Bench {
-    count: u64,
-    #[state(append)]
-    log: Vec<String>,
-}
+#[path = "common/bench.rs"]
+mod bench;
 
 /// Allocation is a fifth of the server's time under load; jemalloc serves
 /// it ~10% faster than glibc's allocator (`rebound` uses it too).
@@ -36,24 +28,9 @@ async fn serve() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err("usage: bench_server <state.db> <addr> [workers]".into()),
     };
     let workers = args.get(3).map(|w| w.parse()).transpose()?.unwrap_or(64);
-    let mut graph = StateGraph::<Bench>::new();
-    for node in ["plan", "act", "review"] {
-        graph.add_sync_node(node, move |state, _| {
-            Ok::<_, NodeError>(
-                BenchUpdate::default()
-                    .count(state.count + 1)
-                    .log(vec![node.to_string()]),
-            )
-        });
-    }
-    graph
-        .add_edge(START, "plan")
-        .add_edge("plan", "act")
-        .add_edge("act", "review")
-        .add_edge("review", END);
     let server = rebound_server::Server::builder()
         .database(db)
-        .graph("bench", graph.compile()?)
+        .graph("bench", bench::bench_graph()?)
         .workers(workers)
         .build()?;
     let listener = tokio::net::TcpListener::bind(addr.as_str()).await?;

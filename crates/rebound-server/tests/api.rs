@@ -22,11 +22,16 @@ struct Running {
 }
 
 async fn start() -> Running {
+    start_with_workers(2).await
+}
+
+/// [`start`] with `workers` running runs at once.
+async fn start_with_workers(workers: usize) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::builder()
         .database(dir.path().join("state.db"))
         .graph("approval", common::approval_graph())
-        .workers(2)
+        .workers(workers)
         .build()
         .unwrap();
     let base = common::serve_on_loopback(server).await;
@@ -989,39 +994,15 @@ async fn every_durability_keeps_every_checkpoint_and_an_unknown_one_is_refused()
 #[tokio::test]
 async fn a_thread_with_a_pending_run_is_busy_and_idle_again_once_it_is_cancelled() {
     // One worker, kept busy by a slow run: the next runs stay pending.
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::builder()
-        .database(dir.path().join("state.db"))
-        .graph("approval", common::approval_graph())
-        .workers(1)
-        .build()
-        .unwrap();
-    let api = Running {
-        base: common::serve_on_loopback(server).await,
-        client: reqwest::Client::new(),
-        _dir: dir,
-    };
+    let api = start_with_workers(1).await;
     let (_, queued) = api.post("/threads", json!({})).await;
     let (_, quiet) = api.post("/threads", json!({})).await;
     let (queued, quiet) = (
         queued["thread_id"].as_str().unwrap().to_string(),
         quiet["thread_id"].as_str().unwrap().to_string(),
     );
-    let search = |status: &'static str| {
-        let api = &api;
-        async move {
-            let (code, found) = api.post("/threads/search", json!({"status": status})).await;
-            assert_eq!(code, StatusCode::OK, "{found}");
-            let mut ids: Vec<String> = found
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t["thread_id"].as_str().unwrap().to_string())
-                .collect();
-            ids.sort();
-            ids
-        }
-    };
+    let search =
+        |status: &'static str| common::thread_ids_with_status(&api.client, &api.base, status);
     let mut both = vec![queued.clone(), quiet.clone()];
     both.sort();
     assert_eq!(search("idle").await, both);

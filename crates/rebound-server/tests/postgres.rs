@@ -274,24 +274,7 @@ async fn a_thread_with_a_pending_run_is_busy() {
             record["status"].as_str().unwrap().to_string()
         }
     };
-    let search = |status: &'static str| {
-        let (client, base) = (client.clone(), base.clone());
-        async move {
-            let found: Value = client
-                .post(format!("{base}/threads/search"))
-                .json(&json!({"status": status}))
-                .json_answer()
-                .await;
-            let mut ids: Vec<String> = found
-                .as_array()
-                .unwrap_or_else(|| panic!("{found}"))
-                .iter()
-                .map(|t| t["thread_id"].as_str().unwrap().to_string())
-                .collect();
-            ids.sort();
-            ids
-        }
-    };
+    let search = |status: &'static str| common::thread_ids_with_status(&client, &base, status);
     let mut both = vec![queued.clone(), quiet.clone()];
     both.sort();
 

@@ -821,30 +821,43 @@ async fn a_paused_worker_resumed_after_its_run_moved_on_writes_nothing() {
         return;
     };
     let sampler = cluster.sample();
-    pause_past_the_lease(&mut cluster, "paused-at-gate", Pause::AtGate).await;
-    pause_past_the_lease(&mut cluster, "paused-writing", Pause::InTransaction).await;
+    pause_past_the_lease(&mut cluster, "paused-at-gate", Hold::AtGate).await;
+    pause_past_the_lease(&mut cluster, "paused-writing", Hold::InTransaction).await;
     cluster_checks(&cluster, sampler).await;
 }
 
-/// Where a worker is paused.
+/// Where a gated run's worker is stopped (paused or cut off).
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Pause {
-    /// Waiting at its run's gate, after the effects `a` and `b`.
+enum Hold {
+    /// Waiting at its run's gate, after the effects `a` and `b` (and `b`'s
+    /// journal entry).
     AtGate,
     /// Inside the transaction of a fenced checkpoint write, which holds
     /// the run's row (`FOR SHARE`) until it commits.
     InTransaction,
 }
 
-/// Runs a gated run on `thread`, pauses its worker `where`, lets the run
-/// be taken over and finish, resumes the worker and checks it wrote
-/// nothing.
-async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Pause) {
+/// A gated run whose worker has reached the place to be stopped at.
+struct Held {
+    run_id: String,
+    gate: String,
+    /// The worker running it.
+    pid: u32,
+    /// The epoch of its lease.
+    epoch: i64,
+    /// For [`Hold::InTransaction`]: the test's lock on the checkpoint
+    /// tables, which the worker's write waits for; committing it lets the
+    /// write through.
+    lock: Option<sqlx::Transaction<'static, sqlx::Postgres>>,
+}
+
+/// Starts a gated run on `thread` and waits until its worker is `at`.
+async fn hold_run(cluster: &Cluster, thread: &str, at: Hold) -> Held {
     let gate = format!("g-{thread}");
-    // Checkpoint writes wait (their transaction holding the run's row)
-    // while the test holds this lock.
+    // Checkpoint writes wait (inside their transaction) while the test
+    // holds this lock.
     let mut lock = None;
-    if pause == Pause::InTransaction {
+    if at == Hold::InTransaction {
         let mut tx = cluster.pool.begin().await.unwrap();
         sqlx::query("LOCK TABLE checkpoints, checkpoint_writes IN EXCLUSIVE MODE")
             .execute(&mut *tx)
@@ -853,27 +866,50 @@ async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Pause)
         lock = Some(tx);
     }
     let run_id = cluster.create_run(thread, json!({ "gate": gate })).await;
-    let (pid, epoch) = match pause {
-        Pause::AtGate => {
+    let (pid, epoch) = match at {
+        Hold::AtGate => {
             let b = cluster.wait_effect(&run_id, "b").await;
             cluster.wait_journaled(thread, "b").await;
             (b.pid, b.epoch)
         }
-        Pause::InTransaction => {
+        Hold::InTransaction => {
             let deadline = Instant::now() + Duration::from_secs(10);
             while cluster
                 .sessions()
                 .await
                 .iter()
-                .all(|(state, _)| !state.contains("Lock"))
+                .all(|(state, _)| !(state.contains("Lock") && state.contains("scale worker")))
             {
                 assert!(Instant::now() < deadline, "no checkpoint write waited");
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
             let row = cluster.run(&run_id).await;
-            (row.owner_pid.unwrap(), row.epoch)
+            let sessions = cluster.sessions().await;
+            let pid = row
+                .owner_pid
+                .unwrap_or_else(|| panic!("no owner: {row:?}, sessions {sessions:?}"));
+            (pid, row.epoch)
         }
     };
+    Held {
+        run_id,
+        gate,
+        pid,
+        epoch,
+        lock,
+    }
+}
+
+/// Runs a gated run on `thread`, pauses its worker `at`, lets the run be
+/// taken over and finish, resumes the worker and checks it wrote nothing.
+async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Hold) {
+    let Held {
+        run_id,
+        gate,
+        pid,
+        epoch,
+        lock,
+    } = hold_run(cluster, thread, pause).await;
     cluster.worker(pid).signal("STOP");
     let paused = Instant::now();
     if let Some(lock) = lock {
@@ -938,7 +974,7 @@ async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Pause)
     }
     assert!(made.values().all(|n| *n <= 2), "{effects:?}");
     assert_eq!((made["b:after"], made["c"]), (1, 1), "{effects:?}");
-    if pause == Pause::AtGate {
+    if pause == Hold::AtGate {
         assert_eq!((made["a"], made["b"]), (1, 1), "{effects:?}");
     }
     // It lives on (it lost a run, nothing more).
@@ -1089,8 +1125,8 @@ async fn a_worker_cut_off_from_the_database_mid_run_loses_nothing() {
         return;
     };
     let sampler = cluster.sample();
-    cut_mid_run(&mut cluster, "cut-at-gate", Cut::AtGate).await;
-    cut_mid_run(&mut cluster, "cut-writing", Cut::InTransaction).await;
+    cut_mid_run(&mut cluster, "cut-at-gate", Hold::AtGate).await;
+    cut_mid_run(&mut cluster, "cut-writing", Hold::InTransaction).await;
     cluster_checks(&cluster, sampler).await;
 }
 
@@ -1152,54 +1188,16 @@ async fn a_database_restarted_mid_run_loses_nothing() {
     cluster_checks(&cluster, sampler).await;
 }
 
-/// Where a worker is cut off from the database.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Cut {
-    /// Waiting at its run's gate, after the effects `a` and `b`.
-    AtGate,
-    /// Inside the transaction of a fenced checkpoint write.
-    InTransaction,
-}
-
-/// Runs a gated run on `thread`, ends its worker's connections `cut`,
+/// Runs a gated run on `thread`, ends its worker's connections `at`,
 /// opens the gate and checks the run ends well, with nothing half-written.
-async fn cut_mid_run(cluster: &mut Cluster, thread: &str, cut: Cut) {
-    let gate = format!("g-{thread}");
-    // Checkpoint writes wait (inside their transaction) while the test
-    // holds this lock.
-    let mut lock = None;
-    if cut == Cut::InTransaction {
-        let mut tx = cluster.pool.begin().await.unwrap();
-        sqlx::query("LOCK TABLE checkpoints, checkpoint_writes IN EXCLUSIVE MODE")
-            .execute(&mut *tx)
-            .await
-            .unwrap();
-        lock = Some(tx);
-    }
-    let run_id = cluster.create_run(thread, json!({ "gate": gate })).await;
-    let pid = match cut {
-        Cut::AtGate => {
-            let pid = cluster.wait_effect(&run_id, "b").await.pid;
-            cluster.wait_journaled(thread, "b").await;
-            pid
-        }
-        Cut::InTransaction => {
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while cluster
-                .sessions()
-                .await
-                .iter()
-                .all(|(state, _)| !(state.contains("Lock") && state.contains("scale worker")))
-            {
-                assert!(Instant::now() < deadline, "no checkpoint write waited");
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            let row = cluster.run(&run_id).await;
-            let sessions = cluster.sessions().await;
-            row.owner_pid
-                .unwrap_or_else(|| panic!("no owner: {row:?}, sessions {sessions:?}"))
-        }
-    };
+async fn cut_mid_run(cluster: &mut Cluster, thread: &str, cut: Hold) {
+    let Held {
+        run_id,
+        gate,
+        pid,
+        lock,
+        ..
+    } = hold_run(cluster, thread, cut).await;
     let before = cluster.run(&run_id).await;
     assert_eq!(
         (before.status.as_str(), before.attempt, before.owner_pid),
@@ -1214,7 +1212,7 @@ async fn cut_mid_run(cluster: &mut Cluster, thread: &str, cut: Cut) {
     }
     cluster.open(&gate).await;
     ends_whole(cluster, thread, &run_id, pid, cut_at, &format!("{cut:?}")).await;
-    if cut == Cut::AtGate {
+    if cut == Hold::AtGate {
         let effects = cluster.effects(&run_id).await;
         let made = counts(&effects);
         assert_eq!((made["a"], made["b"]), (1, 1), "{effects:?}");

@@ -10,7 +10,7 @@ use super::{EventRow, Lease, QueueError, RunQueue};
 /// committed first is re-checked), insert the batch, and notify once with
 /// its last seq. `NOTIFY` is delivered at commit, so a listener never hears
 /// of events it cannot read yet.
-pub(super) const APPEND: &str = "WITH held AS (
+const APPEND: &str = "WITH held AS (
         SELECT run_id FROM rebound_runs
         WHERE run_id = $1 AND epoch = $2 AND status = 'running'
         FOR SHARE
@@ -29,6 +29,28 @@ const HELD: &str = "SELECT EXISTS (SELECT 1 FROM rebound_runs
 
 const READ: &str = "SELECT seq, event, data FROM rebound_run_events
     WHERE run_id = $1 AND seq > $2 ORDER BY seq";
+
+/// Appends `events` (not empty) to the run's log, with the notification,
+/// on `executor` (the pool, or a transaction to commit with more). `false`,
+/// and nothing written, when the lease was lost.
+pub(super) async fn append<'e>(
+    executor: impl sqlx::PgExecutor<'e>,
+    lease: &Lease,
+    events: &[EventRow],
+) -> Result<bool, sqlx::Error> {
+    let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
+    let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+    let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
+    let row = sqlx::query(APPEND)
+        .bind(&lease.run_id)
+        .bind(lease.epoch)
+        .bind(seqs)
+        .bind(names)
+        .bind(data)
+        .fetch_optional(executor)
+        .await?;
+    Ok(row.is_some())
+}
 
 impl RunQueue {
     /// Appends `events` to the run's log (an event already stored at a
@@ -52,22 +74,8 @@ impl RunQueue {
                 .await;
         }
         // Safe to run twice: an event already stored at a seq is replaced.
-        let row = self
-            .retrying(|| async move {
-                let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
-                let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
-                let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
-                Ok(sqlx::query(APPEND)
-                    .bind(&lease.run_id)
-                    .bind(lease.epoch)
-                    .bind(seqs)
-                    .bind(names)
-                    .bind(data)
-                    .fetch_optional(&self.pool)
-                    .await?)
-            })
-            .await?;
-        Ok(row.is_some())
+        self.retrying(|| async move { Ok(append(&self.pool, lease, events).await?) })
+            .await
     }
 
     /// A run's events after `after_seq`, in order. A reader following a

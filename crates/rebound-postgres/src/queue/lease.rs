@@ -172,21 +172,8 @@ impl RunQueue {
         thread_status: ThreadStatus,
     ) -> Result<bool, QueueError> {
         let mut tx = self.pool.begin().await?;
-        if !events.is_empty() {
-            let seqs: Vec<i64> = events.iter().map(|e| e.seq).collect();
-            let names: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
-            let data: Vec<&str> = events.iter().map(|e| e.data.as_str()).collect();
-            let appended = sqlx::query(super::events::APPEND)
-                .bind(&lease.run_id)
-                .bind(lease.epoch)
-                .bind(seqs)
-                .bind(names)
-                .bind(data)
-                .fetch_optional(&mut *tx)
-                .await?;
-            if appended.is_none() {
-                return Ok(false);
-            }
+        if !events.is_empty() && !super::events::append(&mut *tx, lease, events).await? {
+            return Ok(false);
         }
         let row = sqlx::query(FINISH)
             .bind(&lease.run_id)

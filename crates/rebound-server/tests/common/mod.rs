@@ -179,3 +179,25 @@ impl JsonAnswer for reqwest::RequestBuilder {
         self.send().await.unwrap().json().await.unwrap()
     }
 }
+
+/// The ids of the threads `POST /threads/search` finds with `status`,
+/// sorted (panics on an answer that is not a list).
+pub async fn thread_ids_with_status(
+    client: &reqwest::Client,
+    base: &str,
+    status: &str,
+) -> Vec<String> {
+    let found = client
+        .post(format!("{base}/threads/search"))
+        .json(&serde_json::json!({ "status": status }))
+        .json_answer()
+        .await;
+    let mut ids: Vec<String> = found
+        .as_array()
+        .unwrap_or_else(|| panic!("{found}"))
+        .iter()
+        .map(|t| t["thread_id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    ids
+}
