@@ -14,6 +14,7 @@ mod error;
 pub mod guard;
 pub mod migrate;
 pub mod queue;
+mod retry;
 pub mod saver;
 #[cfg(feature = "testing")]
 pub mod testing;

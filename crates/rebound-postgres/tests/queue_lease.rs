@@ -312,22 +312,7 @@ async fn a_lease_survives_the_end_of_every_connection_of_its_worker() -> TestRes
     queue.enqueue(&support::new_run("r1", "T")).await?;
     let lease = queue.claim("w1", 1).await?.remove(0);
     for round in 0..2 {
-        // Every connection of the pool open and idle, then ended.
-        let held: Vec<_> = acquire_all(&pool, 4).await?;
-        drop(held);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let admin = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(1)
-            .connect(&db.url)
-            .await?;
-        let ended: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE application_name = 'cut worker') ended",
-        )
-        .fetch_one(&admin)
-        .await?;
-        assert_eq!(ended, 4, "round {round}");
-        admin.close().await;
+        end_every_connection(&pool, &db.url, "cut worker", 4).await?;
         match round {
             0 => {
                 assert!(queue.check_lease(&lease).await?);
@@ -352,14 +337,105 @@ async fn a_lease_survives_the_end_of_every_connection_of_its_worker() -> TestRes
     Ok(())
 }
 
-/// `n` connections of `pool` at once (all open, then idle once dropped).
-async fn acquire_all(
+/// An API server whose connections PostgreSQL ended (a restart, a
+/// failover) answers its next requests as ever: each of its statements is
+/// tried again on another connection, and a run queued by a try after a
+/// lost one is queued once.
+#[tokio::test]
+async fn an_api_server_answers_after_the_end_of_every_connection_it_had() -> TestResult {
+    let Some(db) = rebound_postgres::testing::test_database().await? else {
+        return Ok(());
+    };
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(3)
+        .test_before_acquire(false)
+        .connect(&format!("{}?application_name=cut%20api", db.url))
+        .await?;
+    rebound_postgres::migrate::migrate(&pool).await?;
+    let queue = rebound_postgres::queue::RunQueue::new(pool.clone(), fast());
+    let cut = || end_every_connection(&pool, &db.url, "cut api", 3);
+
+    cut().await?;
+    let thread = ThreadRow {
+        thread_id: "T".to_string(),
+        created_ms: 1_000,
+        updated_ms: 1_000,
+        status: ThreadStatus::Idle,
+        metadata: serde_json::json!({"owner": "me"}),
+    };
+    assert!(queue.create_thread(&thread).await?);
+    cut().await?;
+    assert_eq!(queue.enqueue(&new_run("r1", "T")).await?.run_id, "r1");
+    cut().await?;
+    assert_eq!(queue.enqueue(&new_run("r2", "T")).await?.run_id, "r2");
+    cut().await?;
+    let got = queue.get_thread("T").await?.ok_or("no thread")?;
+    assert_eq!(got.status, ThreadStatus::Busy, "{got:?}");
+    cut().await?;
+    let found = queue
+        .search_threads(&rebound_postgres::queue::ThreadSearch {
+            metadata: serde_json::json!({"owner": "me"}),
+            ..Default::default()
+        })
+        .await?;
+    assert_eq!(found.len(), 1);
+    cut().await?;
+    assert_eq!(
+        queue.get_run("r1").await?.map(|r| r.status),
+        Some(RunStatus::Pending)
+    );
+    cut().await?;
+    assert_eq!(queue.list_runs("T", None, 10, 0).await?.len(), 2);
+    cut().await?;
+    assert_eq!(queue.active_runs("T").await?.len(), 2);
+    cut().await?;
+    assert!(queue.read_events("r1", 0).await?.is_empty());
+    cut().await?;
+    assert_eq!(
+        queue.request_cancel("r2", CancelAction::Interrupt).await?,
+        CancelOutcome::Cancelled
+    );
+    cut().await?;
+    assert!(queue.delete_run("r2").await?);
+    cut().await?;
+    queue.put_thread(&thread).await?;
+    cut().await?;
+    assert!(queue.set_thread_status("T", ThreadStatus::Idle).await?);
+    cut().await?;
+    assert!(queue.delete_thread("T").await?);
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM rebound_runs")
+        .fetch_one(&pool)
+        .await?;
+    assert_eq!(left, 0, "a run queued twice, or one left behind");
+    Ok(())
+}
+
+/// Opens every one of the `n` connections of `pool` (whose sessions are
+/// named `application`), leaves them idle, and has PostgreSQL end them.
+async fn end_every_connection(
     pool: &sqlx::PgPool,
+    url: &str,
+    application: &str,
     n: usize,
-) -> Result<Vec<sqlx::pool::PoolConnection<sqlx::Postgres>>, sqlx::Error> {
+) -> TestResult {
     let mut held = Vec::with_capacity(n);
     for _ in 0..n {
         held.push(pool.acquire().await?);
     }
-    Ok(held)
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let admin = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(1)
+        .connect(url)
+        .await?;
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE application_name = $1) ended",
+    )
+    .bind(application)
+    .fetch_one(&admin)
+    .await?;
+    admin.close().await;
+    assert_eq!(ended, n as i64, "{application}");
+    Ok(())
 }

@@ -7,7 +7,7 @@ mod saver_common;
 
 use std::time::{Duration, Instant};
 
-use rebound_graph::checkpoint::CheckpointError;
+use rebound_graph::checkpoint::{CheckpointError, Checkpointer};
 use rebound_postgres::migrate::latest_version;
 use rebound_postgres::testing::test_database;
 use rebound_postgres::{PostgresError, PostgresOptions, PostgresSaver};
@@ -123,4 +123,76 @@ async fn a_newer_schema_is_refused_by_version() {
         }
         other => panic!("expected Unusable, got {other:?}"),
     }
+}
+
+/// A saver whose pooled connections PostgreSQL ended (a restart, a
+/// failover) reads as ever: every read is tried again on another
+/// connection, so an API server's first requests after a restart do not
+/// fail, one per dead connection.
+#[tokio::test]
+async fn every_read_works_after_the_end_of_every_pooled_connection() {
+    let Some(db) = test_database().await.unwrap() else {
+        return;
+    };
+    let saver = PostgresSaver::connect(
+        &format!("{}?application_name=cut%20saver", db.url),
+        PostgresOptions::default().with_max_connections(3),
+    )
+    .await
+    .unwrap();
+    let ids = saver_common::ids(2);
+    let first = saver_common::snapshot("t", ids[0], None, 0);
+    let second = saver_common::delta("t", ids[1], Some(ids[0]), 1);
+    let write = saver_common::write(
+        "t",
+        ids[1],
+        "n",
+        rebound_graph::checkpoint::WriteKind::Update,
+        "",
+        b"{}",
+    );
+    saver
+        .put(vec![first.clone(), second.clone()], vec![write.clone()])
+        .await
+        .unwrap();
+    let cut = || async {
+        let mut held = Vec::new();
+        for _ in 0..3 {
+            held.push(saver.pool().acquire().await.unwrap());
+        }
+        drop(held);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let admin = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(1)
+            .connect(&db.url)
+            .await
+            .unwrap();
+        let ended: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE application_name = 'cut saver') ended",
+        )
+        .fetch_one(&admin)
+        .await
+        .unwrap();
+        admin.close().await;
+        assert_eq!(ended, 3);
+    };
+    cut().await;
+    assert_eq!(saver.get("t", None).await.unwrap(), Some(second.clone()));
+    cut().await;
+    assert_eq!(
+        saver.get("t", Some(ids[0])).await.unwrap(),
+        Some(first.clone())
+    );
+    cut().await;
+    assert_eq!(
+        saver.get_chain("t", ids[1]).await.unwrap(),
+        [second.clone(), first.clone()]
+    );
+    cut().await;
+    assert_eq!(saver.list("t", None, None).await.unwrap().len(), 2);
+    cut().await;
+    assert_eq!(saver.pending_writes("t", ids[1]).await.unwrap(), [write]);
+    cut().await;
+    assert_eq!(saver.threads().await.unwrap().len(), 1);
 }

@@ -392,6 +392,7 @@ impl Cluster {
             .get(format!("{}/threads/{thread}/state", self.base))
             .json_answer()
             .await;
+        assert!(state.get("values").is_some(), "GET state: {state}");
         state["values"].clone()
     }
 

@@ -34,16 +34,22 @@ const CANCEL: &str = "WITH c AS (
 impl RunQueue {
     /// Stops a run: a pending run becomes `interrupted` at once (announced
     /// as ended); a running one gets `cancel_requested = action`, which
-    /// the next [`RunQueue::heartbeat`] of its worker delivers.
+    /// the next [`RunQueue::heartbeat`] of its worker delivers. Tried
+    /// again when its connection was lost: a pending run that the lost try
+    /// cancelled then answers [`CancelOutcome::AlreadyEnded`].
     pub async fn request_cancel(
         &self,
         run_id: &str,
         action: CancelAction,
     ) -> Result<CancelOutcome, QueueError> {
-        let row = sqlx::query(CANCEL)
-            .bind(run_id)
-            .bind(action.as_str())
-            .fetch_optional(&self.pool)
+        let row = self
+            .retrying(|| async {
+                Ok(sqlx::query(CANCEL)
+                    .bind(run_id)
+                    .bind(action.as_str())
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
             .await?;
         if let Some(row) = row {
             let status: String = row.try_get(0)?;
@@ -53,11 +59,16 @@ impl RunQueue {
                 CancelOutcome::Requested
             });
         }
-        let exists: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM rebound_runs WHERE run_id = $1)")
+        let exists: bool = self
+            .retrying(|| async {
+                Ok(sqlx::query_scalar(
+                    "SELECT EXISTS (SELECT 1 FROM rebound_runs WHERE run_id = $1)",
+                )
                 .bind(run_id)
                 .fetch_one(&self.pool)
-                .await?;
+                .await?)
+            })
+            .await?;
         Ok(if exists {
             CancelOutcome::AlreadyEnded
         } else {

@@ -71,18 +71,41 @@ const CLAIM: &str = concat!(
 
 impl RunQueue {
     /// Queues a run (`pending`, created now by the database's clock) and
-    /// announces it on [`super::RUNS_CHANNEL`] at commit.
+    /// announces it on [`super::RUNS_CHANNEL`] at commit. Tried again when
+    /// its connection was lost; a try after one that was lost and finds
+    /// the run's id taken answers with the run the lost try queued.
     pub async fn enqueue(&self, run: &NewRun) -> Result<RunRow, QueueError> {
-        let row = sqlx::query(ENQUEUE)
-            .bind(&run.run_id)
-            .bind(&run.thread_id)
-            .bind(&run.assistant_id)
-            .bind(&run.multitask_strategy)
-            .bind(run.metadata.to_string())
-            .bind(run.kwargs.to_string())
-            .fetch_one(&self.pool)
-            .await?;
-        decode_run(&row)
+        let (metadata, kwargs) = (run.metadata.to_string(), run.kwargs.to_string());
+        let tries = std::sync::atomic::AtomicUsize::new(0);
+        let queued = self
+            .retrying(|| {
+                tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                async {
+                    Ok(sqlx::query(ENQUEUE)
+                        .bind(&run.run_id)
+                        .bind(&run.thread_id)
+                        .bind(&run.assistant_id)
+                        .bind(&run.multitask_strategy)
+                        .bind(&metadata)
+                        .bind(&kwargs)
+                        .fetch_one(&self.pool)
+                        .await?)
+                }
+            })
+            .await;
+        match queued {
+            Ok(row) => decode_run(&row),
+            Err(QueueError::Database(error))
+                if is_unique_violation(&error)
+                    && tries.load(std::sync::atomic::Ordering::Relaxed) > 1 =>
+            {
+                match self.get_run(&run.run_id).await? {
+                    Some(queued) => Ok(queued),
+                    None => Err(error.into()),
+                }
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// Takes up to `limit` runs for the worker `owner`, oldest first (see

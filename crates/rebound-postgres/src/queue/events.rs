@@ -87,10 +87,14 @@ impl RunQueue {
         run_id: &str,
         after_seq: i64,
     ) -> Result<Vec<EventRow>, QueueError> {
-        let rows = sqlx::query(READ)
-            .bind(run_id)
-            .bind(after_seq)
-            .fetch_all(&self.pool)
+        let rows = self
+            .retrying(|| async {
+                Ok(sqlx::query(READ)
+                    .bind(run_id)
+                    .bind(after_seq)
+                    .fetch_all(&self.pool)
+                    .await?)
+            })
             .await?;
         rows.iter()
             .map(|row| {

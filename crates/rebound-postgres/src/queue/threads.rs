@@ -57,10 +57,15 @@ const DELETE_THREAD: &str = "WITH runs AS (
 
 impl RunQueue {
     /// Creates a thread record if the thread has none (`idle` for a
-    /// `busy` one); whether it did.
+    /// `busy` one); whether it did. Tried again when its connection was
+    /// lost: `false` then may mean that the lost try created it.
     pub async fn create_thread(&self, thread: &ThreadRow) -> Result<bool, QueueError> {
-        let done = bind_thread(sqlx::query(CREATE_THREAD), thread)
-            .execute(&self.pool)
+        let done = self
+            .retrying(|| async {
+                Ok(bind_thread(sqlx::query(CREATE_THREAD), thread)
+                    .execute(&self.pool)
+                    .await?)
+            })
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -68,17 +73,24 @@ impl RunQueue {
     /// Writes a thread record, replacing the one it has (but for a `busy`
     /// status, which keeps the status stored: see `thread_values!`).
     pub async fn put_thread(&self, thread: &ThreadRow) -> Result<(), QueueError> {
-        bind_thread(sqlx::query(PUT_THREAD), thread)
-            .execute(&self.pool)
-            .await?;
+        self.retrying(|| async {
+            Ok(bind_thread(sqlx::query(PUT_THREAD), thread)
+                .execute(&self.pool)
+                .await?)
+        })
+        .await?;
         Ok(())
     }
 
     /// A thread's record.
     pub async fn get_thread(&self, thread_id: &str) -> Result<Option<ThreadRow>, QueueError> {
-        let row = sqlx::query(GET_THREAD)
-            .bind(thread_id)
-            .fetch_optional(&self.pool)
+        let row = self
+            .retrying(|| async {
+                Ok(sqlx::query(GET_THREAD)
+                    .bind(thread_id)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
             .await?;
         row.as_ref().map(decode_thread).transpose()
     }
@@ -90,23 +102,33 @@ impl RunQueue {
         thread_id: &str,
         status: ThreadStatus,
     ) -> Result<bool, QueueError> {
-        let done = sqlx::query(
-            "UPDATE rebound_threads SET status = $2, updated_at = now() WHERE thread_id = $1",
-        )
-        .bind(thread_id)
-        .bind(status.as_str())
-        .execute(&self.pool)
-        .await?;
+        let done = self
+            .retrying(|| async {
+                Ok(sqlx::query(
+                    "UPDATE rebound_threads SET status = $2, updated_at = now() WHERE thread_id = $1",
+                )
+                .bind(thread_id)
+                .bind(status.as_str())
+                .execute(&self.pool)
+                .await?)
+            })
+            .await?;
         Ok(done.rows_affected() == 1)
     }
 
     /// Deletes a thread's record, its runs and their events (one
     /// transaction); `false` when it had no record. Workers running its
     /// runs lose their leases. Its checkpoints are the checkpointer's.
+    /// Tried again when its connection was lost: `false` then may mean
+    /// that the lost try deleted it.
     pub async fn delete_thread(&self, thread_id: &str) -> Result<bool, QueueError> {
-        let done = sqlx::query(DELETE_THREAD)
-            .bind(thread_id)
-            .execute(&self.pool)
+        let done = self
+            .retrying(|| async {
+                Ok(sqlx::query(DELETE_THREAD)
+                    .bind(thread_id)
+                    .execute(&self.pool)
+                    .await?)
+            })
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -116,12 +138,17 @@ impl RunQueue {
         &self,
         search: &ThreadSearch,
     ) -> Result<Vec<ThreadRow>, QueueError> {
-        let rows = sqlx::query(SEARCH_THREADS)
-            .bind(search.metadata.to_string())
-            .bind(search.status.map(ThreadStatus::as_str))
-            .bind(search.limit)
-            .bind(search.offset)
-            .fetch_all(&self.pool)
+        let metadata = search.metadata.to_string();
+        let rows = self
+            .retrying(|| async {
+                Ok(sqlx::query(SEARCH_THREADS)
+                    .bind(&metadata)
+                    .bind(search.status.map(ThreadStatus::as_str))
+                    .bind(search.limit)
+                    .bind(search.offset)
+                    .fetch_all(&self.pool)
+                    .await?)
+            })
             .await?;
         decode_all(&rows, decode_thread)
     }

@@ -1,5 +1,8 @@
 //! Reading checkpoints, pending writes and threads: one statement each,
-//! the thread found by name inside the statement.
+//! the thread found by name inside the statement, tried again on another
+//! connection when its own was lost (a read may run twice).
+
+use std::future::Future;
 
 use rebound_graph::checkpoint::{
     CheckpointError, CheckpointId, PendingWrite, StateBlob, StoredCheckpoint, ThreadSummary,
@@ -9,7 +12,7 @@ use sqlx::postgres::PgRow;
 use sqlx::Row;
 
 use super::PostgresSaver;
-use crate::error::from_sqlx;
+use crate::error::{connection_lost, from_sqlx};
 
 /// The thread's key, by name ($1).
 macro_rules! thread_key {
@@ -92,6 +95,18 @@ const SELECT_THREADS: &str = "
     ORDER BY latest.id DESC, t.name";
 
 impl PostgresSaver {
+    /// Runs the read `statement`, again on another connection while its
+    /// connection turns out lost (see [`crate::retry`]).
+    pub(super) async fn reading<T, F, Fut>(&self, statement: F) -> Result<T, CheckpointError>
+    where
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, sqlx::Error>>,
+    {
+        crate::retry::when_lost(&self.pool, connection_lost, statement)
+            .await
+            .map_err(from_sqlx)
+    }
+
     pub(super) async fn read_one(
         &self,
         thread_id: &str,
@@ -99,23 +114,26 @@ impl PostgresSaver {
     ) -> Result<Option<StoredCheckpoint>, CheckpointError> {
         let row = match id {
             None => {
-                sqlx::query(SELECT_LATEST)
-                    .bind(thread_id)
-                    .fetch_optional(&self.pool)
-                    .await
+                self.reading(|| {
+                    sqlx::query(SELECT_LATEST)
+                        .bind(thread_id)
+                        .fetch_optional(&self.pool)
+                })
+                .await?
             }
             Some(id) => match i64::try_from(id.as_u64()) {
                 Ok(id) => {
-                    sqlx::query(SELECT_BY_ID)
-                        .bind(thread_id)
-                        .bind(id)
-                        .fetch_optional(&self.pool)
-                        .await
+                    self.reading(|| {
+                        sqlx::query(SELECT_BY_ID)
+                            .bind(thread_id)
+                            .bind(id)
+                            .fetch_optional(&self.pool)
+                    })
+                    .await?
                 }
                 Err(_) => return Ok(None), // such an id cannot have been stored
             },
-        }
-        .map_err(from_sqlx)?;
+        };
         row.map(|row| decode_checkpoint(thread_id, &row))
             .transpose()
     }
@@ -133,13 +151,15 @@ impl PostgresSaver {
         let Ok(key) = i64::try_from(id.as_u64()) else {
             return Err(missing(id));
         };
-        let rows = sqlx::query(SELECT_CHAIN)
-            .bind(thread_id)
-            .bind(key)
-            .bind(MAX_CHAIN)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(from_sqlx)?;
+        let rows = self
+            .reading(|| {
+                sqlx::query(SELECT_CHAIN)
+                    .bind(thread_id)
+                    .bind(key)
+                    .bind(MAX_CHAIN)
+                    .fetch_all(&self.pool)
+            })
+            .await?;
         let chain = rows
             .iter()
             .map(|row| decode_checkpoint(thread_id, row))
@@ -168,14 +188,18 @@ impl PostgresSaver {
         let limit = limit.map(|limit| i64::try_from(limit).unwrap_or(i64::MAX));
         // A bound above every storable id bounds nothing.
         let bound = before.and_then(|before| i64::try_from(before.as_u64()).ok());
-        let query = match bound {
-            Some(bound) => sqlx::query(SELECT_LIST_BEFORE)
-                .bind(thread_id)
-                .bind(limit)
-                .bind(bound),
-            None => sqlx::query(SELECT_LIST).bind(thread_id).bind(limit),
-        };
-        let rows = query.fetch_all(&self.pool).await.map_err(from_sqlx)?;
+        let rows = self
+            .reading(|| {
+                match bound {
+                    Some(bound) => sqlx::query(SELECT_LIST_BEFORE)
+                        .bind(thread_id)
+                        .bind(limit)
+                        .bind(bound),
+                    None => sqlx::query(SELECT_LIST).bind(thread_id).bind(limit),
+                }
+                .fetch_all(&self.pool)
+            })
+            .await?;
         rows.iter()
             .map(|row| decode_checkpoint(thread_id, row))
             .collect()
@@ -189,22 +213,23 @@ impl PostgresSaver {
         let Ok(key) = i64::try_from(checkpoint.as_u64()) else {
             return Ok(Vec::new());
         };
-        let rows = sqlx::query(SELECT_WRITES)
-            .bind(thread_id)
-            .bind(key)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(from_sqlx)?;
+        let rows = self
+            .reading(|| {
+                sqlx::query(SELECT_WRITES)
+                    .bind(thread_id)
+                    .bind(key)
+                    .fetch_all(&self.pool)
+            })
+            .await?;
         rows.iter()
             .map(|row| decode_write(thread_id, checkpoint, row))
             .collect()
     }
 
     pub(super) async fn read_threads(&self) -> Result<Vec<ThreadSummary>, CheckpointError> {
-        let rows = sqlx::query(SELECT_THREADS)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(from_sqlx)?;
+        let rows = self
+            .reading(|| sqlx::query(SELECT_THREADS).fetch_all(&self.pool))
+            .await?;
         rows.iter()
             .map(|row| {
                 let thread_id: String = column(row, 0, "a thread's name")?;

@@ -333,11 +333,14 @@ impl PostgresSaver {
         if missing.is_empty() {
             return Ok(keys);
         }
-        let rows = sqlx::query(UPSERT_THREADS)
-            .bind(&missing)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(from_sqlx)?;
+        // An upsert: safe to run twice.
+        let rows = self
+            .reading(|| {
+                sqlx::query(UPSERT_THREADS)
+                    .bind(&missing)
+                    .fetch_all(&self.pool)
+            })
+            .await?;
         let mut cache = super::write_lock(&self.thread_keys);
         for row in rows {
             let key: i32 = row.try_get(0).map_err(from_sqlx)?;
