@@ -1,6 +1,8 @@
 //! The checkpointer conformance suite (`rebound-conformance`) on
 //! [`SqliteSaver`]: each scenario gets its own temporary database file, and
-//! a reopened store is the same file opened by a second saver.
+//! a reopened store is the same file opened by a second saver. The suite
+//! runs twice: with the saver's checkpoint cache (the default), and without
+//! it, so that every answer also comes from SQLite itself.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -8,13 +10,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 use rebound_conformance::{Backend, Unavailable};
 use rebound_graph::checkpoint::{CheckpointError, Checkpointer};
-use rebound_sqlite::SqliteSaver;
+use rebound_sqlite::{SqliteOptions, SqliteSaver};
 
 /// Fresh SQLite files in one temporary directory (removed with the backend).
 struct SqliteBackend {
     dir: tempfile::TempDir,
     /// Each saver handed out, with the file it opened.
     opened: Mutex<Vec<(Arc<dyn Checkpointer>, PathBuf)>>,
+    /// How each saver is opened.
+    options: SqliteOptions,
 }
 
 impl SqliteBackend {
@@ -27,7 +31,8 @@ impl SqliteBackend {
     }
 
     fn open(&self, path: PathBuf) -> Result<Arc<dyn Checkpointer>, CheckpointError> {
-        let saver: Arc<dyn Checkpointer> = Arc::new(SqliteSaver::open_default(&path)?);
+        let saver: Arc<dyn Checkpointer> =
+            Arc::new(SqliteSaver::open(&path, self.options.clone())?);
         self.opened
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -39,7 +44,11 @@ impl SqliteBackend {
 #[async_trait]
 impl Backend for SqliteBackend {
     fn name(&self) -> &str {
-        "sqlite"
+        if self.options.cache_bytes == 0 {
+            "sqlite without its cache"
+        } else {
+            "sqlite"
+        }
     }
 
     async fn fresh(&self) -> Result<Arc<dyn Checkpointer>, CheckpointError> {
@@ -63,13 +72,24 @@ impl Backend for SqliteBackend {
 }
 
 /// A backend in a new temporary directory, one per scenario.
-fn sqlite() -> Result<SqliteBackend, Unavailable> {
+fn sqlite(options: SqliteOptions) -> Result<SqliteBackend, Unavailable> {
     let dir = tempfile::tempdir()
         .map_err(|error| Unavailable::new(format!("no temporary directory: {error}")))?;
     Ok(SqliteBackend {
         dir,
         opened: Mutex::new(Vec::new()),
+        options,
     })
 }
 
-rebound_conformance::checkpointer_tests!(sqlite());
+mod cached {
+    use super::*;
+
+    rebound_conformance::checkpointer_tests!(sqlite(SqliteOptions::default()));
+}
+
+mod uncached {
+    use super::*;
+
+    rebound_conformance::checkpointer_tests!(sqlite(SqliteOptions::default().with_cache_bytes(0)));
+}

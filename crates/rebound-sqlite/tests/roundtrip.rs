@@ -316,3 +316,50 @@ fn ids_beyond_sqlite_integers_are_errors_not_panics() {
         assert_eq!(saver.get("t", None).await.unwrap(), None);
     });
 }
+
+/// A saver keeps the checkpoints it wrote or read in memory; another
+/// connection's commit to the file (another process) empties that cache,
+/// so the first saver reads what the second wrote or deleted, never a stale
+/// copy.
+#[test]
+fn another_savers_writes_and_deletes_are_seen_through_the_cache() {
+    let db = temp_db();
+    let first = SqliteSaver::open_default(&db.path).unwrap();
+    let second = SqliteSaver::open_default(&db.path).unwrap();
+    let ids = ids(3);
+    let stored = chain("t", &ids);
+    runtime().block_on(async {
+        first.put(stored[..2].to_vec(), Vec::new()).await.unwrap();
+        // Read twice: the second answer comes from the cache.
+        for _ in 0..2 {
+            assert_eq!(
+                first.get("t", None).await.unwrap().as_ref(),
+                Some(&stored[1])
+            );
+            assert_eq!(
+                first.list("t", None, Some(1)).await.unwrap(),
+                [stored[1].clone()]
+            );
+            assert_eq!(
+                first.get_chain("t", ids[1]).await.unwrap(),
+                [stored[1].clone(), stored[0].clone()]
+            );
+        }
+        // This saver's own write moves its latest.
+        first.put(stored[2..].to_vec(), Vec::new()).await.unwrap();
+        assert_eq!(
+            first.get("t", None).await.unwrap().as_ref(),
+            Some(&stored[2])
+        );
+
+        // Another connection writes a newer checkpoint, then deletes all.
+        let newer = delta("t", CheckpointId::new(), Some(ids[2]), 3);
+        second.put(vec![newer.clone()], Vec::new()).await.unwrap();
+        assert_eq!(first.get("t", None).await.unwrap().as_ref(), Some(&newer));
+        assert_eq!(first.list("t", None, Some(1)).await.unwrap(), [newer]);
+        second.delete_thread("t").unwrap();
+        assert_eq!(first.get("t", None).await.unwrap(), None);
+        assert_eq!(first.get("t", Some(ids[0])).await.unwrap(), None);
+        assert!(first.get_chain("t", ids[2]).await.is_err());
+    });
+}

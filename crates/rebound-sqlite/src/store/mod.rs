@@ -7,6 +7,7 @@
 //! `checkpoints_by_time`, where the rows of one commit share pages instead
 //! of costing one page write per run. Reads look at both.
 
+mod cache;
 mod lock;
 mod read;
 mod records;
@@ -48,10 +49,14 @@ pub(crate) struct Store {
     /// Threads the application holds through this store ([`Store::hold`]),
     /// across runs.
     kept: HashSet<String>,
+    /// Checkpoints written or read lately (see [`cache`]).
+    cache: cache::CheckpointCache,
 }
 
 impl Store {
-    /// The connection, for [`crate::SqliteSaver::with_connection`].
+    /// The connection, for [`crate::SqliteSaver::with_connection`]
+    /// (which must leave the checkpoint tables alone: the cache keeps
+    /// copies of their rows).
     pub(crate) fn connection(&mut self) -> &mut Connection {
         &mut self.conn
     }
@@ -107,7 +112,22 @@ impl Store {
             thread_keys: HashMap::new(),
             held: HashSet::new(),
             kept: HashSet::new(),
+            cache: cache::CheckpointCache::new(options.cache_bytes),
         })
+    }
+
+    /// The cache, emptied first if another connection has committed to
+    /// the file since it was last checked.
+    fn current_cache(&mut self) -> Result<&mut cache::CheckpointCache, CheckpointError> {
+        if self.cache.enabled() {
+            let version: i64 = self
+                .conn
+                .prepare_cached("PRAGMA data_version")
+                .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
+                .map_err(|e| self.sqlite(e))?;
+            self.cache.check_version(version);
+        }
+        Ok(&mut self.cache)
     }
 
     fn sqlite(&self, error: rusqlite::Error) -> CheckpointError {

@@ -124,6 +124,14 @@ impl Store {
         thread_id: &str,
         id: Option<CheckpointId>,
     ) -> Result<Option<StoredCheckpoint>, CheckpointError> {
+        let cache = self.current_cache()?;
+        let cached = match id {
+            None => cache.latest(thread_id),
+            Some(id) => cache.get(thread_id, id),
+        };
+        if let Some(cached) = cached {
+            return Ok(Some(cached.clone()));
+        }
         let Some(thread) = self.thread(thread_id)? else {
             return Ok(None);
         };
@@ -140,7 +148,14 @@ impl Store {
                 _ => Vec::new(), // such an id cannot have been stored
             },
         };
-        Ok(found.into_iter().next())
+        let found = found.into_iter().next();
+        if let Some(found) = &found {
+            match id {
+                None => self.cache.set_latest(thread_id, found),
+                Some(_) => self.cache.insert_read(std::slice::from_ref(found)),
+            }
+        }
+        Ok(found)
     }
 
     /// A checkpoint and its ancestors back to (and including) the nearest
@@ -155,6 +170,9 @@ impl Store {
                 "thread {thread_id:?}: checkpoint {id} is missing from the chain"
             ))
         };
+        if let Some(chain) = self.current_cache()?.chain(thread_id, id) {
+            return Ok(chain);
+        }
         let Some(thread) = self.thread(thread_id)? else {
             return Err(missing(id));
         };
@@ -179,7 +197,10 @@ impl Store {
         // The chain stops early only where a delta's parent is not stored.
         match (last.state.is_snapshot(), last.parent) {
             (false, Some(parent)) => Err(missing(parent)),
-            _ => Ok(chain),
+            _ => {
+                self.cache.insert_read(&chain);
+                Ok(chain)
+            }
         }
     }
 
@@ -190,6 +211,10 @@ impl Store {
         before: Option<CheckpointId>,
         limit: Option<usize>,
     ) -> Result<Vec<StoredCheckpoint>, CheckpointError> {
+        if before.is_none() && limit == Some(1) {
+            // The latest alone: what a run's start and a thread's status ask.
+            return Ok(self.get(thread_id, None)?.into_iter().collect());
+        }
         let Some(thread) = self.thread(thread_id)? else {
             return Ok(Vec::new());
         };

@@ -173,6 +173,7 @@ impl Store {
     /// connections may cache it), emptied: a thread created again under the
     /// same name starts afresh. Whether anything was deleted.
     pub(crate) fn delete_thread(&mut self, thread_id: &str) -> Result<bool, CheckpointError> {
+        self.cache.forget_thread(thread_id);
         let thread = self.thread(thread_id)?;
         let tx = self
             .conn
@@ -207,6 +208,7 @@ impl Store {
     /// `to` (which must never have had a checkpoint); whether `from` had
     /// any. Thread records are not copied.
     pub(crate) fn copy_thread(&mut self, from: &str, to: &str) -> Result<bool, CheckpointError> {
+        self.cache.forget_thread(to);
         let Some(source) = self.thread(from)? else {
             return Ok(false);
         };

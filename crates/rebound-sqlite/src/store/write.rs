@@ -100,6 +100,9 @@ impl Store {
         tx.commit()
             .map_err(|e| GroupFailure::Group(self.sqlite(e)))?;
         self.thread_keys.extend(state.threads);
+        for batch in group {
+            self.cache.insert_written(&batch.checkpoints);
+        }
         Ok(())
     }
 
