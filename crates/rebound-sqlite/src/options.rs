@@ -61,7 +61,7 @@ impl FromStr for Synchronous {
 }
 
 /// [`SqliteOptions::cache_bytes`]'s default.
-const DEFAULT_CACHE_BYTES: usize = 8 << 20;
+const DEFAULT_CACHE_BYTES: usize = 4 << 20;
 
 /// Connection settings of a [`crate::SqliteSaver`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,7 +79,7 @@ pub struct SqliteOptions {
     pub mmap_size: u64,
     /// Bytes of checkpoints written or read lately kept in memory, so that
     /// a thread's next run reads its latest state without SQLite. Default
-    /// 8 MiB; 0 keeps none. Another process's commit to the file empties
+    /// 4 MiB; 0 keeps none. Another process's commit to the file empties
     /// it (SQLite's `data_version`), so it is never stale.
     pub cache_bytes: usize,
 }

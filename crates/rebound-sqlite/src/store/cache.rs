@@ -12,7 +12,10 @@
 //! (another process on the file), which SQLite's `PRAGMA data_version`
 //! reveals: the whole cache is dropped then.
 //!
-//! Bounded by bytes; the oldest entries go first.
+//! Only threads whose latest checkpoint has been read are kept: a run
+//! that only writes (a thread's first run, a benchmark of writes) pays for
+//! no copies it would never read back. Bounded by bytes; the oldest
+//! entries go first.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -33,6 +36,8 @@ struct ThreadEntries {
 pub(crate) struct CheckpointCache {
     budget: usize,
     bytes: usize,
+    /// Rows kept, over all threads.
+    rows: usize,
     threads: HashMap<String, ThreadEntries>,
     /// Insertion order, for eviction (entries already gone are skipped).
     order: VecDeque<(String, CheckpointId)>,
@@ -46,6 +51,7 @@ impl CheckpointCache {
         CheckpointCache {
             budget,
             bytes: 0,
+            rows: 0,
             threads: HashMap::new(),
             order: VecDeque::new(),
             data_version: None,
@@ -71,6 +77,7 @@ impl CheckpointCache {
         self.threads.clear();
         self.order.clear();
         self.bytes = 0;
+        self.rows = 0;
     }
 
     /// Drops everything of `thread_id` (deleted, or written over).
@@ -79,6 +86,7 @@ impl CheckpointCache {
             self.bytes = self
                 .bytes
                 .saturating_sub(entries.rows.values().map(cost).sum());
+            self.rows = self.rows.saturating_sub(entries.rows.len());
         }
     }
 
@@ -114,23 +122,31 @@ impl CheckpointCache {
         None
     }
 
-    /// Records that `latest` is `thread_id`'s latest checkpoint (read so).
+    /// Records that `latest` is `thread_id`'s latest checkpoint (read so):
+    /// from now on the thread's checkpoints are kept.
     pub(crate) fn set_latest(&mut self, thread_id: &str, latest: &StoredCheckpoint) {
+        if !self.enabled() || cost(latest) > self.budget / 4 {
+            return;
+        }
+        if !self.threads.contains_key(thread_id) {
+            self.threads
+                .insert(thread_id.to_string(), ThreadEntries::default());
+        }
         self.insert(latest);
         if let Some(entries) = self.threads.get_mut(thread_id) {
             entries.latest = Some(latest.id);
         }
     }
 
-    /// Keeps copies of checkpoints read.
+    /// Keeps copies of checkpoints read, of the threads kept.
     pub(crate) fn insert_read(&mut self, rows: &[StoredCheckpoint]) {
         for row in rows {
             self.insert(row);
         }
     }
 
-    /// Keeps copies of checkpoints this connection has just committed; a
-    /// thread whose latest was known has a new latest if one is newer.
+    /// Keeps copies of checkpoints this connection has just committed, of
+    /// the threads kept; such a thread's latest is the newest.
     pub(crate) fn insert_written(&mut self, rows: &[StoredCheckpoint]) {
         for row in rows {
             self.insert(row);
@@ -142,17 +158,21 @@ impl CheckpointCache {
         }
     }
 
+    /// Keeps a copy of `row` if its thread is kept (and the row fits).
     fn insert(&mut self, row: &StoredCheckpoint) {
         let size = cost(row);
-        if !self.enabled() || size > self.budget / 4 {
+        if size > self.budget / 4 {
             return;
         }
-        let entries = self.threads.entry(row.thread_id.clone()).or_default();
+        let Some(entries) = self.threads.get_mut(&row.thread_id) else {
+            return;
+        };
         if entries.rows.contains_key(&row.id) {
             return;
         }
         entries.rows.insert(row.id, row.clone());
         self.bytes += size;
+        self.rows += 1;
         self.order.push_back((row.thread_id.clone(), row.id));
         while self.bytes > self.budget {
             let Some((thread_id, id)) = self.order.pop_front() else {
@@ -163,12 +183,13 @@ impl CheckpointCache {
             };
             if let Some(gone) = entries.rows.remove(&id) {
                 self.bytes = self.bytes.saturating_sub(cost(&gone));
+                self.rows = self.rows.saturating_sub(1);
             }
             if entries.rows.is_empty() {
                 self.threads.remove(&thread_id);
             }
         }
-        if self.order.len() > 4 * self.threads.values().map(|t| t.rows.len()).sum::<usize>() + 64 {
+        if self.order.len() > 4 * self.rows + 64 {
             // Entries forgotten with their thread linger in `order`.
             let threads = &self.threads;
             self.order.retain(|(thread_id, id)| {
@@ -219,7 +240,8 @@ mod tests {
             row("t", ids[1], Some(ids[0]), false),
             row("t", ids[2], Some(ids[1]), false),
         ];
-        cache.insert_written(&rows[1..]);
+        cache.set_latest("t", &rows[1]);
+        cache.insert_written(&rows[2..]);
         assert!(cache.chain("t", ids[2]).is_none());
         cache.insert_read(&rows[..1]);
         let chain = cache.chain("t", ids[2]).unwrap();
@@ -237,6 +259,10 @@ mod tests {
         let second = row("t", ids[1], Some(ids[0]), false);
         cache.insert_written(std::slice::from_ref(&first));
         assert!(cache.latest("t").is_none(), "a write alone proves nothing");
+        assert!(
+            cache.get("t", ids[0]).is_none(),
+            "a thread whose latest was never read is not kept"
+        );
         cache.set_latest("t", &first);
         assert_eq!(cache.latest("t").map(|c| c.id), Some(ids[0]));
         cache.insert_written(std::slice::from_ref(&second));
@@ -261,7 +287,8 @@ mod tests {
         let ids: Vec<CheckpointId> = (0..40).map(|_| CheckpointId::new()).collect();
         // Room for about ten snapshots of 100 bytes (plus overhead).
         let mut cache = CheckpointCache::new(10 * (100 + 1 + super::ENTRY_OVERHEAD));
-        for id in &ids {
+        cache.set_latest("t", &row("t", ids[0], None, true));
+        for id in &ids[1..] {
             cache.insert_written(&[row("t", *id, None, true)]);
         }
         assert!(cache.bytes <= cache.budget);
