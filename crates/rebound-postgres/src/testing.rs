@@ -147,6 +147,35 @@ pub fn restart_cluster() -> Result<(), String> {
     Ok(())
 }
 
+/// Opens `n` connections of `pool` at once, hands them back idle, and has
+/// PostgreSQL end every session named `application` (`pg_terminate_backend`,
+/// through a connection of its own to `url`): the pool keeps `n` dead
+/// connections, as after a restart or a failover. How many sessions ended.
+pub async fn end_idle_connections(
+    pool: &sqlx::PgPool,
+    url: &str,
+    application: &str,
+    n: usize,
+) -> Result<i64, sqlx::Error> {
+    let mut held = Vec::with_capacity(n);
+    for _ in 0..n {
+        held.push(pool.acquire().await?);
+    }
+    drop(held);
+    // The connections go back to the pool in tasks of their own.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let mut admin = PgConnection::connect(url).await?;
+    let ended: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE application_name = $1) ended",
+    )
+    .bind(application)
+    .fetch_one(&mut admin)
+    .await?;
+    admin.close().await?;
+    Ok(ended)
+}
+
 /// `url` with its database replaced by `name`.
 pub fn with_database(url: &str, name: &str) -> String {
     let (base, query) = match url.split_once('?') {

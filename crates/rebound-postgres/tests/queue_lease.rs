@@ -418,24 +418,7 @@ async fn end_every_connection(
     application: &str,
     n: usize,
 ) -> TestResult {
-    let mut held = Vec::with_capacity(n);
-    for _ in 0..n {
-        held.push(pool.acquire().await?);
-    }
-    drop(held);
-    tokio::time::sleep(Duration::from_millis(50)).await;
-    let admin = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(1)
-        .connect(url)
-        .await?;
-    let ended: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-         WHERE application_name = $1) ended",
-    )
-    .bind(application)
-    .fetch_one(&admin)
-    .await?;
-    admin.close().await;
+    let ended = rebound_postgres::testing::end_idle_connections(pool, url, application, n).await?;
     assert_eq!(ended, n as i64, "{application}");
     Ok(())
 }

@@ -156,25 +156,10 @@ async fn every_read_works_after_the_end_of_every_pooled_connection() {
         .await
         .unwrap();
     let cut = || async {
-        let mut held = Vec::new();
-        for _ in 0..3 {
-            held.push(saver.pool().acquire().await.unwrap());
-        }
-        drop(held);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let admin = sqlx::postgres::PgPoolOptions::new()
-            .max_connections(1)
-            .connect(&db.url)
-            .await
-            .unwrap();
-        let ended: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-             WHERE application_name = 'cut saver') ended",
-        )
-        .fetch_one(&admin)
-        .await
-        .unwrap();
-        admin.close().await;
+        let ended =
+            rebound_postgres::testing::end_idle_connections(saver.pool(), &db.url, "cut saver", 3)
+                .await
+                .unwrap();
         assert_eq!(ended, 3);
     };
     cut().await;
