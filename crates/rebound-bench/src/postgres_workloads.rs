@@ -246,7 +246,7 @@ fn config(thread: &str, n: i64, durability: Durability) -> RunConfig {
 }
 
 /// `SHOW <setting>` on the saver's database.
-async fn show(pool: &PgPool, setting: &str) -> Result<String> {
+pub(crate) async fn show(pool: &PgPool, setting: &str) -> Result<String> {
     sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(format!("SHOW {setting}")))
         .fetch_one(pool)
         .await

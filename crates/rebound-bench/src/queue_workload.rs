@@ -37,9 +37,10 @@ use sqlx::PgPool;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::postgres_workloads::{server_url, Database};
+use crate::postgres_workloads::{server_url, show, Database};
 use crate::queue_worker::{bench_graph, GRAPH_ID};
-use crate::workloads::round;
+use crate::server_load::checked_json;
+use crate::workloads::{percentile, round};
 
 /// How often the end of the measurement is looked for.
 const POLL: Duration = Duration::from_millis(10);
@@ -106,7 +107,8 @@ async fn measure(args: &QueueArgs, runs: u64, url: &str) -> Result<Value> {
         queued == runs,
         "{queued} runs pending after queueing, not {runs}"
     );
-    let (fsync, synchronous_commit) = settings(&pool).await?;
+    let fsync = show(&pool, "fsync").await?;
+    let synchronous_commit = show(&pool, "synchronous_commit").await?;
 
     let mut workers = Vec::with_capacity(args.workers);
     for _ in 0..args.workers {
@@ -224,22 +226,7 @@ async fn post(http: &reqwest::Client, url: &str, body: &Value) -> Result<Value> 
         .send()
         .await
         .with_context(|| format!("POST {url}"))?;
-    let status = response.status();
-    let text = response.text().await?;
-    ensure!(
-        status == reqwest::StatusCode::OK,
-        "POST {url}: HTTP {status}: {text}"
-    );
-    serde_json::from_str(&text).with_context(|| format!("POST {url} answered {text}"))
-}
-
-/// `fsync` and `synchronous_commit` of the server (they bound every commit).
-async fn settings(pool: &PgPool) -> Result<(String, String)> {
-    Ok(
-        sqlx::query_as("SELECT current_setting('fsync'), current_setting('synchronous_commit')")
-            .fetch_one(pool)
-            .await?,
-    )
+    checked_json(response, url).await
 }
 
 async fn count_status(pool: &PgPool, status: &str) -> Result<u64> {
@@ -459,25 +446,15 @@ impl ClaimStats {
         let leased: u64 = claims.iter().map(|(_, runs)| runs).sum();
         let ms = |values: &mut Vec<f64>, p: f64| percentile(values, p).map(|v| round(v, 3));
         ClaimStats {
-            p50_ms: ms(&mut all, 50.0),
-            p99_ms: ms(&mut all, 99.0),
-            busy_p50_ms: ms(&mut busy, 50.0),
-            busy_p99_ms: ms(&mut busy, 99.0),
+            p50_ms: ms(&mut all, 0.50),
+            p99_ms: ms(&mut all, 0.99),
+            busy_p50_ms: ms(&mut busy, 0.50),
+            busy_p99_ms: ms(&mut busy, 0.99),
             empty: claims.len() - busy.len(),
             runs_per_busy_claim: (!busy.is_empty())
                 .then(|| round(leased as f64 / busy.len() as f64, 2)),
         }
     }
-}
-
-/// The nearest-rank percentile `p` of `values` (sorted in place).
-fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let rank = (p / 100.0 * values.len() as f64).ceil() as usize;
-    values.get(rank.clamp(1, values.len()) - 1).copied()
 }
 
 #[cfg(test)]

@@ -361,7 +361,7 @@ async fn create_threads(target: &Target, count: usize) -> Result<Vec<String>> {
 }
 
 /// The JSON body of a response, or an error naming its status and the start of its body.
-async fn checked_json(response: reqwest::Response, url: &str) -> Result<Value> {
+pub(crate) async fn checked_json(response: reqwest::Response, url: &str) -> Result<Value> {
     let status = response.status();
     let body = response
         .bytes()
@@ -587,12 +587,7 @@ fn millis(duration: Duration) -> f64 {
 
 /// The nearest-rank percentile `p` (0..=1) of `values`, NaN when empty.
 fn percentile(values: &mut [f64], p: f64) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let rank = (p * values.len() as f64).ceil() as usize;
-    values[rank.clamp(1, values.len()) - 1]
+    crate::workloads::percentile(values, p).unwrap_or(f64::NAN)
 }
 
 #[cfg(test)]

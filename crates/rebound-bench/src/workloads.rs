@@ -18,6 +18,17 @@ pub fn round(value: f64, digits: i32) -> f64 {
     (value * scale).round() / scale
 }
 
+/// The nearest-rank percentile `p` (0..=1) of `values` (sorted in place);
+/// `None` when there are none.
+pub fn percentile(values: &mut [f64], p: f64) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let rank = (p * values.len() as f64).ceil() as usize;
+    values.get(rank.clamp(1, values.len()) - 1).copied()
+}
+
 pub fn line(workload: &str, node_steps: i64, wall_s: f64, verified: bool, extras: Value) -> Value {
     let mut out = json!({
         "workload": workload,

@@ -138,12 +138,18 @@ struct Cluster {
     /// connections, besides the `rebound pid <pid>` of those that hold
     /// threads.
     applications: BTreeMap<u32, String>,
+    /// Samples the running runs from the start (see [`Cluster::checks`]).
+    sampler: Option<Sampler>,
+    /// One cluster at a time (dropped last, after the processes).
+    _serial: tokio::sync::MutexGuard<'static, ()>,
 }
 
 impl Cluster {
-    /// The API server and `workers` worker processes on a new database;
-    /// `None` (the test skips) without PostgreSQL.
+    /// The API server and `workers` worker processes on a new database,
+    /// once no other test's cluster runs, sampled from then on; `None`
+    /// (the test skips) without PostgreSQL.
     async fn start(workers: usize) -> Option<Cluster> {
+        let serial = SERIAL.lock().await;
         let db = test_database().await.unwrap()?;
         // The API server migrates the schema and makes the sink's tables
         // before it prints its address; workers start after it.
@@ -162,10 +168,13 @@ impl Cluster {
             _api: api,
             workers: Vec::new(),
             applications: BTreeMap::new(),
+            sampler: None,
+            _serial: serial,
         };
         for _ in 0..workers {
             cluster.add_worker();
         }
+        cluster.sampler = Some(cluster.sample());
         Some(cluster)
     }
 
@@ -618,11 +627,9 @@ impl Stream {
 /// the one a single SQLite server gives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_worker_s_run_finishes_on_another_worker_without_repeating_effects() {
-    let _serial = SERIAL.lock().await;
     let Some(mut cluster) = Cluster::start(3).await else {
         return;
     };
-    let sampler = cluster.sample();
     let thread = "killed";
     let input = json!({"gate": "g-kill"});
     let run_id = cluster.create_run(thread, input.clone()).await;
@@ -742,7 +749,7 @@ async fn a_killed_worker_s_run_finishes_on_another_worker_without_repeating_effe
         assert!(made.values().all(|n| *n <= 2), "{effects:?}");
         one_worker_per_attempt(&effects);
     }
-    cluster_checks(&cluster, sampler).await;
+    cluster.checks().await;
 
     // The same run on a single SQLite server ends in the same state.
     let values = cluster.values(thread).await;
@@ -776,37 +783,41 @@ async fn a_killed_worker_s_run_finishes_on_another_worker_without_repeating_effe
     );
 }
 
-/// The whole database's invariants, at the end of a test: no effect made
-/// three times, each attempt's effects by one worker, and what the
-/// sampler saw.
-async fn cluster_checks(cluster: &Cluster, sampler: Sampler) {
-    let seen = sampler.check().await;
-    let repeated: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT effect_key, count(*) FROM scale_sink GROUP BY effect_key HAVING count(*) > 2",
-    )
-    .fetch_all(&cluster.pool)
-    .await
-    .unwrap();
-    assert!(
-        repeated.is_empty(),
-        "effects made more than twice: {repeated:?}"
-    );
-    let split: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT run_id, epoch FROM scale_sink GROUP BY run_id, epoch
-         HAVING count(DISTINCT worker_pid) > 1",
-    )
-    .fetch_all(&cluster.pool)
-    .await
-    .unwrap();
-    assert!(
-        split.is_empty(),
-        "attempts with effects by two workers: {split:?}"
-    );
-    eprintln!(
-        "scale_out: {} samples of the running runs, {} (run, attempt) seen",
-        seen.samples,
-        seen.owners.len()
-    );
+impl Cluster {
+    /// The whole database's invariants, at the end of a test: no effect made
+    /// three times, each attempt's effects by one worker, and what the
+    /// sampler saw.
+    async fn checks(&mut self) {
+        let sampler = self.sampler.take().expect("checked once, after start");
+        let cluster: &Cluster = self;
+        let seen = sampler.check().await;
+        let repeated: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT effect_key, count(*) FROM scale_sink GROUP BY effect_key HAVING count(*) > 2",
+        )
+        .fetch_all(&cluster.pool)
+        .await
+        .unwrap();
+        assert!(
+            repeated.is_empty(),
+            "effects made more than twice: {repeated:?}"
+        );
+        let split: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT run_id, epoch FROM scale_sink GROUP BY run_id, epoch
+             HAVING count(DISTINCT worker_pid) > 1",
+        )
+        .fetch_all(&cluster.pool)
+        .await
+        .unwrap();
+        assert!(
+            split.is_empty(),
+            "attempts with effects by two workers: {split:?}"
+        );
+        eprintln!(
+            "scale_out: {} samples of the running runs, {} (run, attempt) seen",
+            seen.samples,
+            seen.owners.len()
+        );
+    }
 }
 
 /// A worker paused (`SIGSTOP`) past its lease loses its run to another
@@ -817,14 +828,12 @@ async fn cluster_checks(cluster: &Cluster, sampler: Sampler) {
 /// (which holds the run's row: the reaper must still get the run back).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_worker_resumed_after_its_run_moved_on_writes_nothing() {
-    let _serial = SERIAL.lock().await;
     let Some(mut cluster) = Cluster::start(3).await else {
         return;
     };
-    let sampler = cluster.sample();
     pause_past_the_lease(&mut cluster, "paused-at-gate", Hold::AtGate).await;
     pause_past_the_lease(&mut cluster, "paused-writing", Hold::InTransaction).await;
-    cluster_checks(&cluster, sampler).await;
+    cluster.checks().await;
 }
 
 /// Where a gated run's worker is stopped (paused or cut off).
@@ -989,11 +998,9 @@ async fn pause_past_the_lease(cluster: &mut Cluster, thread: &str, pause: Hold) 
 /// dies on every attempt fails once it took `max_attempts` claims.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_stops_a_run_and_a_run_that_kills_its_workers_fails_at_max_attempts() {
-    let _serial = SERIAL.lock().await;
     let Some(mut cluster) = Cluster::start(3).await else {
         return;
     };
-    let sampler = cluster.sample();
 
     // Cancelled at its gate (never opened): it stops there.
     let thread = "cancelled";
@@ -1106,7 +1113,7 @@ async fn a_cancel_stops_a_run_and_a_run_that_kills_its_workers_fails_at_max_atte
         .json_answer()
         .await;
     assert_eq!(thread["status"], "error", "{thread}");
-    cluster_checks(&cluster, sampler).await;
+    cluster.checks().await;
 }
 
 /// A worker cut off from the database mid-run (every connection it has
@@ -1121,14 +1128,12 @@ async fn a_cancel_stops_a_run_and_a_run_that_kills_its_workers_fails_at_max_atte
 /// write's transaction (which PostgreSQL then rolls back).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_cut_off_from_the_database_mid_run_loses_nothing() {
-    let _serial = SERIAL.lock().await;
     let Some(mut cluster) = Cluster::start(3).await else {
         return;
     };
-    let sampler = cluster.sample();
     cut_mid_run(&mut cluster, "cut-at-gate", Hold::AtGate).await;
     cut_mid_run(&mut cluster, "cut-writing", Hold::InTransaction).await;
-    cluster_checks(&cluster, sampler).await;
+    cluster.checks().await;
 }
 
 /// The database restarted (`pg_ctl restart -m fast`) while a run waits at
@@ -1139,7 +1144,6 @@ async fn a_worker_cut_off_from_the_database_mid_run_loses_nothing() {
 /// run queued after the restart runs too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_database_restarted_mid_run_loses_nothing() {
-    let _serial = SERIAL.lock().await;
     if std::env::var("REBOUND_POSTGRES_URL").is_ok_and(|url| !url.is_empty()) {
         eprintln!(
             "skipped: the test restarts only a cluster it started (REBOUND_POSTGRES_URL is set)"
@@ -1149,7 +1153,6 @@ async fn a_database_restarted_mid_run_loses_nothing() {
     let Some(mut cluster) = Cluster::start(3).await else {
         return;
     };
-    let sampler = cluster.sample();
     let thread = "restarted";
     let run_id = cluster
         .create_run(thread, json!({ "gate": "g-restart" }))
@@ -1186,7 +1189,7 @@ async fn a_database_restarted_mid_run_loses_nothing() {
             "a worker exited"
         );
     }
-    cluster_checks(&cluster, sampler).await;
+    cluster.checks().await;
 }
 
 /// Runs a gated run on `thread`, ends its worker's connections `at`,

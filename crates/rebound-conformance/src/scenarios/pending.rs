@@ -539,9 +539,8 @@ pub async fn a_bad_resume_command_is_refused_and_writes_nothing(backend: &dyn Ba
     }
 }
 
-/// `Input::Update` starts a fresh run from the thread's state with the
-/// update merged in (appended here), where `Input::State` replaces it.
-pub async fn a_partial_input_is_merged_into_the_threads_state(backend: &dyn Backend) {
+/// One node, `count`, that appends "count" to the log.
+fn counting_graph() -> rebound_graph::CompiledGraph<Desk> {
     let mut graph = StateGraph::<Desk>::new();
     graph
         .add_sync_node("count", |_, _| {
@@ -549,10 +548,13 @@ pub async fn a_partial_input_is_merged_into_the_threads_state(backend: &dyn Back
         })
         .add_edge(START, "count")
         .add_edge("count", END);
-    let graph = graph
-        .compile()
-        .unwrap()
-        .with_checkpointer(fresh(backend).await);
+    graph.compile().unwrap()
+}
+
+/// `Input::Update` starts a fresh run from the thread's state with the
+/// update merged in (appended here), where `Input::State` replaces it.
+pub async fn a_partial_input_is_merged_into_the_threads_state(backend: &dyn Backend) {
+    let graph = counting_graph().with_checkpointer(fresh(backend).await);
     graph.run(Desk::default(), thread("t")).await.unwrap();
     let merged = graph
         .run(
@@ -591,14 +593,7 @@ pub async fn a_partial_input_is_merged_into_the_threads_state(backend: &dyn Back
 /// keeps few snapshots, and reads back as the same state, here and in a
 /// new saver on the same store.
 pub async fn a_merged_input_is_stored_as_its_change(backend: &dyn Backend) {
-    let mut graph = StateGraph::<Desk>::new();
-    graph
-        .add_sync_node("count", |_, _| {
-            Ok(DeskUpdate::default().log(vec!["count".to_string()]))
-        })
-        .add_edge(START, "count")
-        .add_edge("count", END);
-    let compiled = graph.compile().unwrap();
+    let compiled = counting_graph();
     let saver = fresh(backend).await;
     let graph = compiled.clone().with_checkpointer(Arc::clone(&saver));
     graph.run(Desk::default(), thread("t")).await.unwrap();

@@ -76,10 +76,10 @@ impl RunQueue {
     /// the run's id taken answers with the run the lost try queued.
     pub async fn enqueue(&self, run: &NewRun) -> Result<RunRow, QueueError> {
         let (metadata, kwargs) = (run.metadata.to_string(), run.kwargs.to_string());
-        let tries = std::sync::atomic::AtomicUsize::new(0);
+        let mut tries = 0;
         let queued = self
             .retrying(|| {
-                tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                tries += 1;
                 async {
                     Ok(sqlx::query(ENQUEUE)
                         .bind(&run.run_id)
@@ -95,10 +95,7 @@ impl RunQueue {
             .await;
         match queued {
             Ok(row) => decode_run(&row),
-            Err(QueueError::Database(error))
-                if is_unique_violation(&error)
-                    && tries.load(std::sync::atomic::Ordering::Relaxed) > 1 =>
-            {
+            Err(QueueError::Database(error)) if tries > 1 && is_unique_violation(&error) => {
                 match self.get_run(&run.run_id).await? {
                     Some(queued) => Ok(queued),
                     None => Err(error.into()),
