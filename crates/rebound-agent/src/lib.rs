@@ -33,6 +33,7 @@ mod plan;
 pub mod planning;
 pub mod prompts;
 pub mod reflect;
+pub mod scratch;
 mod stop;
 pub mod supervisor;
 pub mod tool_call;

@@ -410,6 +410,46 @@ async fn a_proposed_check_that_changes_files_is_refused() {
     assert!(state.evidence.checks.is_empty());
     assert!(events.iter().any(|e| matches!(
         e,
-        AgentEvent::CheckProposed { adopted: false, reason, .. } if reason.contains("changed files")
+        AgentEvent::CheckProposed { adopted: false, reason, .. } if reason.contains("changes the workspace")
     )));
+    assert!(
+        !work.join("listing.txt").exists(),
+        "it ran in a scratch copy, not in the workspace"
+    );
+}
+
+/// A proposed "check" that does the task (a commit) runs in a scratch
+/// copy: it is refused because it writes to `.git`, and the workspace has
+/// no new commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposed_check_that_commits_is_refused_and_commits_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@localhost"])
+            .args(args)
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "calc.py"]);
+    git(&["commit", "-q", "-m", "first"]);
+    let action = "git -c user.name=a -c user.email=a@b add . && git -c user.name=a -c user.email=a@b commit -q -m 'Add tests' && test \"$(git status --porcelain)\" = x";
+    let model = Arc::new(ScriptedModel::new([
+        common::plan_with_check(action, &[("Look", Some("ls"))]),
+        review("finish", "done", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let (state, events) = run(&graph, PevState::new("commit the tests", 10)).await;
+    assert!(state.evidence.checks.is_empty(), "{:?}", state.evidence);
+    assert!(events.iter().any(|e| matches!(
+        e,
+        AgentEvent::CheckProposed { adopted: false, reason, .. } if reason.contains("git")
+    )));
+    assert_eq!(git(&["log", "--format=%s"]).trim(), "first");
+    assert!(git(&["status", "--porcelain"]).contains("test_calc.py"));
 }

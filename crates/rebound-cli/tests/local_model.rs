@@ -1,5 +1,5 @@
 //! End to end on the real embedded model: `rebound run` on the bundled task
-//! (examples/tasks/calc) with Qwen2.5-Coder 0.5B. The model need not fix
+//! (examples/tasks/dev/calc) with Qwen2.5-Coder 0.5B. The model need not fix
 //! the bug; the run must reach a stop reason cleanly, with coherent events.
 //!
 //! `cargo test -p rebound-cli --features local --release --test local_model`
@@ -70,7 +70,8 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     };
     let _turn = model_turn();
     let env = TestEnv::new();
-    let task = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/calc/workspace");
+    let task =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/dev/calc/workspace");
     copy_dir(&task, env.ws());
     let goal = "Make the tests pass: `python3 -m unittest` must succeed. Fix calc.py; do not change test_calc.py.";
     let started = Instant::now();
@@ -255,7 +256,7 @@ fn eval_on_the_local_model_judges_two_tasks_coherently() {
     };
     let _turn = model_turn();
     let env = TestEnv::new();
-    let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks");
+    let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tasks/dev");
     let started = Instant::now();
     let output = env
         .rebound(None)

@@ -113,7 +113,15 @@ impl Evidence {
     /// Whether the planner is asked to propose a check with its plan: the
     /// run has none, and has not asked [`CHECK_PROPOSALS`] times.
     pub fn wants_proposal(&self) -> bool {
-        self.checks.is_empty() && self.proposals < CHECK_PROPOSALS
+        self.checks.iter().all(|c| c.source.is_weak()) && self.proposals < CHECK_PROPOSALS
+    }
+
+    /// Whether some check can settle the goal: one that is not weak
+    /// ([`CheckSource::is_weak`]), and no agent-written one (an
+    /// agent-written check is necessary, not sufficient).
+    fn can_settle(&self) -> bool {
+        self.checks.iter().any(|c| !c.source.is_weak())
+            && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
     }
 
     /// Whether `run` proves the goal without asking a model: every check
@@ -123,7 +131,7 @@ impl Evidence {
     pub fn settles(&self, run: &CheckRun) -> bool {
         run.passed()
             && self.failed_at_start
-            && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
+            && self.can_settle()
             && guard::changed(&self.guarded, &run.guarded).is_empty()
             && self.uncovered().is_empty()
     }
@@ -137,7 +145,7 @@ impl Evidence {
             && !self.results.is_empty()
             && all_passed(&self.results)
             && self.failed_at_start
-            && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
+            && self.can_settle()
             && self.tests_changed.is_empty()
             && self.uncovered().is_empty()
     }

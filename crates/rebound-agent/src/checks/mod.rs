@@ -5,6 +5,7 @@
 //! plan, after a step that changed files, and whenever a node says
 //! `finish`: a finish that a check contradicts is overruled.
 
+pub mod clauses;
 mod detect;
 mod evidence;
 mod fingerprint;
@@ -39,6 +40,18 @@ pub enum CheckSource {
     },
     /// A command quoted in the goal.
     Goal,
+    /// Made by the harness from a clause of the goal that says what done
+    /// looks like ("./hello prints 'hello, world'", "with the message
+    /// 'M'"): see [`clauses`].
+    Clause {
+        /// The rule that read the clause.
+        rule: String,
+        /// Whether passing proves the clause (a program's output, a
+        /// commit's message); `false` for a necessary condition only (the
+        /// shape of a file's lines), which must pass for a finish but
+        /// cannot verify one alone.
+        proves: bool,
+    },
     /// Detected from the workspace's files.
     Detected {
         /// What it was detected from.
@@ -55,7 +68,20 @@ impl CheckSource {
     /// goal): such a check runs without asking for approval (the built-in
     /// guards still apply).
     pub fn is_users_own(&self) -> bool {
-        matches!(self, CheckSource::Flag | CheckSource::Goal)
+        matches!(
+            self,
+            CheckSource::Flag | CheckSource::Goal | CheckSource::Clause { .. }
+        )
+    }
+
+    /// Whether passing the check is only necessary, not sufficient: an
+    /// agent-written check, or a clause's that shows a condition only.
+    /// Such checks must pass for a finish, but never settle one alone.
+    pub fn is_weak(&self) -> bool {
+        matches!(
+            self,
+            CheckSource::Agent | CheckSource::Clause { proves: false, .. }
+        )
     }
 }
 
@@ -65,6 +91,7 @@ impl fmt::Display for CheckSource {
             CheckSource::Flag => f.write_str("--check"),
             CheckSource::Config { file } => write!(f, "config {file}"),
             CheckSource::Goal => f.write_str("quoted in the goal"),
+            CheckSource::Clause { rule, .. } => write!(f, "from the goal's words: {rule}"),
             CheckSource::Detected { reason } => write!(f, "detected: {reason}"),
             CheckSource::Agent => f.write_str("agent-written"),
         }
@@ -91,9 +118,10 @@ impl Check {
 }
 
 /// Picks a run's checks, strongest source first: the `--check` commands,
-/// the configuration's, and the commands the goal quotes, together
-/// (duplicates dropped); when none of these names a check, the ones
-/// detected in `workspace` for a goal about tests or builds.
+/// the configuration's, the commands the goal quotes and the checks its
+/// clauses make ([`clauses`]), together (duplicates dropped); when none of
+/// these proves the goal, the ones detected in `workspace` for a goal
+/// about tests or builds are added.
 pub fn resolve(
     flags: &[String],
     config: &[(String, String)],
@@ -117,7 +145,10 @@ pub fn resolve(
     for command in quoted_commands(goal, workspace) {
         add(&mut checks, Check::new(command, CheckSource::Goal));
     }
-    if checks.is_empty() {
+    for check in clauses::clause_checks(goal, workspace) {
+        add(&mut checks, check);
+    }
+    if checks.iter().all(|c| c.source.is_weak()) {
         for check in detect(goal, workspace) {
             add(&mut checks, check);
         }
@@ -127,14 +158,19 @@ pub fn resolve(
 
 /// Whether passing `checks` proves a goal: every one passed, and they can
 /// tell done from not done. Checks the user named (`--check`, the config,
-/// the goal) can; detected and agent-written ones only when one of them
-/// failed before the first plan: checks that passed from the start are
-/// regression guards, not evidence of the goal.
+/// the goal, its clauses) can; detected and agent-written ones only when
+/// one of them failed before the first plan: checks that passed from the
+/// start are regression guards, not evidence of the goal. A clause's
+/// check of a condition only (`proves: false`) never verifies alone.
 pub fn verify(checks: &[Check], results: &[CheckResult], failed_at_start: bool) -> bool {
     let named = checks.iter().any(|check| {
-        check.source.is_users_own() || matches!(check.source, CheckSource::Config { .. })
+        (check.source.is_users_own() && !check.source.is_weak())
+            || matches!(check.source, CheckSource::Config { .. })
     });
-    all_passed(results) && (failed_at_start || named)
+    let only_conditions = checks
+        .iter()
+        .all(|c| matches!(c.source, CheckSource::Clause { proves: false, .. }));
+    all_passed(results) && (failed_at_start || named) && !only_conditions
 }
 
 /// Whether every check passed (`false` for no results).

@@ -69,15 +69,34 @@ pub async fn consider(
         });
     }
     let check = Check::new(command, CheckSource::Agent);
-    let before = super::fingerprint(deps.workspace.workspace());
+    let workspace = deps.workspace.workspace();
+    // It runs in a scratch copy (with `.git`), so a "check" that does the
+    // work (`git commit`, `> report.txt`) does nothing to the workspace,
+    // and any write it makes is seen, down to a branch or a staged file.
+    // A workspace too big to copy is checked in place, by its fingerprint.
+    let scratch = crate::scratch::Scratch::copy(workspace)
+        .and_then(|scratch| Ok((scratch.deps(deps)?, scratch)))
+        .ok();
+    let before = match &scratch {
+        Some((_, scratch)) => crate::scratch::state(scratch.path()),
+        None => super::fingerprint(workspace),
+    };
     let run = run_checks(
         ctx,
-        deps,
+        scratch.as_ref().map_or(deps, |(deps, _)| deps),
         std::slice::from_ref(&check),
         CheckWhen::Start,
         approved_all,
     )
     .await?;
+    let after = match &scratch {
+        Some((_, scratch)) => crate::scratch::state(scratch.path()),
+        None => run.fingerprint,
+    };
+    let run = super::CheckRun {
+        fingerprint: super::fingerprint(workspace),
+        ..run
+    };
     let approved_all = approved_all || run.approved_all;
     let Some(result) = run.results.first() else {
         return Ok(Considered {
@@ -85,23 +104,15 @@ pub async fn consider(
             approved_all,
         });
     };
-    let problem = if run.fingerprint != before {
-        Some("it changed files in the workspace: a check may only inspect them".to_string())
+    let problem = if after != before {
+        Some(
+            "running it changes the workspace (a file, or git: a commit, a branch, a staged change): a check may only inspect, and this one does the work"
+                .to_string(),
+        )
     } else if result.passed {
         Some("it passes before any change, so it cannot tell done from not done".to_string())
     } else {
-        match result.exit_code {
-            Some(code @ (126 | 127)) => Some(format!("it cannot run (exit {code})")),
-            Some(2) if result.output.contains("syntax error") => {
-                Some("it is not valid shell (a syntax error)".to_string())
-            }
-            Some(_) if inline_code_is_invalid(&result.output) => Some(
-                "the code it runs inline is not valid (a SyntaxError): it could never pass"
-                    .to_string(),
-            ),
-            None => Some("it did not finish, or was not allowed to run".to_string()),
-            Some(_) => None,
-        }
+        cannot_run(result.exit_code, &result.output)
     };
     if let Some(reason) = problem {
         refused(command, reason);
@@ -116,10 +127,10 @@ pub async fn consider(
         reason: format!("it fails before any change ({})", result.headline()),
     }
     .emit(ctx);
-    let adopted = Evidence {
-        checks: vec![check],
-        ..counted
-    };
+    // Beside the goal's own conditions (weak clause checks), if any.
+    let mut checks = counted.checks.clone();
+    checks.push(check);
+    let adopted = Evidence { checks, ..counted };
     Ok(Considered {
         evidence: adopted.after(&run),
         approved_all,
@@ -152,6 +163,45 @@ pub fn refusal(command: &str, workspace: &Path) -> Option<String> {
     })
 }
 
+/// Why a check that exited with `exit_code` and printed `output` could
+/// never pass, whatever the agent does: it cannot start (126, 127, a
+/// program not found), it is not valid shell or inline code, or it was
+/// used wrongly (exit 2 with a usage message); `None` when it failed the
+/// way a fair check fails.
+fn cannot_run(exit_code: Option<i32>, output: &str) -> Option<String> {
+    let lower = output.to_lowercase();
+    match exit_code {
+        Some(code @ (126 | 127)) => Some(format!("it cannot run (exit {code})")),
+        _ if lower.contains("command not found") => {
+            Some("a program it runs is not installed (command not found)".to_string())
+        }
+        Some(2) if lower.contains("syntax error") => {
+            Some("it is not valid shell (a syntax error)".to_string())
+        }
+        Some(2) if USAGE_ERRORS.iter().any(|m| lower.contains(m)) => Some(
+            "it uses a program wrongly (exit 2 with a usage message): it could never pass"
+                .to_string(),
+        ),
+        Some(_) if inline_code_is_invalid(output) => Some(
+            "the code it runs inline is not valid (a SyntaxError): it could never pass".to_string(),
+        ),
+        None => Some("it did not finish, or was not allowed to run".to_string()),
+        Some(_) => None,
+    }
+}
+
+/// What programs print when they are called wrongly (with exit code 2).
+const USAGE_ERRORS: &[&str] = &[
+    "usage:",
+    "invalid option",
+    "unrecognized option",
+    "unknown option",
+    "illegal option",
+    "missing operand",
+    "unexpected eof",
+    "unexpected end of file",
+];
+
 /// Whether `output` says the code a check passes inline (`python3 -c`,
 /// `node -e`) does not parse: such a check fails whatever the agent does.
 /// A syntax error in a file the inline code imports is the project's, not
@@ -170,7 +220,30 @@ fn inline_code_is_invalid(output: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{inline_code_is_invalid, refusal};
+    use super::{cannot_run, inline_code_is_invalid, refusal};
+
+    #[test]
+    fn a_check_that_could_never_pass_is_told_from_a_fair_failure() {
+        assert!(cannot_run(Some(127), "bash: pytets: command not found").is_some());
+        assert!(cannot_run(Some(1), "sh: 1: jq: command not found").is_some());
+        assert!(cannot_run(
+            Some(2),
+            "bash: -c: line 1: unexpected EOF while looking for matching `''"
+        )
+        .is_some());
+        assert!(cannot_run(
+            Some(2),
+            "grep: invalid option -- 'y'\nUsage: grep [OPTION]..."
+        )
+        .is_some());
+        assert_eq!(
+            cannot_run(Some(2), "grep: report.txt: No such file or directory"),
+            None,
+            "the file the goal asks for is missing: a fair failure"
+        );
+        assert_eq!(cannot_run(Some(1), "AssertionError"), None);
+        assert!(cannot_run(None, "").is_some());
+    }
 
     #[test]
     fn inline_code_that_does_not_parse_is_told() {

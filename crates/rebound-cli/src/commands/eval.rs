@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::cli::{EvalArgs, GlobalArgs};
 use crate::eval::agent::AgentOptions;
-use crate::eval::report::{note, outcome, table, Report, Totals};
+use crate::eval::report::{display_name, note, outcome, split_totals, table, Report, Totals};
 use crate::eval::{evaluate, task, EvalOptions, Mode};
 use crate::exit::{usage, Exit};
 use crate::render::out;
@@ -41,7 +41,11 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
     let bar = progress_bar(tasks.len());
     let mut results = Vec::with_capacity(tasks.len());
     for task in &tasks {
-        bar.set_message(task.name.clone());
+        bar.set_message(if task.split.is_empty() {
+            task.name.clone()
+        } else {
+            format!("{}/{}", task.split, task.name)
+        });
         let result = evaluate(task, &options).await;
         let line = progress_line(&result);
         if bar.is_hidden() {
@@ -60,6 +64,7 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
             model: args.model.as_deref(),
             tasks: &results,
             totals: totals.clone(),
+            splits: split_totals(&results),
         };
         out(serde_json::to_string(&report)?);
     } else {
@@ -91,7 +96,7 @@ fn progress_line(result: &crate::eval::TaskResult) -> String {
     format!(
         "{:13} {}: {} ({} model calls, {})",
         outcome(result),
-        result.task,
+        display_name(result),
         crate::render::progress::cut(&note(result), 160),
         result.model_calls,
         crate::render::progress::human_duration(Duration::from_millis(result.wall_ms))

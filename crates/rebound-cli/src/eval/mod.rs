@@ -54,6 +54,9 @@ pub struct EvalOptions {
 pub struct TaskResult {
     /// The task's name.
     pub task: String,
+    /// Its split (`dev` or `test`), empty when it is in neither.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub split: String,
     /// Its directory.
     pub dir: PathBuf,
     /// The task's check passed and no protected file changed.
@@ -120,6 +123,7 @@ pub async fn evaluate(task: &Task, options: &EvalOptions) -> TaskResult {
     let started = Instant::now();
     let mut result = TaskResult {
         task: task.name.clone(),
+        split: task.split.clone(),
         dir: task.dir.clone(),
         ..TaskResult::default()
     };

@@ -1,6 +1,8 @@
 //! The eval's results for people (a table and totals) and for programs
 //! (one JSON document).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::TaskResult;
@@ -98,6 +100,34 @@ pub struct Report<'a> {
     pub tasks: &'a [TaskResult],
     /// The numbers.
     pub totals: Totals,
+    /// The numbers of each split (`dev`, `test`), when the tasks have
+    /// splits: the test split's are the ones to quote.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub splits: BTreeMap<String, Totals>,
+}
+
+/// The totals of each split of `results` (empty when no task has one).
+pub fn split_totals(results: &[TaskResult]) -> BTreeMap<String, Totals> {
+    let mut splits: BTreeMap<String, Vec<TaskResult>> = BTreeMap::new();
+    for result in results.iter().filter(|r| !r.split.is_empty()) {
+        splits
+            .entry(result.split.clone())
+            .or_default()
+            .push(result.clone());
+    }
+    splits
+        .into_iter()
+        .map(|(split, results)| (split, Totals::of(&results)))
+        .collect()
+}
+
+/// A task's name as the table shows it: with its split (`test/calc`).
+pub fn display_name(result: &TaskResult) -> String {
+    if result.split.is_empty() {
+        result.task.clone()
+    } else {
+        format!("{}/{}", result.split, result.task)
+    }
 }
 
 /// A task's result in one word.
@@ -126,11 +156,12 @@ pub fn note(result: &TaskResult) -> String {
     note.replace('\n', " ")
 }
 
-/// The table's lines: a header, one row per task, the totals.
+/// The table's lines: a header, one row per task, the totals of each
+/// split (when the tasks have splits), then of all.
 pub fn table(results: &[TaskResult]) -> Vec<String> {
     let width = results
         .iter()
-        .map(|r| r.task.chars().count())
+        .map(|r| display_name(r).chars().count())
         .max()
         .unwrap_or(4)
         .clamp(4, 32);
@@ -142,7 +173,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
         let note = note(r);
         lines.push(format!(
             "{:width$}  {:22}  {:7}  {:>4}  {:>5}  {:>13}  {:>7}  {:>9}  {}",
-            cut(&r.task, width),
+            cut(&display_name(r), width),
             outcome(r),
             if r.claimed { "yes" } else { "no" },
             r.exit_code
@@ -154,8 +185,22 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
             cut(&note, 120)
         ));
     }
-    let t = Totals::of(results);
-    lines.push(format!(
+    let splits = split_totals(results);
+    for (split, totals) in &splits {
+        lines.push(format!("{split}: {}", totals_line(totals)));
+    }
+    let all = totals_line(&Totals::of(results));
+    lines.push(if splits.is_empty() {
+        all
+    } else {
+        format!("all: {all}")
+    });
+    lines
+}
+
+/// The totals in one line.
+fn totals_line(t: &Totals) -> String {
+    format!(
         "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} | eval overhead {} per task",
         t.solved,
         t.tasks,
@@ -171,8 +216,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
         t.max_planner_prompt_tokens,
         human_duration(std::time::Duration::from_millis(t.agent_ms)),
         human_duration(std::time::Duration::from_millis(t.overhead_ms_per_task)),
-    ));
-    lines
+    )
 }
 
 #[cfg(test)]
@@ -232,5 +276,27 @@ mod tests {
             "{}",
             lines[6]
         );
+    }
+
+    #[test]
+    fn each_split_gets_its_totals_before_those_of_all() {
+        let split = |name: &str, split: &str, solved: bool| TaskResult {
+            split: split.to_string(),
+            ..result(name, solved, solved)
+        };
+        let results = [
+            split("a", "dev", true),
+            split("b", "dev", false),
+            split("c", "test", true),
+        ];
+        let lines = table(&results);
+        assert!(lines[1].starts_with("dev/a "), "{lines:?}");
+        assert!(lines[3].starts_with("test/c "), "{lines:?}");
+        assert!(lines[4].starts_with("dev: solved 1/2 |"), "{lines:?}");
+        assert!(lines[5].starts_with("test: solved 1/1 |"), "{lines:?}");
+        assert!(lines[6].starts_with("all: solved 2/3 |"), "{lines:?}");
+        let splits = split_totals(&results);
+        assert_eq!(splits["test"].solved, 1);
+        assert!(split_totals(&[result("x", true, true)]).is_empty());
     }
 }

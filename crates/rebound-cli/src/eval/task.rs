@@ -2,6 +2,11 @@
 //! check that judges it, an optional setup, the files the agent must not
 //! change, a budget), a `workspace/` the agent gets a copy of, and an
 //! optional `solution.sh`, the reference fix.
+//!
+//! A suite is split in two: the tasks under a directory named `dev` are
+//! the ones to look at while improving the agent, those under `test` are
+//! only reported (a mechanism found by reading a test task's failure does
+//! not count). A task's [`Task::split`] is that directory's name.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +18,12 @@ pub const TASK_FILE: &str = "task.toml";
 pub const WORKSPACE_DIR: &str = "workspace";
 /// The reference fix, run in the copy by `rebound eval --reference`.
 pub const SOLUTION_FILE: &str = "solution.sh";
+/// The names of the directories that make a split: a task directly in one
+/// of them belongs to it.
+pub const SPLITS: &[&str] = &["dev", "test"];
+/// How deep below a given path tasks are looked for (`suite/dev/task` is
+/// two levels).
+const MAX_DEPTH: usize = 3;
 
 /// What `task.toml` holds. Unknown keys are errors.
 ///
@@ -63,6 +74,9 @@ pub struct Task {
     pub name: String,
     /// Its directory (absolute).
     pub dir: PathBuf,
+    /// The split it belongs to (`dev` or `test`: the name of the directory
+    /// holding it, see [`SPLITS`]); empty when it is in neither.
+    pub split: String,
     /// Its `task.toml`, or why it is unusable (naming the file, the key
     /// and the line).
     pub spec: Result<TaskSpec, String>,
@@ -97,7 +111,18 @@ pub fn load(dir: &Path) -> Task {
                 ))
             }
         });
-    Task { name, dir, spec }
+    let split = dir
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().to_string())
+        .filter(|n| SPLITS.contains(&n.as_str()))
+        .unwrap_or_default();
+    Task {
+        name,
+        dir,
+        split,
+        spec,
+    }
 }
 
 /// Parses `text`, the contents of `file`.
@@ -137,9 +162,10 @@ fn parse(text: &str, file: &Path) -> Result<TaskSpec, String> {
 }
 
 /// The tasks under `paths`: a directory with a `task.toml` is a task;
-/// otherwise each of its subdirectories that has one (sorted by name), and
-/// the subdirectories without one are skipped. A path that is neither is
-/// a task whose spec says so.
+/// otherwise the tasks in its subdirectories, looked for down to
+/// [`MAX_DEPTH`] levels (sorted by path, so `dev/` comes before `test/`),
+/// and the subdirectories without any are skipped. A path under which no
+/// task is found is a task whose spec says so.
 pub fn discover(paths: &[PathBuf]) -> Vec<Task> {
     let mut tasks = Vec::new();
     for path in paths {
@@ -147,17 +173,9 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Task> {
             tasks.push(load(path));
             continue;
         }
-        let mut children: Vec<PathBuf> = std::fs::read_dir(path)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| p.join(TASK_FILE).is_file())
-                    .collect()
-            })
-            .unwrap_or_default();
-        children.sort();
-        if children.is_empty() {
+        let mut found = Vec::new();
+        task_dirs(path, MAX_DEPTH, &mut found);
+        if found.is_empty() {
             let why = if path.is_dir() {
                 format!("no {TASK_FILE} here or in its subdirectories")
             } else {
@@ -166,12 +184,38 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Task> {
             tasks.push(Task {
                 name: path.display().to_string(),
                 dir: path.clone(),
+                split: String::new(),
                 spec: Err(format!("{}: {why}", path.display())),
             });
         }
-        tasks.extend(children.iter().map(|child| load(child)));
+        tasks.extend(found.iter().map(|dir| load(dir)));
     }
     tasks
+}
+
+/// Appends the task directories below `dir` (not `dir` itself), in path
+/// order, looking `depth` levels down.
+fn task_dirs(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    if depth == 0 {
+        return;
+    }
+    let mut children: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    children.sort();
+    for child in children {
+        if child.join(TASK_FILE).is_file() {
+            found.push(child);
+        } else if child.file_name().is_some_and(|n| n != WORKSPACE_DIR) {
+            task_dirs(&child, depth - 1, found);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -219,6 +263,42 @@ mod tests {
     }
 
     #[test]
+    fn a_split_suite_lists_dev_then_test_and_names_each_tasks_split() {
+        let dir = tempfile::tempdir().unwrap();
+        task(
+            &dir.path().join("test"),
+            "a",
+            "goal = \"g\"\ncheck = \"c\"\n",
+        );
+        task(
+            &dir.path().join("dev"),
+            "b",
+            "goal = \"g\"\ncheck = \"c\"\n",
+        );
+        task(
+            &dir.path().join("dev"),
+            "c",
+            "goal = \"g\"\ncheck = \"c\"\n",
+        );
+        task(
+            &dir.path().join("other"),
+            "d",
+            "goal = \"g\"\ncheck = \"c\"\n",
+        );
+        let tasks = discover(&[dir.path().to_path_buf()]);
+        let found: Vec<(&str, &str)> = tasks
+            .iter()
+            .map(|t| (t.split.as_str(), t.name.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [("dev", "b"), ("dev", "c"), ("", "d"), ("test", "a")]
+        );
+        let one = discover(&[dir.path().join("test").join("a")]);
+        assert_eq!(one[0].split, "test", "a task named alone keeps its split");
+    }
+
+    #[test]
     fn a_suite_directory_lists_its_tasks_in_order_and_skips_other_dirs() {
         let dir = tempfile::tempdir().unwrap();
         task(dir.path(), "b", "goal = \"g\"\ncheck = \"c\"\n");
@@ -229,6 +309,7 @@ mod tests {
         assert_eq!(names, ["a", "b"]);
         let none = discover(&[dir.path().join("notes")]);
         assert!(none[0].spec.as_ref().unwrap_err().contains("no task.toml"));
+        assert!(tasks.iter().all(|t| t.split.is_empty()));
         let missing = discover(&[dir.path().join("nope")]);
         assert!(missing[0]
             .spec

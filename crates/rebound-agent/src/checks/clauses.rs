@@ -1,0 +1,470 @@
+//! Checks made from the goal's own words: clauses that say what done
+//! looks like in a way the harness can observe. Each rule is a small
+//! parser of one kind of clause, and turns it into a command built by the
+//! harness (every value from the goal is single-quoted, never pasted into
+//! the shell as code):
+//!
+//! - "`X` prints 'Y'", "./hello should print \"hello, world\"": run X and
+//!   compare its output with Y ([`RULE_PRINTS`]);
+//! - "commit ... with the message 'M'", "amend the message to 'M'": the
+//!   last commit's subject is M ([`RULE_COMMIT_MESSAGE`]);
+//! - "with pytest", "using cargo test": the named tool runs, as named
+//!   (detection does not replace it with another runner) ([`RULE_RUNNER`]);
+//! - "write report.txt ... one line per file, such as `a.log: 12`": the
+//!   file exists and each of its lines has the example's shape
+//!   ([`RULE_FILE_SHAPE`]). This one is weak: a file of the right shape
+//!   can hold wrong values, so it must pass for a finish but cannot
+//!   verify one alone.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{Check, CheckSource};
+
+/// The rule of "X prints 'Y'".
+pub const RULE_PRINTS: &str = "prints";
+/// The rule of "commit with the message 'M'".
+pub const RULE_COMMIT_MESSAGE: &str = "commit message";
+/// The rule of "with pytest" (a named test runner).
+pub const RULE_RUNNER: &str = "named runner";
+/// The rule of "a file F with lines such as `...`".
+pub const RULE_FILE_SHAPE: &str = "file shape";
+
+/// A quoted value: '...', "...", `...` or “...” (the inside is group 1, 2,
+/// 3 or 4).
+const QUOTED: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|“([^”\n]*)”)"#;
+
+/// "`X` prints 'Y'" or "./x prints 'Y'", with a few words allowed between
+/// the program and the verb ("should", "then", "now").
+static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s+|out\s+)?:?\s*{QUOTED}"
+    ))
+    .ok()
+});
+
+/// "message 'M'", "message to 'M'", "message: 'M'", "message of 'M'".
+static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\bmessage\s*(?:(?:is|of|to|reading|saying|as)\s+|:\s*)?{QUOTED}"
+    ))
+    .ok()
+});
+
+/// An example line: "such as `X`", "e.g. `X`", "like `X`", "for example:
+/// `X`".
+static EXAMPLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)(?:such\s+as|e\.g\.|e\.g|for\s+example|for\s+instance|like|example)[:,]?\s*{QUOTED}"
+    ))
+    .ok()
+});
+
+/// A file the goal asks to be written: "write report.txt", "create a file
+/// named out/list.txt", "save it to totals.csv", "into emails.txt".
+static OUTPUT_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:write|writes|create|creates|produce|produces|generate|generates|save|saves|put|store)\b(?:\s+(?:it|them|the|a|an|new|file|files|named|called|result|results|list|report|output|in|into|to|as)\b)*\s+`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
+    )
+    .ok()
+});
+
+/// The checks the clauses of `goal` make (see the module's doc), for the
+/// workspace `workspace`: each at most once.
+pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
+    let mut checks: Vec<Check> = Vec::new();
+    let mut add = |command: String, rule: &str, proves: bool| {
+        if !checks.iter().any(|c| c.command == command) {
+            checks.push(Check::new(
+                command,
+                CheckSource::Clause {
+                    rule: rule.to_string(),
+                    proves,
+                },
+            ));
+        }
+    };
+    for (program, expected) in prints(goal) {
+        add(prints_check(&program, &expected), RULE_PRINTS, true);
+    }
+    if let Some(message) = commit_message(goal) {
+        add(
+            format!(
+                "git log -1 --format=%s; test \"$(git log -1 --format=%s)\" = {}",
+                single_quote(&message)
+            ),
+            RULE_COMMIT_MESSAGE,
+            true,
+        );
+    }
+    if let Some(runner) = named_runner(goal, workspace) {
+        add(runner, RULE_RUNNER, true);
+    }
+    if let Some((file, shape)) = file_shape(goal) {
+        add(
+            format!(
+                "test -s {file} && ! grep -vxE {} {file}",
+                single_quote(&shape)
+            ),
+            RULE_FILE_SHAPE,
+            false,
+        );
+    }
+    checks
+}
+
+/// The value of a [`QUOTED`] match starting at capture group `first`.
+fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> {
+    (first..first + 4).find_map(|i| captures.get(i).map(|m| m.as_str().to_string()))
+}
+
+/// The (program, expected output) pairs of the goal's "X prints 'Y'"
+/// clauses. The program is a command the goal quotes in backticks or a
+/// `./path`; an empty expected output is skipped.
+pub fn prints(goal: &str) -> Vec<(String, String)> {
+    let Some(regex) = PRINTS.as_ref() else {
+        return Vec::new();
+    };
+    regex
+        .captures_iter(goal)
+        .filter_map(|c| {
+            let program = c.get(1).or_else(|| c.get(2))?.as_str().trim().to_string();
+            let program = program.trim_end_matches(['.', ',']).to_string();
+            let expected = quoted_value(&c, 3)?;
+            (!program.is_empty() && !expected.trim().is_empty() && !is_file_name(&program))
+                .then_some((program, expected))
+        })
+        .collect()
+}
+
+/// Whether `text` is a bare file name (`calc.py`), not a command: a
+/// backticked file name before "prints" is the program's source, which
+/// cannot be run as it is.
+fn is_file_name(text: &str) -> bool {
+    !text.contains(char::is_whitespace)
+        && !text.starts_with("./")
+        && text.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty() && matches!(ext, "py" | "js" | "c" | "rs" | "go" | "sh" | "ts" | "h")
+        })
+}
+
+/// The command that runs `program` and compares what it prints with
+/// `expected`: a diff of the two (the output with a final newline, as a
+/// line of text has), so a failure shows what was printed.
+fn prints_check(program: &str, expected: &str) -> String {
+    format!(
+        "diff <({program} | sed -e '$a\\') <(printf '%s\\n' {})",
+        single_quote(expected)
+    )
+}
+
+/// The message the goal asks a commit to have: a quoted message in a
+/// sentence about a commit.
+pub fn commit_message(goal: &str) -> Option<String> {
+    let regex = MESSAGE.as_ref()?;
+    let lower = goal.to_lowercase();
+    if !lower.contains("commit") {
+        return None;
+    }
+    regex
+        .captures_iter(goal)
+        .find_map(|c| quoted_value(&c, 1))
+        .filter(|m| !m.trim().is_empty())
+}
+
+/// The test runner the goal names in words ("with pytest", "using cargo
+/// test"), as the command that runs it; in a virtualenv the goal names
+/// (`.venv`, `venv`) when one is in `workspace`. `None` when the goal
+/// names none, or quotes a command that already runs it.
+pub fn named_runner(goal: &str, workspace: &Path) -> Option<String> {
+    let lower = goal.to_lowercase();
+    let quoted: Vec<&str> = goal.split('`').skip(1).step_by(2).collect();
+    let quotes = |needle: &str| quoted.iter().any(|q| q.contains(needle));
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '.' || c == '_' || c == '-'))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |word: &str| words.contains(&word);
+    let pair = |a: &str, b: &str| words.windows(2).any(|w| w[0] == a && w[1] == b);
+    if has("pytest") && !quotes("pytest") {
+        let venv = [".venv", "venv", "env", ".env"]
+            .into_iter()
+            .find(|dir| has(dir) && workspace.join(dir).join("bin").is_dir());
+        return Some(match venv {
+            Some(dir) => format!("{dir}/bin/python -m pytest -q"),
+            None => "python3 -m pytest -q".to_string(),
+        });
+    }
+    if pair("cargo", "test") && !quotes("cargo test") {
+        return Some("cargo test".to_string());
+    }
+    if pair("go", "test") && !quotes("go test") {
+        return Some("go test ./...".to_string());
+    }
+    None
+}
+
+/// The file the goal asks to be written and the shape of its lines (an
+/// extended regular expression), when the goal gives an example line
+/// ("such as `server.log: 12`") in a sentence about that file's lines.
+pub fn file_shape(goal: &str) -> Option<(String, String)> {
+    let file = OUTPUT_FILE
+        .as_ref()?
+        .captures(goal)?
+        .get(1)?
+        .as_str()
+        .trim_end_matches('.')
+        .to_string();
+    if !safe_path(&file) {
+        return None;
+    }
+    let example = EXAMPLE
+        .as_ref()?
+        .captures_iter(goal)
+        .find_map(|c| quoted_value(&c, 1))?;
+    let lower = goal.to_lowercase();
+    if !lower.contains("line") || example.trim().is_empty() || example == file {
+        return None;
+    }
+    Some((file, line_shape(&example)))
+}
+
+/// A workspace-relative path with nothing a shell would expand.
+fn safe_path(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with(['-', '/'])
+        && !path.split('/').any(|part| part == "..")
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c))
+}
+
+/// The shape of a line like `example`, as an extended regular expression:
+/// numbers become any number, words (and the names around them) become
+/// any run of non-space characters, spaces any run of spaces, and other
+/// characters stay as they are.
+pub fn line_shape(example: &str) -> String {
+    let mut shape = String::new();
+    let chars: Vec<char> = example.trim().chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
+            i += 1;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || (matches!(chars[i], '.' | ',')
+                        && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            shape.push_str("-?[0-9]+([.,][0-9]+)*");
+        } else if c.is_whitespace() {
+            while i < chars.len() && chars[i].is_whitespace() {
+                i += 1;
+            }
+            shape.push_str("[[:space:]]+");
+        } else if c.is_alphanumeric() || c == '_' {
+            // A word and what is glued to it (`server.log`, `a@b.c`):
+            // any run of non-space characters, up to the next separator
+            // the example has.
+            while i < chars.len()
+                && !chars[i].is_whitespace()
+                && (chars[i].is_alphanumeric() || "_.@-/".contains(chars[i]))
+            {
+                i += 1;
+            }
+            shape.push_str("[^[:space:]]+");
+        } else {
+            if "\\^$.|?*+()[]{}".contains(c) {
+                shape.push('\\');
+            }
+            shape.push(c);
+            i += 1;
+        }
+    }
+    shape
+}
+
+/// `text` as one single-quoted shell word.
+pub fn single_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_program_and_what_it_prints_are_read_from_the_goal() {
+        assert_eq!(
+            prints("Make `make` succeed so that ./hello prints 'hello, world'."),
+            vec![("./hello".to_string(), "hello, world".to_string())]
+        );
+        assert_eq!(
+            prints("`python3 wc.py sample.txt` should print `3 12 68`"),
+            vec![(
+                "python3 wc.py sample.txt".to_string(),
+                "3 12 68".to_string()
+            )]
+        );
+        assert_eq!(
+            prints("Fix it: ./stats then outputs \"mean: 4.5\" for data.txt"),
+            vec![("./stats".to_string(), "mean: 4.5".to_string())]
+        );
+        assert!(prints("The program prints a greeting.").is_empty());
+        assert!(
+            prints("`calc.py` prints '4'").is_empty(),
+            "a file, not a command"
+        );
+        assert!(prints("./x prints ''").is_empty(), "nothing to compare");
+    }
+
+    #[test]
+    fn the_prints_check_compares_the_output_as_lines_and_quotes_the_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |command: &str| {
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(command)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        let check = prints_check("printf 'it'\\''s'", "it's");
+        assert!(run(&check).status.success(), "no final newline: {check}");
+        let check = prints_check("echo 'hello world'", "hello, world");
+        let output = run(&check);
+        assert!(!output.status.success());
+        let shown = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            shown.contains("< hello world") && shown.contains("> hello, world"),
+            "{shown}"
+        );
+        assert!(!run(&prints_check("echo '$(touch pwned)'", "$(touch x)"))
+            .status
+            .success());
+        assert!(!dir.path().join("x").exists(), "the value is not code");
+    }
+
+    #[test]
+    fn a_commit_message_is_read_only_in_a_goal_about_a_commit() {
+        assert_eq!(
+            commit_message(
+                "Commit all my current changes in one commit with the message 'Add greeting'."
+            )
+            .as_deref(),
+            Some("Add greeting")
+        );
+        assert_eq!(
+            commit_message("Amend the last commit so its message is \"Fix typo in README\"")
+                .as_deref(),
+            Some("Fix typo in README")
+        );
+        assert_eq!(
+            commit_message("commit it, message: `Bump version`").as_deref(),
+            Some("Bump version")
+        );
+        assert_eq!(
+            commit_message("Print the message 'hi' when it starts"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_named_runner_is_run_as_named_and_in_the_named_virtualenv() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        assert_eq!(
+            named_runner("Run the test suite with pytest and make it pass", ws).as_deref(),
+            Some("python3 -m pytest -q")
+        );
+        std::fs::create_dir_all(ws.join(".venv/bin")).unwrap();
+        assert_eq!(
+            named_runner("Run the tests with pytest in the .venv virtualenv.", ws).as_deref(),
+            Some(".venv/bin/python -m pytest -q")
+        );
+        assert_eq!(
+            named_runner("Run the tests with pytest.", ws).as_deref(),
+            Some("python3 -m pytest -q"),
+            "a virtualenv the goal does not name is not assumed"
+        );
+        assert_eq!(
+            named_runner("`python3 -m pytest -q` must pass", ws),
+            None,
+            "quoted: the quoted command is the check"
+        );
+        assert_eq!(
+            named_runner("Make cargo test pass.", ws).as_deref(),
+            Some("cargo test")
+        );
+        assert_eq!(named_runner("Fix the tests.", ws), None);
+    }
+
+    #[test]
+    fn an_example_line_gives_the_shape_of_the_files_lines() {
+        let goal = "Write report.txt with the number of lines of each .log file in logs/: one `name: count` line per file, such as `server.log: 12`, sorted by file name.";
+        let (file, shape) = file_shape(goal).unwrap();
+        assert_eq!(file, "report.txt");
+        let shape = Regex::new(&format!(
+            "^{}$",
+            shape
+                .replace("[[:space:]]", r"\s")
+                .replace("[^[:space:]]", r"[^\s]")
+        ))
+        .unwrap();
+        for line in ["server.log: 12", "my-app.log: 0", "a.log: 1,204"] {
+            assert!(shape.is_match(line), "{line}");
+        }
+        for line in ["server.log 12", "server.log: twelve", "total: 3 files"] {
+            assert!(!shape.is_match(line), "{line}");
+        }
+        assert_eq!(file_shape("Write report.txt, sorted."), None, "no example");
+        assert_eq!(
+            file_shape("Create emails.txt with one address per line, like `ann@example.com`.")
+                .map(|(f, _)| f)
+                .as_deref(),
+            Some("emails.txt")
+        );
+    }
+
+    #[test]
+    fn the_file_shape_check_runs_in_bash() {
+        let dir = tempfile::tempdir().unwrap();
+        let goal = "Write out.txt: one line per user, such as `alice: 3`.";
+        let checks = clause_checks(goal, dir.path());
+        assert_eq!(checks.len(), 1);
+        let run = |text: &str| {
+            std::fs::write(dir.path().join("out.txt"), text).unwrap();
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(&checks[0].command)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+                .status
+                .success()
+        };
+        assert!(run("alice: 3\nbob-2: 10\n"));
+        assert!(!run("alice: 3\nbob 10\n"));
+        assert!(!run(""));
+        assert!(matches!(
+            checks[0].source,
+            CheckSource::Clause { proves: false, .. }
+        ));
+    }
+
+    #[test]
+    fn single_quoting_survives_any_text() {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!("printf %s {}", single_quote("a'b $(c) `d`")))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "a'b $(c) `d`");
+    }
+}
