@@ -1,0 +1,1 @@
+sed -i 's/-o \$@ spread.o$/-o $@ spread.o -lm/' Makefile

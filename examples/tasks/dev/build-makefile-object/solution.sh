@@ -1,0 +1,1 @@
+sed -i 's/textstats\.o/text.o/g' Makefile

@@ -1,0 +1,1 @@
+sed -i 's/-Iheaders/-Iinclude/' build.sh

@@ -1,0 +1,3 @@
+"""Alerts when warehouse stock runs low."""
+
+__version__ = "0.4.1"

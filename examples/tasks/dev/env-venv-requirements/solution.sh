@@ -1,0 +1,1 @@
+.venv/bin/pip install -q -r requirements-dev.txt

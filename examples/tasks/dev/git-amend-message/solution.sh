@@ -1,0 +1,1 @@
+git commit -q --amend -m 'Fix pagination offset'

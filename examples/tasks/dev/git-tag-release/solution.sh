@@ -1,0 +1,1 @@
+git tag -a v1.2.0 -m 'Release 1.2.0'

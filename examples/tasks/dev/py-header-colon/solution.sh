@@ -1,0 +1,1 @@
+sed -i 's/line.split(":")/line.split(":", 1)/' headers.py

@@ -1,0 +1,1 @@
+mv text_utils.py textutils.py

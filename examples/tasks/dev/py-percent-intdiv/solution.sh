@@ -1,0 +1,1 @@
+sed -i 's|done // total \* 100|done / total * 100|' progress.py

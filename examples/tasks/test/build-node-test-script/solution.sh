@@ -1,0 +1,1 @@
+sed -i 's|"test": "mocha --recursive test/"|"test": "node --test test/"|' package.json

@@ -1,0 +1,1 @@
+sed -i 's/^  port: 8000 /  port: 8080 /' config.yaml

@@ -1,0 +1,1 @@
+sed -n 's/^FAILED \([^ ]*\).*/\1/p' ci.log >failed.txt

@@ -1,0 +1,1 @@
+sed 's/^currency = EUR$/currency = USD/' config.example.ini >config.ini

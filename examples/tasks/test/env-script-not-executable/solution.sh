@@ -1,0 +1,1 @@
+chmod +x run.sh tools/words.sh

@@ -1,0 +1,3 @@
+#!/bin/sh
+# The number of words in the file $1.
+wc -w <"$1" | tr -d ' '

@@ -1,0 +1,1 @@
+.venv/bin/pip install -q pytest

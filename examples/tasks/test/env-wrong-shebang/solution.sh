@@ -1,0 +1,1 @@
+sed -i '1s|.*|#!/usr/bin/env bash|' tally.sh

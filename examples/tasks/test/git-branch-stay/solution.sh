@@ -1,0 +1,2 @@
+git switch -q -c fix/empty-input
+git commit -q -am 'Handle empty input'

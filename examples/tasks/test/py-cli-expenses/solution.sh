@@ -1,0 +1,1 @@
+sed -i 's/totals\[category\] = float(row\["amount"\])/totals[category] = totals.get(category, 0) + float(row["amount"])/' expenses.py

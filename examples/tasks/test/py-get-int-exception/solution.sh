@@ -1,0 +1,1 @@
+sed -i 's/except (KeyError, TypeError):/except (KeyError, ValueError):/' envconfig.py

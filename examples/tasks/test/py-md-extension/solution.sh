@@ -1,0 +1,1 @@
+sed -i 's/filename.rstrip(".md") + ".html"/filename.removesuffix(".md") + ".html"/' pages.py

@@ -1,0 +1,1 @@
+"""The shop's pricing and cart code."""
