@@ -1,7 +1,8 @@
 //! Executing one plan step: a command step runs directly through the shell
 //! tool (no model call; for `run`, success is exit code 0; an `observe`
 //! step succeeds whatever the exit code); an `edit` step is done by the
-//! harness ([`crate::edit`]); any other step runs a bounded tool-using
+//! harness ([`crate::edit`]); a `script` step is a program the model
+//! writes and the harness runs in a scratch copy ([`crate::script`]); any other step runs a bounded tool-using
 //! model loop that ends in a structured `{success, output}`. Every tool call goes through the approval policy and the
 //! node's journal ([`crate::tool_call::run_tool_call`]).
 
@@ -70,9 +71,29 @@ pub async fn execute_step(
     }
     .emit(ctx);
     let tools = tool_context(ctx, deps, &format!("step{}", index + 1));
+    let refused = match crate::step_check::check_step(step, deps.workspace.workspace()) {
+        crate::step_check::Checked::Refused(why) => Some(why),
+        _ => None,
+    };
     let outcome = match (step.kind, &step.command) {
+        _ if refused.is_some() => StepOutcome {
+            success: false,
+            output: format!(
+                "the step cannot run: {}",
+                refused.as_deref().unwrap_or_default()
+            ),
+            denied: None,
+            forbidden: None,
+            approved_all,
+            tokens: 0,
+            checks: None,
+        },
         (StepKind::Edit, _) => {
             crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await?
+        }
+        (StepKind::Script, _) => {
+            crate::script::run_script_step(ctx, deps, goal, index, step, evidence, approved_all)
+                .await?
         }
         (StepKind::Observe, Some(command)) => {
             let mut outcome = run_command_step(ctx, deps, &tools, command, approved_all).await?;

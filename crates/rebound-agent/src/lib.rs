@@ -34,6 +34,8 @@ pub mod planning;
 pub mod prompts;
 pub mod reflect;
 pub mod scratch;
+mod script;
+pub mod step_check;
 mod stop;
 pub mod supervisor;
 pub mod tool_call;

@@ -11,6 +11,7 @@ use crate::events::{AgentEvent, Emit};
 use crate::llm::ask;
 use crate::plan::{PlanAnswer, PlanWithCheck, StepKind};
 use crate::prompts::{self, render};
+use crate::step_check::Checked;
 use crate::workspace::listing;
 use crate::{AgentDeps, PlanStep, StepFailure};
 
@@ -373,6 +374,7 @@ pub(crate) async fn make_plan(
             })
             .unwrap_or_else(|_| plan_text(&failure.plan));
             let refused = request
+                .clone()
                 .message(Message::assistant(failed))
                 .message(Message::user(prompts::SAME_PLAN));
             asked = ask_planner(ctx, deps, refused, context.write_check).await?;
@@ -396,6 +398,7 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
+    let steps = repaired_steps(steps, workspace);
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when
     // the plan has other steps): it would meet the same end.
@@ -423,6 +426,24 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// `steps` read by [`crate::step_check`], each as planned or repaired
+/// (a refused step is kept as planned: it fails when it runs, with the
+/// reason, and the planner repairs it).
+fn repaired_steps(steps: Vec<PlanStep>, workspace: &std::path::Path) -> Vec<PlanStep> {
+    steps
+        .into_iter()
+        .map(
+            |step| match crate::step_check::check_step(&step, workspace) {
+                Checked::Repaired(repaired, why) => {
+                    tracing::info!(%why, "a planned step was repaired");
+                    repaired
+                }
+                Checked::Fine(_) | Checked::Refused(_) => step,
+            },
+        )
+        .collect()
 }
 
 /// Whether two plans do the same things (descriptions aside): the same

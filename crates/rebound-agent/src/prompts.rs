@@ -37,6 +37,11 @@ pub const EDITOR_USER: &str = include_str!("../prompts/editor_user.md");
 /// The editor's user message when a new definition is added at the end of
 /// a file: the file as it is, and what to add.
 pub const EDITOR_INSERT: &str = include_str!("../prompts/editor_insert.md");
+/// The script step's system text.
+pub const SCRIPT: &str = include_str!("../prompts/script.md");
+/// The script step's user message: goal, step, files, the data's first
+/// lines.
+pub const SCRIPT_USER: &str = include_str!("../prompts/script_user.md");
 /// The reviewer's system text.
 pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
 /// The reviewer's user message: goal, plan, results.

@@ -4,8 +4,9 @@
 //! prove the check only reads). What ran there is told by comparing the
 //! copy's [`state`] before and after.
 
+use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rebound_tools::ToolContext;
 
@@ -121,40 +122,54 @@ fn copy_tree(from: &Path, to: &Path, budget: &mut Budget) -> Result<(), ScratchE
 /// every directory's path. Equal states mean nothing was written, created
 /// or deleted, including a commit, a branch, a tag or a staged change.
 pub fn state(root: &Path) -> u64 {
-    let mut entries: Vec<(PathBuf, u64)> = Vec::new();
-    collect_state(root, root, &mut entries);
-    entries.sort();
     let mut hasher = DefaultHasher::new();
-    entries.hash(&mut hasher);
+    file_states(root).hash(&mut hasher);
     hasher.finish()
 }
 
-fn collect_state(root: &Path, dir: &Path, entries: &mut Vec<(PathBuf, u64)>) {
+/// What [`state`] hashes, by path relative to `root` (`/` separated): a
+/// content hash for each file and link, and a fixed mark for each
+/// directory.
+pub fn file_states(root: &Path) -> BTreeMap<String, u64> {
+    let mut entries = BTreeMap::new();
+    collect_state(root, root, &mut entries);
+    entries
+}
+
+/// The mark of a directory in [`file_states`].
+const DIRECTORY: u64 = u64::MAX;
+
+fn collect_state(root: &Path, dir: &Path, entries: &mut BTreeMap<String, u64>) {
     let Ok(read) = std::fs::read_dir(dir) else {
         return;
     };
     for entry in read.flatten() {
         let path = entry.path();
-        let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        let relative = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .to_string();
         let Ok(kind) = entry.file_type() else {
             continue;
         };
         let name = entry.file_name().to_string_lossy().to_string();
+        let mut hasher = DefaultHasher::new();
         if kind.is_dir() {
             if SKIPPED_DIRS.contains(&name.as_str()) {
                 continue;
             }
-            entries.push((relative, u64::MAX));
+            entries.insert(relative, DIRECTORY);
             collect_state(root, &path, entries);
+            continue;
         } else if kind.is_symlink() {
-            let mut hasher = DefaultHasher::new();
             std::fs::read_link(&path).ok().hash(&mut hasher);
-            entries.push((relative, hasher.finish()));
-        } else if !name.ends_with(".pyc") {
-            let mut hasher = DefaultHasher::new();
+        } else if name.ends_with(".pyc") {
+            continue;
+        } else {
             std::fs::read(&path).ok().hash(&mut hasher);
-            entries.push((relative, hasher.finish()));
         }
+        entries.insert(relative, hasher.finish());
     }
 }
 

@@ -24,6 +24,12 @@ pub enum StepKind {
     /// instruction), and the checks decide what is kept
     /// (`rebound_agent::edit`).
     Edit,
+    /// A short program the harness has the model write (in a fenced
+    /// block, not inside JSON) and runs: for an answer computed from data
+    /// (a report, a list, a converted file). The description says what it
+    /// reads and what it writes; its output, exit code and the files it
+    /// wrote are the step's result (`rebound_agent::script`).
+    Script,
 }
 
 impl std::fmt::Display for StepKind {
@@ -32,6 +38,7 @@ impl std::fmt::Display for StepKind {
             StepKind::Run => "run",
             StepKind::Observe => "observe",
             StepKind::Edit => "edit",
+            StepKind::Script => "script",
         })
     }
 }
@@ -115,6 +122,7 @@ impl PlanStep {
                     .unwrap_or_default()
             )),
             (StepKind::Observe, Some(command)) => Some(format!("$ {command} (observe)")),
+            (StepKind::Script, _) => Some("script".to_string()),
             (_, Some(command)) => Some(format!("$ {command}")),
             (_, None) => None,
         }

@@ -20,6 +20,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use detect::detect;
+pub(crate) use detect::on_path as detect_on_path;
 pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::fingerprint;
 pub use goal::{named_programs, quoted_commands, runs_program};

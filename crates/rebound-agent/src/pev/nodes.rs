@@ -437,7 +437,7 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
         StepKind::Edit if !results.is_empty() => {
             "the checks judged the edit and it was kept; going on with the plan"
         }
-        StepKind::Edit | StepKind::Run => return None,
+        StepKind::Edit | StepKind::Run | StepKind::Script => return None,
     };
     verdict(Verdict::Continue, reason.to_string())
 }

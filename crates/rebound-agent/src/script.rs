@@ -1,0 +1,554 @@
+//! The script step (a code action): for an answer computed from data (a
+//! report, a list, a converted file), the model writes a short program in
+//! a fenced block — not inside JSON, where code is mangled — and the
+//! harness runs it.
+//!
+//! Each candidate (the greedy answer, then seeded samples while the run's
+//! checks fail) runs in a scratch copy of the workspace
+//! ([`crate::scratch`]), through the shell tool and the approval policy
+//! like any command. A candidate that exits 0 is judged by the checks in
+//! that copy; the first that passes them, else the first that ran, is
+//! kept: the files it wrote are written into the workspace (journaled),
+//! so the program never runs in the user's tree at all (files it deleted
+//! are reported, not deleted). The step's result is the program's exit
+//! code, its output and the files it wrote.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use rebound_graph::{NodeContext, NodeError};
+use rebound_llm::{ChatRequest, Message};
+use serde::{Deserialize, Serialize};
+
+use crate::checks::{run_checks, CheckWhen, Evidence};
+use crate::edit::{extract_code, FENCE_GRAMMAR};
+use crate::executor::{tool_context, StepOutcome, SHELL_TOOL};
+use crate::llm::shorten;
+use crate::model_call::chat_journaled_observed;
+use crate::prompts::{self, render};
+use crate::scratch::Scratch;
+use crate::tool_call::run_tool_call;
+use crate::{AgentDeps, PlanStep};
+
+/// The tool the kept files are written with (journaled, confined to the
+/// workspace).
+const WRITE_TOOL: &str = "write_file";
+
+/// The sampling temperature of the candidates after the greedy one.
+const SAMPLE_TEMPERATURE: f32 = 0.8;
+
+/// Tokens of room for a program.
+const SCRIPT_TOKENS: u32 = 700;
+
+/// Lines shown of each data file the goal or the step names.
+const DATA_HEAD_LINES: usize = 6;
+
+/// Characters shown of each such line.
+const DATA_LINE_CHARS: usize = 160;
+
+/// Data files shown at most.
+const DATA_FILES_SHOWN: usize = 4;
+
+/// The most bytes of files a kept program may write; a program that
+/// writes more is refused (the step is for small artifacts).
+const MAX_WRITTEN_BYTES: usize = 1 << 20;
+
+/// Lines of each written file quoted in the step's result.
+const WRITTEN_HEAD_LINES: usize = 5;
+
+/// What one candidate did in its scratch copy.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Ran {
+    /// The program exited 0.
+    success: bool,
+    /// Its output (shortened), or why it did not run.
+    output: String,
+    /// The text files it created or changed, with their contents.
+    written: BTreeMap<String, String>,
+    /// The files it deleted.
+    deleted: Vec<String>,
+    /// Every check passed in the copy afterwards (`None`: no check ran).
+    checks_passed: Option<bool>,
+    /// The checks' failures in the copy, in a line.
+    checks_note: String,
+}
+
+/// Runs a script step: see the module's doc.
+pub(crate) async fn run_script_step(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    goal: &str,
+    index: usize,
+    step: &PlanStep,
+    evidence: &Evidence,
+    approved_all: bool,
+) -> Result<StepOutcome, NodeError> {
+    let label = format!("step{}", index + 1);
+    let workspace = deps.workspace.workspace().to_path_buf();
+    let request = script_request(deps, goal, step, &workspace);
+    let judged = !evidence.checks.is_empty();
+    let candidates = if judged {
+        deps.config.edit_candidates
+    } else {
+        0
+    };
+    let mut approved_all = approved_all;
+    let mut tokens = 0u64;
+    let mut tried: Vec<String> = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut kept: Option<(u32, Ran)> = None;
+    for number in 0..=candidates {
+        let mut request = request.clone();
+        if number > 0 {
+            request = request.temperature(SAMPLE_TEMPERATURE).seed(
+                deps.config
+                    .seed
+                    .wrapping_add(ctx.step())
+                    .wrapping_add(u64::from(number)),
+            );
+        }
+        let key = format!("{label}:script");
+        let thinking = crate::llm::Thinking::new(ctx, &key);
+        let response = chat_journaled_observed(
+            ctx,
+            &key,
+            deps.model.as_ref(),
+            &crate::llm::redacted(request),
+            &|text| thinking.push(text),
+        )
+        .await?;
+        thinking.flush();
+        tokens += response.usage.input_tokens + response.usage.output_tokens;
+        let name = format!("candidate {}", number + 1);
+        let code = match extract_code(&response.text) {
+            Ok(code) => code,
+            Err(error) => {
+                tried.push(format!("- {name}: unusable: {error}"));
+                continue;
+            }
+        };
+        if !seen.insert(code.trim().to_string()) {
+            tried.push(format!("- {name}: the same as an earlier candidate"));
+            continue;
+        }
+        let interpreter = interpreter(&response.text);
+        let (ran, approved) = run_candidate(
+            ctx,
+            deps,
+            evidence,
+            &format!("{label}-{}", number + 1),
+            &code,
+            interpreter,
+            approved_all,
+        )
+        .await?;
+        approved_all |= approved;
+        tried.push(format!("- {name}: {}", verdict(&ran)));
+        if !ran.success {
+            continue;
+        }
+        let passes = ran.checks_passed == Some(true);
+        if kept.is_none() || passes {
+            kept = Some((number, ran));
+        }
+        if passes || !judged {
+            break;
+        }
+    }
+    let Some((_, ran)) = kept else {
+        return Ok(StepOutcome {
+            success: false,
+            output: format!(
+                "no program ran to its end; nothing was written\n{}",
+                tried.join("\n")
+            ),
+            denied: None,
+            forbidden: None,
+            approved_all,
+            tokens,
+            checks: None,
+        });
+    };
+    let tools = tool_context(ctx, deps, &label);
+    for (file, content) in &ran.written {
+        let outcome = run_tool_call(
+            ctx,
+            &deps.tools,
+            &deps.approval,
+            true,
+            WRITE_TOOL,
+            serde_json::json!({ "path": file, "content": content }),
+            &tools,
+        )
+        .await?;
+        if !outcome.output.success {
+            return Err(NodeError::msg(format!(
+                "the script step could not write {file}: {}",
+                outcome.output.content
+            ))
+            .permanent());
+        }
+    }
+    Ok(StepOutcome {
+        success: true,
+        output: format!("{}\n{}", result_text(&ran), tried.join("\n")),
+        denied: None,
+        forbidden: None,
+        approved_all,
+        tokens,
+        checks: None,
+    })
+}
+
+/// Runs `code` with `interpreter` in a scratch copy of the workspace,
+/// then the checks there when it exited 0; what it did is journaled, so a
+/// node that runs again sees the same.
+async fn run_candidate(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    evidence: &Evidence,
+    name: &str,
+    code: &str,
+    interpreter: Interpreter,
+    approved_all: bool,
+) -> Result<(Ran, bool), NodeError> {
+    let workspace = deps.workspace.workspace();
+    let scratch = match Scratch::copy(workspace) {
+        Ok(scratch) => scratch,
+        Err(error) => return Ok((refused(error.to_string()), false)),
+    };
+    let scratch_deps = match scratch.deps(deps) {
+        Ok(deps) => deps,
+        Err(error) => return Ok((refused(error.to_string()), false)),
+    };
+    let script = format!(".rebound/scripts/{name}.{}", interpreter.extension());
+    let path = scratch.path().join(&script);
+    let written = path
+        .parent()
+        .map(std::fs::create_dir_all)
+        .transpose()
+        .and_then(|_| std::fs::write(&path, code));
+    if let Err(error) = written {
+        return Ok((refused(format!("cannot write the program: {error}")), false));
+    }
+    let before = file_states(scratch.path());
+    let tools = tool_context(ctx, &scratch_deps, name);
+    let command = format!("{} {script}", interpreter.program());
+    let outcome = run_tool_call(
+        ctx,
+        &scratch_deps.tools,
+        &scratch_deps.approval,
+        approved_all,
+        SHELL_TOOL,
+        serde_json::json!({ "command": command }),
+        &tools,
+    )
+    .await?;
+    let approved = matches!(
+        outcome.answer,
+        Some(rebound_tools::approval::ApprovalAnswer::ApproveAll)
+    );
+    let success = outcome.output.success && outcome.denied.is_none() && outcome.forbidden.is_none();
+    let output = match (&outcome.denied, &outcome.forbidden) {
+        (Some(message), _) => format!("the user denied running it: {message}"),
+        (None, Some(reason)) => format!("running it is forbidden: {reason}"),
+        (None, None) => shorten(&outcome.output.content, deps.config.prompt_output_chars),
+    };
+    // What it wrote, read once and journaled: a re-run of the node
+    // replays the tool call above without running the program.
+    let root = scratch.path().to_path_buf();
+    let changes = ctx
+        .try_journal(&format!("{name}:files"), async {
+            Ok::<_, NodeError>(changes(&root, &before))
+        })
+        .await?;
+    let mut ran = Ran {
+        success,
+        output,
+        written: changes.0,
+        deleted: changes.1,
+        ..Ran::default()
+    };
+    let bytes: usize = ran.written.values().map(String::len).sum();
+    if bytes > MAX_WRITTEN_BYTES {
+        ran.success = false;
+        ran.output = format!(
+            "it wrote {bytes} bytes, more than the {MAX_WRITTEN_BYTES} a script step may write"
+        );
+    }
+    if ran.success && !evidence.checks.is_empty() {
+        let run = run_checks(
+            ctx,
+            &scratch_deps,
+            &evidence.checks,
+            CheckWhen::AfterChange,
+            approved_all || approved,
+        )
+        .await?;
+        ran.checks_passed = Some(run.passed());
+        ran.checks_note = run
+            .results
+            .iter()
+            .filter(|r| !r.passed)
+            .map(|r| r.headline())
+            .collect::<Vec<_>>()
+            .join(", ");
+    }
+    Ok((ran, approved))
+}
+
+/// A candidate that could not be run, and why.
+fn refused(why: String) -> Ran {
+    Ran {
+        output: why,
+        ..Ran::default()
+    }
+}
+
+/// What a candidate came to, in a line.
+fn verdict(ran: &Ran) -> String {
+    if !ran.success {
+        let first = ran
+            .output
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return format!("failed: {}", shorten(first, 200));
+    }
+    let files = written_names(ran);
+    match ran.checks_passed {
+        Some(true) => format!("ran, wrote {files}; every check passes"),
+        Some(false) => format!("ran, wrote {files}; failing: {}", ran.checks_note),
+        None => format!("ran, wrote {files}"),
+    }
+}
+
+/// The files a candidate wrote, for a line.
+fn written_names(ran: &Ran) -> String {
+    if ran.written.is_empty() && ran.deleted.is_empty() {
+        return "nothing".to_string();
+    }
+    let mut names: Vec<String> = ran.written.keys().cloned().collect();
+    names.extend(ran.deleted.iter().map(|d| format!("(deleted {d})")));
+    names.join(", ")
+}
+
+/// The step's result: what the kept program printed and the head of each
+/// file it wrote.
+fn result_text(ran: &Ran) -> String {
+    let mut text = format!("the program ran (exit 0) and wrote {}", written_names(ran));
+    for (file, content) in &ran.written {
+        let head: Vec<&str> = content.lines().take(WRITTEN_HEAD_LINES).collect();
+        let more = content.lines().count().saturating_sub(head.len());
+        text.push_str(&format!("\n{file}:\n{}", head.join("\n")));
+        if more > 0 {
+            text.push_str(&format!("\n({more} more lines)"));
+        }
+    }
+    if !ran.output.trim().is_empty() {
+        text.push_str(&format!("\noutput:\n{}", ran.output.trim_end()));
+    }
+    text
+}
+
+/// How a program is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Interpreter {
+    Python,
+    Bash,
+}
+
+impl Interpreter {
+    fn program(self) -> &'static str {
+        match self {
+            Interpreter::Python => "python3",
+            Interpreter::Bash => "bash",
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Interpreter::Python => "py",
+            Interpreter::Bash => "sh",
+        }
+    }
+}
+
+/// The interpreter the answer's fence names (`bash`, `sh`, `shell`):
+/// Python otherwise.
+fn interpreter(answer: &str) -> Interpreter {
+    let tag = answer
+        .lines()
+        .map(str::trim)
+        .find_map(|l| l.strip_prefix("```").or_else(|| l.strip_prefix("~~~")))
+        .map(|t| t.trim().to_lowercase())
+        .unwrap_or_default();
+    if matches!(tag.as_str(), "bash" | "sh" | "shell" | "zsh") {
+        Interpreter::Bash
+    } else {
+        Interpreter::Python
+    }
+}
+
+use crate::scratch::file_states;
+
+/// The text files created or changed under `root` since `before` (with
+/// their contents; a file that is not UTF-8 text is left out), and the
+/// files deleted.
+fn changes(root: &Path, before: &BTreeMap<String, u64>) -> (BTreeMap<String, String>, Vec<String>) {
+    let after = file_states(root);
+    let written = after
+        .iter()
+        .filter(|(file, hash)| before.get(*file) != Some(hash) && **hash != u64::MAX)
+        .filter(|(file, _)| !file.starts_with(".rebound/") && !file.starts_with(".git/"))
+        .filter_map(|(file, _)| {
+            let text = std::fs::read_to_string(root.join(file)).ok()?;
+            Some((file.clone(), text))
+        })
+        .collect();
+    let deleted = before
+        .iter()
+        .filter(|(file, hash)| **hash != u64::MAX && !after.contains_key(*file))
+        .map(|(file, _)| file)
+        .filter(|file| !file.starts_with(".git/"))
+        .cloned()
+        .collect();
+    (written, deleted)
+}
+
+/// The model call of a script step: the goal, the step, the project's
+/// files and the first lines of the data files it names, and the grammar
+/// of one fenced block.
+fn script_request(deps: &AgentDeps, goal: &str, step: &PlanStep, workspace: &Path) -> ChatRequest {
+    let files = crate::workspace::listing(workspace, 40, 0);
+    let data = data_heads(workspace, &format!("{goal}\n{}", step.description));
+    let user = render(
+        prompts::SCRIPT_USER,
+        &[
+            ("goal", goal),
+            ("step", &step.description),
+            ("files", &files),
+            ("data", &data),
+        ],
+    );
+    ChatRequest::new()
+        .system(prompts::SCRIPT)
+        .message(Message::user(user))
+        .max_tokens(SCRIPT_TOKENS.max(deps.config.max_answer_tokens))
+        .grammar(FENCE_GRAMMAR)
+}
+
+/// The first lines of the workspace's text files that `text` names (by
+/// path, or every file of a directory it names), at most
+/// [`DATA_FILES_SHOWN`].
+fn data_heads(workspace: &Path, text: &str) -> String {
+    let mut shown: Vec<String> = Vec::new();
+    let mut files: Vec<String> = Vec::new();
+    for word in text.split(|c: char| c.is_whitespace() || "`'\"(),;:".contains(c)) {
+        let word = word
+            .trim_end_matches(['.', '!', '?'])
+            .trim_start_matches("./");
+        if word.is_empty() || word.contains("..") || word.starts_with('/') {
+            continue;
+        }
+        let path = workspace.join(word);
+        if path.is_file() {
+            files.push(word.to_string());
+        } else if path.is_dir() && !word.is_empty() {
+            let mut inside: Vec<String> = std::fs::read_dir(&path)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .filter(|e| e.path().is_file())
+                        .map(|e| {
+                            format!(
+                                "{}/{}",
+                                word.trim_end_matches('/'),
+                                e.file_name().to_string_lossy()
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            inside.sort();
+            files.extend(inside);
+        }
+    }
+    for file in files {
+        if shown.len() >= DATA_FILES_SHOWN
+            || shown.iter().any(|s| s.starts_with(&format!("{file}:")))
+        {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(workspace.join(&file)) else {
+            continue;
+        };
+        let total = text.lines().count();
+        let head: Vec<String> = text
+            .lines()
+            .take(DATA_HEAD_LINES)
+            .map(|l| shorten(l, DATA_LINE_CHARS))
+            .collect();
+        let more = total.saturating_sub(head.len());
+        let mut block = format!("{file}: ({total} lines)\n{}", head.join("\n"));
+        if more > 0 {
+            block.push_str(&format!("\n... ({more} more lines)"));
+        }
+        shown.push(block);
+    }
+    if shown.is_empty() {
+        String::new()
+    } else {
+        format!("First lines of the files named:\n{}\n", shown.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn the_fence_names_the_interpreter() {
+        assert_eq!(interpreter("```bash\necho hi\n```"), Interpreter::Bash);
+        assert_eq!(interpreter("```sh\necho hi\n```"), Interpreter::Bash);
+        assert_eq!(interpreter("```python\nprint(1)\n```"), Interpreter::Python);
+        assert_eq!(interpreter("```\nprint(1)\n```"), Interpreter::Python);
+    }
+
+    #[test]
+    fn data_files_named_by_the_goal_or_their_directory_are_shown_by_their_first_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir(ws.join("logs")).unwrap();
+        std::fs::write(ws.join("logs/a.log"), "one\ntwo\n").unwrap();
+        let long: String = (1..=20).map(|i| format!("row {i}\n")).collect();
+        std::fs::write(ws.join("sales.csv"), long).unwrap();
+        let heads = data_heads(ws, "Count the lines of logs/ and sum `sales.csv`.");
+        assert!(heads.contains("logs/a.log: (2 lines)\none\ntwo"), "{heads}");
+        assert!(heads.contains("sales.csv: (20 lines)\nrow 1\n"), "{heads}");
+        assert!(heads.contains("(14 more lines)"), "{heads}");
+        assert!(!heads.contains("row 7"), "{heads}");
+        assert_eq!(data_heads(ws, "nothing named ../etc/passwd"), "");
+    }
+
+    #[test]
+    fn changes_are_the_files_written_and_deleted_outside_git_and_rebound() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("keep.txt"), "a").unwrap();
+        std::fs::write(root.join("gone.txt"), "a").unwrap();
+        let before = file_states(root);
+        std::fs::write(root.join("report.txt"), "x: 1\n").unwrap();
+        std::fs::remove_file(root.join("gone.txt")).unwrap();
+        std::fs::create_dir_all(root.join(".rebound/scripts")).unwrap();
+        std::fs::write(root.join(".rebound/scripts/s.py"), "print(1)").unwrap();
+        let (written, deleted) = changes(root, &before);
+        assert_eq!(
+            written.into_iter().collect::<Vec<_>>(),
+            vec![("report.txt".to_string(), "x: 1\n".to_string())]
+        );
+        assert_eq!(deleted, vec!["gone.txt".to_string()]);
+    }
+}

@@ -1,0 +1,262 @@
+//! What a planner's step may be: an `edit` names a file of the workspace
+//! (or a new one) and, in it, a definition, a line range or the whole
+//! file; anything else is a command. A small model labels shell work as an
+//! edit (`file: ".git"`, `target: "git init"`), puts code in a target
+//! (`with open('report.txt','w') ...`) or a command in a file field. Each
+//! step is read here before it runs: repaired when its intent is clear (a
+//! command becomes a `run` step, code in a target becomes the instruction
+//! of a whole-file edit), refused with a reason the planner sees when it
+//! is not — never "edited the whole file" by accident.
+
+use std::path::Path;
+
+use crate::checks::detect_on_path;
+use crate::edit::MAX_EDIT_LINES;
+use crate::{PlanStep, StepKind};
+
+/// Shell builtins and keywords a command in a file or target field may
+/// start with (they are not files on `PATH`).
+const SHELL_WORDS: &[&str] = &[
+    "cd", "echo", "export", "printf", "source", "set", "unset", "test", "[", "mkdir", "for", "if",
+    "while",
+];
+
+/// A step, read: as planned, repaired, or refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// The step is what it says.
+    Fine(PlanStep),
+    /// The step was repaired into this one, for this reason.
+    Repaired(PlanStep, String),
+    /// The step cannot be run, for this reason.
+    Refused(String),
+}
+
+/// Reads `step` against `workspace`: see the module's doc.
+pub fn check_step(step: &PlanStep, workspace: &Path) -> Checked {
+    match step.kind {
+        StepKind::Edit => check_edit(step, workspace),
+        StepKind::Run | StepKind::Observe | StepKind::Script => Checked::Fine(step.clone()),
+    }
+}
+
+fn check_edit(step: &PlanStep, workspace: &Path) -> Checked {
+    let file = step.file.as_deref().map(str::trim).unwrap_or_default();
+    let target = step.target.as_deref().map(str::trim).unwrap_or_default();
+    let command = step.command.as_deref().map(str::trim).unwrap_or_default();
+    let as_run = |command: &str, why: String| {
+        Checked::Repaired(
+            PlanStep {
+                kind: StepKind::Run,
+                description: step.description.clone(),
+                command: Some(command.to_string()),
+                file: None,
+                target: None,
+            },
+            why,
+        )
+    };
+    if file.is_empty() {
+        if is_command(command) {
+            return as_run(
+                command,
+                "an edit without a file, with a command: a run step".into(),
+            );
+        }
+        return Checked::Refused("an edit must name the file it changes".to_string());
+    }
+    if is_command(file) && !workspace.join(file).exists() {
+        let line = if target.is_empty() || is_whole_file(target) {
+            file.to_string()
+        } else {
+            format!("{file} {target}")
+        };
+        return as_run(
+            &line,
+            format!("`{file}` is a command, not a file: a run step"),
+        );
+    }
+    let path = workspace.join(file.trim_start_matches("./"));
+    let is_dir = path.is_dir() || file.ends_with('/') || file == ".git";
+    if is_dir {
+        for candidate in [target, command] {
+            if is_command(candidate) {
+                return as_run(
+                    candidate,
+                    format!("`{file}` is a directory, and `{candidate}` a command: a run step"),
+                );
+            }
+        }
+        return Checked::Refused(format!(
+            "`{file}` is a directory: an edit names one file (a command is a run step)"
+        ));
+    }
+    if file.split('/').any(|part| part == "..") || file.starts_with('/') {
+        return Checked::Refused(format!("`{file}` is outside the project"));
+    }
+    if is_code(target) || (!path.exists() && !target.is_empty() && !is_whole_file(target)) {
+        // Code, or a definition of a file that does not exist yet: the
+        // edit writes the whole file, and the text is its instruction.
+        let lines = std::fs::read_to_string(&path).map_or(0, |t| t.lines().count());
+        if lines > MAX_EDIT_LINES as usize {
+            return Checked::Refused(format!(
+                "the target of the edit of {file} is code, not a definition or a line range, and the file is too long to rewrite whole"
+            ));
+        }
+        let repaired = PlanStep {
+            kind: StepKind::Edit,
+            description: format!("{} ({})", step.description.trim_end(), target),
+            command: None,
+            file: Some(file.to_string()),
+            target: Some(String::new()),
+        };
+        let why = if path.exists() {
+            format!("the target of the edit of {file} is code: the whole file is rewritten with it as the instruction")
+        } else {
+            format!("{file} is a new file: it is written whole")
+        };
+        return Checked::Repaired(repaired, why);
+    }
+    Checked::Fine(step.clone())
+}
+
+/// Whether `text` is a shell command: its first word is a program on
+/// `PATH` or a shell builtin, and it is not a bare file name.
+fn is_command(text: &str) -> bool {
+    let text = text.trim();
+    let Some(first) = text.split_whitespace().next() else {
+        return false;
+    };
+    if first.contains('.') && !text.contains(char::is_whitespace) {
+        // `calc.py`, `report.txt`: a file name.
+        return false;
+    }
+    SHELL_WORDS.contains(&first) || detect_on_path(first)
+}
+
+/// Whether a target names the whole file.
+fn is_whole_file(target: &str) -> bool {
+    matches!(
+        target.to_lowercase().as_str(),
+        "" | "file" | "whole file" | "the whole file" | "all" | "whole" | "entire file"
+    )
+}
+
+/// Whether a target is code rather than a name or a line range: it spans
+/// lines, or has a statement's punctuation (`=`, `(`, `;`, `:` after a
+/// keyword), or a definition's name could not hold it (`3,3,from x`).
+fn is_code(target: &str) -> bool {
+    if target.contains('\n') || target.contains(';') {
+        return true;
+    }
+    let lower = target.to_lowercase();
+    let statement = [
+        "with ", "import ", "from ", "print(", "return ", "open(", "for ", "if ",
+    ]
+    .iter()
+    .any(|start| lower.starts_with(start));
+    let assignment = target.contains(" = ") || target.contains("==");
+    let call_with_args = target.contains('(') && target.contains('\'') || target.contains('"');
+    let list_like = target.contains(',')
+        && target
+            .split(',')
+            .next()
+            .is_some_and(|first| first.trim().chars().all(|c| c.is_ascii_digit()));
+    statement || assignment || call_with_args || list_like
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn edit(file: &str, target: &str) -> PlanStep {
+        PlanStep::edit("do it", file, target)
+    }
+
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("calc.py"),
+            "def add(a, b):\n    return a + b\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("logs")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn shell_work_labelled_as_an_edit_becomes_a_run_step() {
+        let dir = workspace();
+        let ws = dir.path();
+        let Checked::Repaired(step, _) = check_step(&edit(".git", "git init"), ws) else {
+            panic!()
+        };
+        assert_eq!(
+            (step.kind, step.command.as_deref()),
+            (StepKind::Run, Some("git init"))
+        );
+        let Checked::Repaired(step, why) = check_step(&edit("git add -A", ""), ws) else {
+            panic!()
+        };
+        assert_eq!(step.command.as_deref(), Some("git add -A"));
+        assert!(why.contains("command"), "{why}");
+        let Checked::Repaired(step, _) = check_step(&edit("mkdir", "out"), ws) else {
+            panic!()
+        };
+        assert_eq!(step.command.as_deref(), Some("mkdir out"));
+    }
+
+    #[test]
+    fn a_directory_without_a_command_is_refused() {
+        let dir = workspace();
+        let Checked::Refused(why) = check_step(&edit("logs", "summary"), dir.path()) else {
+            panic!()
+        };
+        assert!(why.contains("directory"), "{why}");
+        assert!(matches!(
+            check_step(&edit("../etc/passwd", "root"), dir.path()),
+            Checked::Refused(_)
+        ));
+    }
+
+    #[test]
+    fn code_in_a_target_becomes_the_instruction_of_a_whole_file_edit() {
+        let dir = workspace();
+        let ws = dir.path();
+        let code = "with open('report.txt','w') as f: f.write(x)";
+        let Checked::Repaired(step, why) = check_step(&edit("report.txt", code), ws) else {
+            panic!()
+        };
+        assert_eq!(step.target.as_deref(), Some(""));
+        assert!(step.description.contains(code));
+        assert!(why.contains("new file"), "{why}");
+        let Checked::Repaired(step, _) = check_step(&edit("calc.py", "3,3,from x import y"), ws)
+        else {
+            panic!()
+        };
+        assert_eq!(step.target.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn a_real_edit_is_left_as_it_is() {
+        let dir = workspace();
+        let ws = dir.path();
+        for (file, target) in [
+            ("calc.py", "add"),
+            ("calc.py", "def add"),
+            ("calc.py", "1-2"),
+            ("calc.py", ""),
+            ("new.txt", ""),
+        ] {
+            let step = edit(file, target);
+            assert_eq!(
+                check_step(&step, ws),
+                Checked::Fine(step.clone()),
+                "{file} {target}"
+            );
+        }
+        let run = PlanStep::command("build", "make");
+        assert_eq!(check_step(&run, ws), Checked::Fine(run.clone()));
+    }
+}

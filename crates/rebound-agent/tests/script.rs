@@ -1,0 +1,127 @@
+//! Script steps end to end: a scripted model, the real shell and file
+//! tools, temp workspaces, SQLite. The model writes a program in a fenced
+//! block; the harness runs each candidate in a scratch copy, judges it by
+//! the checks there, and writes only the kept candidate's files into the
+//! workspace.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{deps, run, saver};
+use rebound_agent::checks::{Check, CheckSource};
+use rebound_agent::events::AgentEvent;
+use rebound_agent::pev::{self, PevState};
+use rebound_agent::{AgentConfig, StepKind, StopReason};
+use rebound_graph::CompiledGraph;
+use rebound_llm::{ScriptedModel, Step};
+use rebound_tools::approval::ApprovalMode;
+
+const DATA: &str = "item,qty\npens,2\ncups,3\npens,4\n";
+const CHECK: &str = "diff <(printf 'cups: 3\\npens: 6\\n') totals.txt";
+
+fn workspace(dir: &Path) -> std::path::PathBuf {
+    let work = dir.join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("orders.csv"), DATA).unwrap();
+    work
+}
+
+fn graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGraph<PevState> {
+    let config = AgentConfig {
+        edit_candidates: 2,
+        ..AgentConfig::default()
+    };
+    let deps = deps(model.clone(), work, ApprovalMode::Auto, Vec::new(), config);
+    pev::build(deps).unwrap().with_checkpointer(saver(dir))
+}
+
+fn script_plan() -> Step {
+    Step::json(serde_json::json!({"steps": [{
+        "kind": "script",
+        "description": "Sum qty per item of orders.csv into totals.txt as `item: total` lines sorted by item",
+    }]}))
+}
+
+fn program(code: &str) -> Step {
+    Step::text(format!("```python\n{code}```"))
+}
+
+const WRONG: &str = "open('totals.txt', 'w').write('pens: 6\\n')\n";
+const RIGHT: &str = "import csv\nfrom collections import Counter\nc = Counter()\nfor row in csv.DictReader(open('orders.csv')):\n    c[row['item']] += int(row['qty'])\nwith open('totals.txt', 'w') as f:\n    for k in sorted(c):\n        f.write(f'{k}: {c[k]}\\n')\nprint('wrote', len(c))\n";
+
+/// The greedy program writes a wrong report in its scratch copy, which
+/// the checks reject; the sampled one passes there, and only its file is
+/// written into the workspace: the run finishes verified.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_candidate_the_checks_pass_in_a_scratch_copy_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        script_plan(),
+        program(WRONG).expect_user_contains("orders.csv: (4 lines)\nitem,qty"),
+        program(RIGHT),
+    ]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new("Write totals.txt from orders.csv", 6)
+        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
+    let (state, events) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(
+        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
+        "cups: 3\npens: 6\n"
+    );
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let outputs: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Step {
+                step,
+                success: Some(true),
+                output: Some(output),
+                ..
+            } if step.kind == StepKind::Script => Some(output.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outputs.len(), 1, "{events:?}");
+    assert!(outputs[0].contains("wrote totals.txt"), "{}", outputs[0]);
+    assert!(
+        outputs[0].contains("candidate 1: ran, wrote totals.txt; failing"),
+        "{}",
+        outputs[0]
+    );
+    assert!(
+        !work.join(".rebound/scripts").exists(),
+        "the program stays out of the workspace"
+    );
+}
+
+/// A program that fails in every candidate writes nothing: the step fails
+/// with the error, and the planner gets it (repair mode).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_that_fails_writes_nothing_and_the_planner_sees_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let crash = "open('totals.txt', 'w').write('half')\nraise SystemExit('no column qtty')\n";
+    let model = Arc::new(ScriptedModel::new([
+        script_plan(),
+        program(crash),
+        program(crash),
+        program("```"),
+        Step::json(serde_json::json!({"steps": [{"description": "look", "command": "true"}]}))
+            .expect_user_contains("no column qtty"),
+    ]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new("Write totals.txt from orders.csv", 1)
+        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
+    let (state, _) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert!(
+        !work.join("totals.txt").exists(),
+        "a failed program writes nothing"
+    );
+    assert_ne!(pev::stop_reason(&state), StopReason::Finished);
+}
