@@ -31,6 +31,7 @@ pub mod model_call;
 pub mod pev;
 mod plan;
 pub mod planning;
+pub mod progress;
 pub mod prompts;
 pub mod reflect;
 pub mod scratch;

@@ -43,6 +43,15 @@ pub struct PlanContext<'a> {
     /// Edit steps that failed earlier in the run: the harness does not
     /// try the same edit again ([`localized_edit`]).
     pub failed_edits: Vec<PlanStep>,
+    /// The plans made so far in the run: a new plan identical to one of
+    /// them is refused once ([`crate::progress`]).
+    pub tried_plans: Vec<Vec<PlanStep>>,
+    /// The last plans changed nothing: the planner is asked for a
+    /// different approach, with them listed.
+    pub new_approach: bool,
+    /// Nothing changed since the last plan was made: a plan identical to
+    /// any tried one would do the same again, and is refused once.
+    pub unchanged: bool,
 }
 
 /// What the planner answered.
@@ -151,6 +160,20 @@ fn planner_context(context: &PlanContext<'_>) -> String {
                 .map(|d| format!("- {}", crate::llm::shorten(d, DONE_STEP_CHARS))),
         );
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
+    }
+    if context.new_approach && !context.tried_plans.is_empty() {
+        let tried: Vec<String> = context
+            .tried_plans
+            .iter()
+            .rev()
+            .take(3)
+            .rev()
+            .map(|plan| plan_text(plan))
+            .collect();
+        extra.push_str(&render(
+            prompts::NEW_APPROACH,
+            &[("plans", &tried.join("\n---\n"))],
+        ));
     }
     if context.write_check {
         extra.push_str(prompts::WRITE_CHECK);
@@ -332,6 +355,9 @@ pub(crate) async fn make_plan(
         write_check: context.write_check,
         localized,
         failed_edits: context.failed_edits.clone(),
+        tried_plans: context.tried_plans.clone(),
+        new_approach: context.new_approach,
+        unchanged: context.unchanged,
     };
     let edit = deps
         .config
@@ -365,14 +391,24 @@ pub(crate) async fn make_plan(
         }));
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check).await?;
     let mut tokens = asked.tokens;
-    if let (Ok(steps), Some(failure)) = (&asked.steps, context.failure) {
-        if !failure.plan.is_empty() && same_actions(&clean(steps.clone()), &failure.plan) {
-            // The failed plan as the model writes plans (its JSON), so
-            // the new answer does not copy a display format.
+    let earlier = |steps: &[PlanStep]| -> Option<Vec<PlanStep>> {
+        let cleaned = clean(steps.to_vec());
+        context
+            .failure
+            .map(|failure| &failure.plan)
+            .into_iter()
+            .chain(context.tried_plans.iter().filter(|_| context.unchanged))
+            .find(|plan| !plan.is_empty() && same_actions(&cleaned, plan))
+            .cloned()
+    };
+    if let Some(tried) = asked.steps.as_deref().ok().and_then(earlier) {
+        if context.failure.is_some() || context.feedback.is_some() {
+            // The plan as the model writes plans (its JSON), so the new
+            // answer does not copy a display format.
             let failed = serde_json::to_string(&PlanAnswer {
-                steps: failure.plan.clone(),
+                steps: tried.clone(),
             })
-            .unwrap_or_else(|_| plan_text(&failure.plan));
+            .unwrap_or_else(|_| plan_text(&tried));
             let refused = request
                 .clone()
                 .message(Message::assistant(failed))

@@ -56,6 +56,13 @@ pub enum StopReason {
         /// The user's last message.
         message: String,
     },
+    /// Plan after plan changed nothing (not a file, not a check's
+    /// result), even after the planner was asked for a different
+    /// approach: going on would only spend the budget.
+    NoProgress {
+        /// The plans in a row that changed nothing.
+        plans: u32,
+    },
     /// The agent could not go on (an unusable model answer, a missing tool...).
     Error {
         /// What happened.
@@ -83,6 +90,10 @@ impl fmt::Display for StopReason {
             StopReason::MaxIterations { limit } => write!(f, "max iterations ({limit})"),
             StopReason::Budget { budget, detail } => write!(f, "{budget} budget: {detail}"),
             StopReason::UserDenied { message } => write!(f, "user denied: {message}"),
+            StopReason::NoProgress { plans } => write!(
+                f,
+                "no progress: {plans} plans in a row changed nothing, the last with a different approach"
+            ),
             StopReason::Error { message } => write!(f, "error: {message}"),
         }
     }

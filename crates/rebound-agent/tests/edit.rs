@@ -511,7 +511,7 @@ async fn repeated_steps_and_plans_are_caught() {
         plan(&[("List", Some("ls")), ("List again", Some("ls"))])
             .expect_user_contains("no progress: this command ran before"),
         plan(&[("Write a note", Some("echo hi > NOTE.txt"))])
-            .expect_user_contains("That is the plan that just failed"),
+            .expect_user_contains("That plan was tried already"),
         review("finish", "noted", &[]),
     ]));
     let config = AgentConfig {

@@ -204,7 +204,7 @@ async fn the_run_stops_at_max_iters() {
     let model = Arc::new(ScriptedModel::new([
         plan(&[("look", Some("ls"))]),
         review("continue", "not yet", &[]),
-        plan(&[("look again", Some("ls"))]),
+        plan(&[("look again", Some("ls -a"))]),
         review("continue", "still not", &[]),
     ]));
     let deps = deps(
@@ -465,4 +465,57 @@ async fn tool_call_arguments_that_are_not_json_go_back_to_the_model() {
     assert_eq!(model.remaining(), 0);
     assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert!(dir.path().join("marker.txt").exists());
+}
+
+/// Plans that change nothing: one identical to a plan already tried is
+/// refused and asked again; after two that changed nothing the planner is
+/// asked for a different approach with them listed; after the third the
+/// run stops with the reason instead of spending its budget.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plans_that_change_nothing_stop_the_run_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), "todo\n").unwrap();
+    let observe = |command: &str| {
+        Step::json(serde_json::json!({"steps": [
+            {"kind": "observe", "description": "look", "command": command}
+        ]}))
+    };
+    let model = Arc::new(ScriptedModel::new([
+        observe("ls"),
+        observe("ls"),
+        observe("pwd").expect_user_contains("tried already"),
+        observe("cat notes.txt").expect_user_contains("changed nothing"),
+    ]));
+    let deps = deps(
+        model.clone(),
+        &work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(20),
+    );
+    let graph = pev::build(deps)
+        .unwrap()
+        .with_checkpointer(saver(dir.path()));
+    let input =
+        PevState::new("write DONE", 20).with_checks(vec![rebound_agent::checks::Check::new(
+            "test -f DONE",
+            rebound_agent::checks::CheckSource::Flag,
+        )]);
+    let state = match graph
+        .run(input, RunConfig::new().with_thread_id("stale"))
+        .await
+        .unwrap()
+    {
+        RunOutcome::Completed(state) => state,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(
+        pev::stop_reason(&state),
+        StopReason::NoProgress { plans: 3 },
+        "{:?}",
+        state.progress
+    );
 }

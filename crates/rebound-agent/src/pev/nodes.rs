@@ -54,6 +54,9 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         write_check: state.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
+        tried_plans: state.progress.tried.clone(),
+        new_approach: state.progress.wants_new_approach(),
+        unchanged: state.progress.stale > 0,
     }
 }
 
@@ -86,6 +89,24 @@ pub async fn planner(
         }
         context.checks = &run.results;
     }
+    // Whether the plans get anywhere: the workspace and the checks now,
+    // against when the last plan was made.
+    let evidence_now = start
+        .as_ref()
+        .map_or_else(|| state.evidence.clone(), |run| state.evidence.after(run));
+    let progress = state.progress.at_planning(crate::progress::mark(
+        crate::checks::fingerprint(deps.workspace.workspace()),
+        &evidence_now,
+    ));
+    if progress.exhausted() {
+        let work_ms = state.work_ms + elapsed_ms(started);
+        return Ok(update.work_ms(work_ms).stop(Some(StopReason::NoProgress {
+            plans: progress.stale,
+        })));
+    }
+    context.tried_plans = progress.tried.clone();
+    context.new_approach = progress.wants_new_approach();
+    context.unchanged = progress.stale > 0;
     let planned = make_plan(
         ctx,
         deps,
@@ -116,6 +137,7 @@ pub async fn planner(
     let text = plan_text(&steps);
     let stop = deps.config.budget.exhausted(tokens, work_ms);
     Ok(update
+        .progress(progress.with_plan(&steps))
         .plan(steps)
         .plan_status(PlanStatus::Executing)
         .step_index(0)

@@ -57,6 +57,9 @@ pub struct PevState {
     /// The goal's evidence: the checks and what they last said.
     #[serde(default)]
     pub evidence: Evidence,
+    /// The plans made and whether they changed anything.
+    #[serde(default)]
+    pub progress: crate::progress::Progress,
 }
 
 impl PevState {

@@ -96,6 +96,9 @@ pub async fn planner(
         write_check: state.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
+        tried_plans: Vec::new(),
+        new_approach: false,
+        unchanged: false,
     };
     let planned = make_plan(
         ctx,
