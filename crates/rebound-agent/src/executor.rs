@@ -71,7 +71,10 @@ pub async fn execute_step(
     }
     .emit(ctx);
     let tools = tool_context(ctx, deps, &format!("step{}", index + 1));
-    let refused = match crate::step_check::check_step(step, deps.workspace.workspace()) {
+    let workspace = deps.workspace.workspace();
+    let protected = crate::checks::clauses::protected_files(goal, workspace);
+    let kept = crate::protect::Protected::take(workspace, &protected);
+    let refused = match crate::step_check::check_step(step, workspace, &protected) {
         crate::step_check::Checked::Refused(why) => Some(why),
         _ => None,
     };
@@ -103,6 +106,20 @@ pub async fn execute_step(
         }
         (_, Some(command)) => run_command_step(ctx, deps, &tools, command, approved_all).await?,
         (_, None) => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
+    };
+    let restored = kept.restore_changed();
+    let outcome = if restored.is_empty() {
+        outcome
+    } else {
+        StepOutcome {
+            success: false,
+            output: format!(
+                "the goal says not to change {}: this step changed it, and it was put back as it was\n{}",
+                restored.join(", "),
+                outcome.output
+            ),
+            ..outcome
+        }
     };
     AgentEvent::Step {
         index,

@@ -33,6 +33,7 @@ mod plan;
 pub mod planning;
 pub mod progress;
 pub mod prompts;
+mod protect;
 pub mod reflect;
 pub mod scratch;
 mod script;

@@ -434,7 +434,8 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = repaired_steps(steps, workspace);
+    let protected = crate::checks::clauses::protected_files(goal, workspace);
+    let steps = repaired_steps(steps, workspace, &protected);
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when
     // the plan has other steps): it would meet the same end.
@@ -467,11 +468,15 @@ pub(crate) async fn make_plan(
 /// `steps` read by [`crate::step_check`], each as planned or repaired
 /// (a refused step is kept as planned: it fails when it runs, with the
 /// reason, and the planner repairs it).
-fn repaired_steps(steps: Vec<PlanStep>, workspace: &std::path::Path) -> Vec<PlanStep> {
+fn repaired_steps(
+    steps: Vec<PlanStep>,
+    workspace: &std::path::Path,
+    protected: &[String],
+) -> Vec<PlanStep> {
     steps
         .into_iter()
         .map(
-            |step| match crate::step_check::check_step(&step, workspace) {
+            |step| match crate::step_check::check_step(&step, workspace, protected) {
                 Checked::Repaired(repaired, why) => {
                     tracing::info!(%why, "a planned step was repaired");
                     repaired

@@ -32,11 +32,47 @@ pub enum Checked {
     Refused(String),
 }
 
-/// Reads `step` against `workspace`: see the module's doc.
-pub fn check_step(step: &PlanStep, workspace: &Path) -> Checked {
+/// Reads `step` against `workspace`, where the goal says not to change
+/// the files `protected`: see the module's doc.
+pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Checked {
     match step.kind {
-        StepKind::Edit => check_edit(step, workspace),
-        StepKind::Run | StepKind::Observe | StepKind::Script => Checked::Fine(step.clone()),
+        StepKind::Edit => {
+            let file = step.file.as_deref().unwrap_or_default().trim();
+            let file = file.trim_start_matches("./");
+            if protected.iter().any(|p| p == file) {
+                return Checked::Refused(format!(
+                    "the goal says not to change {file}: change another file"
+                ));
+            }
+            check_edit(step, workspace)
+        }
+        StepKind::Script => check_script(step),
+        StepKind::Run | StepKind::Observe => Checked::Fine(step.clone()),
+    }
+}
+
+/// A script step is written by the model from its description alone: one
+/// that carries a command (in its command or target field) is that
+/// command, a run step.
+fn check_script(step: &PlanStep) -> Checked {
+    let fields = [step.command.as_deref(), step.target.as_deref()];
+    match fields
+        .into_iter()
+        .flatten()
+        .map(str::trim)
+        .find(|c| is_command(c))
+    {
+        Some(command) => Checked::Repaired(
+            PlanStep {
+                kind: StepKind::Run,
+                description: step.description.clone(),
+                command: Some(command.to_string()),
+                file: None,
+                target: None,
+            },
+            format!("a script step with the command `{command}`: a run step"),
+        ),
+        None => Checked::Fine(step.clone()),
     }
 }
 
@@ -90,6 +126,13 @@ fn check_edit(step: &PlanStep, workspace: &Path) -> Checked {
         return Checked::Refused(format!(
             "`{file}` is a directory: an edit names one file (a command is a run step)"
         ));
+    }
+    if target.contains(char::is_whitespace) && is_command(target) {
+        // `sed -i ... Makefile` as the target of an edit of the Makefile.
+        return as_run(
+            target,
+            format!("the target of the edit of {file} is a command: a run step"),
+        );
     }
     if file.split('/').any(|part| part == "..") || file.starts_with('/') {
         return Checked::Refused(format!("`{file}` is outside the project"));
@@ -189,33 +232,64 @@ mod tests {
     fn shell_work_labelled_as_an_edit_becomes_a_run_step() {
         let dir = workspace();
         let ws = dir.path();
-        let Checked::Repaired(step, _) = check_step(&edit(".git", "git init"), ws) else {
+        let Checked::Repaired(step, _) = check_step(&edit(".git", "git init"), ws, &[]) else {
             panic!()
         };
         assert_eq!(
             (step.kind, step.command.as_deref()),
             (StepKind::Run, Some("git init"))
         );
-        let Checked::Repaired(step, why) = check_step(&edit("git add -A", ""), ws) else {
+        let Checked::Repaired(step, why) = check_step(&edit("git add -A", ""), ws, &[]) else {
             panic!()
         };
         assert_eq!(step.command.as_deref(), Some("git add -A"));
         assert!(why.contains("command"), "{why}");
-        let Checked::Repaired(step, _) = check_step(&edit("mkdir", "out"), ws) else {
+        let Checked::Repaired(step, _) = check_step(&edit("mkdir", "out"), ws, &[]) else {
             panic!()
         };
         assert_eq!(step.command.as_deref(), Some("mkdir out"));
     }
 
     #[test]
+    fn a_command_in_an_edits_target_or_a_script_step_is_a_run_step() {
+        let dir = workspace();
+        let ws = dir.path();
+        let Checked::Repaired(step, _) =
+            check_step(&edit("calc.py", "sed -i 's/a/b/' calc.py"), ws, &[])
+        else {
+            panic!()
+        };
+        assert_eq!(step.command.as_deref(), Some("sed -i 's/a/b/' calc.py"));
+        let script = PlanStep {
+            kind: StepKind::Script,
+            description: "Check the Makefile".to_string(),
+            target: Some("grep -r 'sqrt' Makefile".to_string()),
+            ..PlanStep::default()
+        };
+        let Checked::Repaired(step, _) = check_step(&script, ws, &[]) else {
+            panic!()
+        };
+        assert_eq!(
+            (step.kind, step.command.as_deref()),
+            (StepKind::Run, Some("grep -r 'sqrt' Makefile"))
+        );
+        let plain = PlanStep {
+            kind: StepKind::Script,
+            description: "Sum the sales per region into totals.txt".to_string(),
+            ..PlanStep::default()
+        };
+        assert_eq!(check_step(&plain, ws, &[]), Checked::Fine(plain.clone()));
+    }
+
+    #[test]
     fn a_directory_without_a_command_is_refused() {
         let dir = workspace();
-        let Checked::Refused(why) = check_step(&edit("logs", "summary"), dir.path()) else {
+        let Checked::Refused(why) = check_step(&edit("logs", "summary"), dir.path(), &[]) else {
             panic!()
         };
         assert!(why.contains("directory"), "{why}");
         assert!(matches!(
-            check_step(&edit("../etc/passwd", "root"), dir.path()),
+            check_step(&edit("../etc/passwd", "root"), dir.path(), &[]),
             Checked::Refused(_)
         ));
     }
@@ -225,17 +299,29 @@ mod tests {
         let dir = workspace();
         let ws = dir.path();
         let code = "with open('report.txt','w') as f: f.write(x)";
-        let Checked::Repaired(step, why) = check_step(&edit("report.txt", code), ws) else {
+        let Checked::Repaired(step, why) = check_step(&edit("report.txt", code), ws, &[]) else {
             panic!()
         };
         assert_eq!(step.target.as_deref(), Some(""));
         assert!(step.description.contains(code));
         assert!(why.contains("new file"), "{why}");
-        let Checked::Repaired(step, _) = check_step(&edit("calc.py", "3,3,from x import y"), ws)
+        let Checked::Repaired(step, _) =
+            check_step(&edit("calc.py", "3,3,from x import y"), ws, &[])
         else {
             panic!()
         };
         assert_eq!(step.target.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn an_edit_of_a_file_the_goal_protects_is_refused() {
+        let dir = workspace();
+        let protected = vec!["calc.py".to_string()];
+        let Checked::Refused(why) = check_step(&edit("./calc.py", "add"), dir.path(), &protected)
+        else {
+            panic!()
+        };
+        assert!(why.contains("not to change calc.py"), "{why}");
     }
 
     #[test]
@@ -251,12 +337,12 @@ mod tests {
         ] {
             let step = edit(file, target);
             assert_eq!(
-                check_step(&step, ws),
+                check_step(&step, ws, &[]),
                 Checked::Fine(step.clone()),
                 "{file} {target}"
             );
         }
         let run = PlanStep::command("build", "make");
-        assert_eq!(check_step(&run, ws), Checked::Fine(run.clone()));
+        assert_eq!(check_step(&run, ws, &[]), Checked::Fine(run.clone()));
     }
 }

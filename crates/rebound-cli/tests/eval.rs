@@ -257,7 +257,20 @@ fn every_bundled_task_fails_before_and_passes_after_its_reference_fix() {
     let report: Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {text}"));
     let tasks = report["tasks"].as_array().unwrap();
-    assert!(tasks.len() >= 20, "the suite has {} tasks", tasks.len());
+    assert!(tasks.len() >= 100, "the suite has {} tasks", tasks.len());
+    let split = |name: &str| tasks.iter().filter(|t| t["split"] == name).count();
+    assert!(split("test") >= 40, "the test split has {}", split("test"));
+    assert_eq!(
+        split("dev") + split("test"),
+        tasks.len(),
+        "every task is in a split"
+    );
+    assert_eq!(
+        report["splits"]["test"]["solved"].as_u64(),
+        Some(split("test") as u64),
+        "{}",
+        report["splits"]
+    );
     for task in tasks {
         assert_eq!(
             task["failed_before"], true,

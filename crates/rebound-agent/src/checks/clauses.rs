@@ -115,6 +115,77 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     checks
 }
 
+/// "do not change X", "without touching X", "don't modify X or Y": the
+/// object of the clause is group 1.
+static KEEP_UNCHANGED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:do\s+not|don't|dont|never|without|must\s+not|should\s+not)\s+(?:change|changing|touch|touching|modify|modifying|edit|editing|alter|altering)\s+(.+?)(?:[.;!?](?:\s|$)|\n|$)",
+    )
+    .ok()
+});
+
+/// Files listed at most from a protected directory.
+const MAX_PROTECTED_FILES: usize = 200;
+
+/// The workspace files the goal says not to change ("do not change
+/// test_calc.py", "without touching spread.c or the tests/ directory"):
+/// each word of such a clause that names a file of `workspace`, or every
+/// file of a directory it names, relative and sorted. Words that name
+/// nothing in the workspace are ignored.
+pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
+    let Some(regex) = KEEP_UNCHANGED.as_ref() else {
+        return Vec::new();
+    };
+    let mut files: Vec<String> = Vec::new();
+    for captures in regex.captures_iter(goal) {
+        let Some(object) = captures.get(1) else {
+            continue;
+        };
+        for word in object
+            .as_str()
+            .split(|c: char| c.is_whitespace() || ",`'\"()".contains(c))
+        {
+            let word = word.trim_end_matches([':']).trim_start_matches("./");
+            if word.is_empty() || !safe_path(word.trim_end_matches('/')) {
+                continue;
+            }
+            let path = workspace.join(word);
+            if path.is_file() {
+                files.push(word.to_string());
+            } else if path.is_dir() {
+                let mut inside = Vec::new();
+                files_under(workspace, &path, &mut inside);
+                files.extend(inside);
+            }
+        }
+    }
+    files.sort();
+    files.dedup();
+    files.truncate(MAX_PROTECTED_FILES);
+    files
+}
+
+/// The files under `dir` (relative to `root`), hidden ones left out.
+fn files_under(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if out.len() >= MAX_PROTECTED_FILES {
+            return;
+        }
+        let path = entry.path();
+        if entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            files_under(root, &path, out);
+        } else if let Ok(relative) = path.strip_prefix(root) {
+            out.push(relative.to_string_lossy().to_string());
+        }
+    }
+}
+
 /// The value of a [`QUOTED`] match starting at capture group `first`.
 fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> {
     (first..first + 4).find_map(|i| captures.get(i).map(|m| m.as_str().to_string()))
@@ -456,6 +527,26 @@ mod tests {
             checks[0].source,
             CheckSource::Clause { proves: false, .. }
         ));
+    }
+
+    #[test]
+    fn files_the_goal_says_not_to_change_are_found_in_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("spread.c"), "").unwrap();
+        std::fs::write(ws.join("test_calc.py"), "").unwrap();
+        std::fs::create_dir_all(ws.join("tests/unit")).unwrap();
+        std::fs::write(ws.join("tests/unit/test_a.py"), "").unwrap();
+        assert_eq!(
+            protected_files("Fix the build, without touching spread.c.", ws),
+            vec!["spread.c"]
+        );
+        assert_eq!(
+            protected_files("Fix calc.py; do not change `test_calc.py` or tests/.", ws),
+            vec!["test_calc.py", "tests/unit/test_a.py"]
+        );
+        assert!(protected_files("Do not change the API. Fix spread.c.", ws).is_empty());
+        assert!(protected_files("don't touch ../etc/passwd", ws).is_empty());
     }
 
     #[test]
