@@ -359,11 +359,17 @@ pub(crate) async fn make_plan(
         new_approach: context.new_approach,
         unchanged: context.unchanged,
     };
+    let protected = crate::checks::clauses::protected_files(goal, workspace);
     let edit = deps
         .config
         .localized_edits
         .then(|| localized_edit(workspace, context.checks, &context.failed_edits))
-        .flatten();
+        .flatten()
+        .filter(|edit| {
+            // Never an edit of a file the goal says not to change.
+            let file = edit.file.as_deref().unwrap_or_default();
+            !protected.iter().any(|p| p == file)
+        });
     if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
         // Not in repair mode, a check fails, and localization found the
         // code: the harness's plan is that edit, and the checks judge it
@@ -434,7 +440,6 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let protected = crate::checks::clauses::protected_files(goal, workspace);
     let steps = repaired_steps(steps, workspace, &protected);
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when

@@ -100,24 +100,10 @@ pub fn changed(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) ->
 }
 
 /// Whether `path` (relative, `/`-separated) looks like a test by the usual
-/// conventions of Python, Go, JavaScript/TypeScript, Rust and C projects.
+/// conventions of Python, Go, JavaScript/TypeScript, Rust and C projects
+/// ([`crate::localize::is_test_file`]; `testdata/` counts too).
 pub fn is_test_file(path: &str) -> bool {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    let Some(file) = parts.pop() else {
-        return false;
-    };
-    if parts
-        .iter()
-        .any(|dir| matches!(*dir, "test" | "tests" | "__tests__" | "spec" | "testdata"))
-    {
-        return true;
-    }
-    let stem = file.split('.').next().unwrap_or(file);
-    file == "conftest.py"
-        || (file.starts_with("test_") && file.ends_with(".py"))
-        || stem.ends_with("_test")
-        || file.contains(".test.")
-        || file.contains(".spec.")
+    path.split('/').any(|dir| dir == "testdata") || crate::localize::is_test_file(path)
 }
 
 /// A hash of the file's size and (first [`MAX_BYTES`] of) contents.

@@ -35,6 +35,10 @@ pub enum FailureKind {
     /// Files left uncommitted, as `git status --porcelain` lists them: no
     /// file's content is wrong, so there is no location.
     Uncommitted,
+    /// A failed check a test program printed with its place in a test
+    /// file (`FAIL test_strutil.c:19: starts_with("makefile", "make")`),
+    /// in no framework's format.
+    TestAssertion,
     /// Output in no known format: the message is its last lines.
     Unknown,
 }

@@ -2,6 +2,7 @@
 //! parser claims the lines it used, so that a traceback inside a unittest
 //! report is not read a second time as a bare traceback.
 
+mod assertion;
 mod cc;
 mod data;
 mod git;
@@ -44,7 +45,7 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
     let context = Context::new(command, workspace);
     let lines = output.lines();
     let mut claims = Claims::new(lines.len());
-    let parsers: [Parser; 9] = [
+    let parsers: [Parser; 10] = [
         unittest::parse,
         pytest::parse,
         panic::parse,
@@ -54,6 +55,7 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
         cc::parse,
         make::parse,
         git::parse,
+        assertion::parse,
     ];
     let mut found = Vec::new();
     for parser in parsers {
