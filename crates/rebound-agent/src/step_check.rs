@@ -46,7 +46,7 @@ pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Ch
             }
             check_edit(step, workspace)
         }
-        StepKind::Script => check_script(step),
+        StepKind::Script => check_script(step, workspace),
         StepKind::Run | StepKind::Observe => Checked::Fine(step.clone()),
     }
 }
@@ -54,14 +54,16 @@ pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Ch
 /// A script step is written by the model from its description alone: one
 /// that carries a command (in its command or target field) is that
 /// command, a run step.
-fn check_script(step: &PlanStep) -> Checked {
+fn check_script(step: &PlanStep, workspace: &Path) -> Checked {
     let fields = [step.command.as_deref(), step.target.as_deref()];
-    match fields
-        .into_iter()
-        .flatten()
-        .map(str::trim)
-        .find(|c| is_command(c))
-    {
+    // A command that runs a script nobody wrote yet (`python3 check.py`)
+    // names the program the step is to write: it stays a script step.
+    let runnable = |command: &&str| {
+        is_command(command)
+            && crate::checks::guard::script(command)
+                .is_none_or(|script| workspace.join(script.trim_start_matches("./")).exists())
+    };
+    match fields.into_iter().flatten().map(str::trim).find(runnable) {
         Some(command) => Checked::Repaired(
             PlanStep {
                 kind: StepKind::Run,
@@ -279,6 +281,15 @@ mod tests {
             ..PlanStep::default()
         };
         assert_eq!(check_step(&plain, ws, &[]), Checked::Fine(plain.clone()));
+        let unwritten = PlanStep {
+            target: Some("python3 count_errors.py".to_string()),
+            ..plain.clone()
+        };
+        assert_eq!(
+            check_step(&unwritten, ws, &[]),
+            Checked::Fine(unwritten.clone()),
+            "the script it runs is the one the step writes"
+        );
     }
 
     #[test]

@@ -57,7 +57,7 @@ static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// `X`".
 static EXAMPLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:such\s+as|e\.g\.|e\.g|for\s+example|for\s+instance|like|example)[:,]?\s*{QUOTED}"
+        r"(?i)(?:such\s+as|e\.g\.|e\.g|for\s+example|for\s+instance|like|example|in\s+the\s+form(?:at)?(?:\s+of)?|formatted\s+as|in\s+the\s+format)[:,]?\s*{QUOTED}"
     ))
     .ok()
 });
@@ -495,6 +495,8 @@ mod tests {
             assert!(!shape.is_match(line), "{line}");
         }
         assert_eq!(file_shape("Write report.txt, sorted."), None, "no example");
+        let (file, _) = file_shape("Write errors_by_hour.txt with one line per hour, oldest first, in the form `2024-03-04 22:00 5` (date, hour, count).").unwrap();
+        assert_eq!(file, "errors_by_hour.txt");
         assert_eq!(
             file_shape("Create emails.txt with one address per line, like `ann@example.com`.")
                 .map(|(f, _)| f)

@@ -21,6 +21,11 @@ const MAX_COMMAND_CHARS: usize = 400;
 /// Programs that, alone, only tell whether a file exists.
 const EXISTENCE_ONLY: &[&str] = &["test", "[", "ls", "stat"];
 
+/// The example values of the planner's request for a check
+/// (`prompts/write_check.md`): a check that contains one copied the
+/// example instead of the goal, and looks for text nothing asks for.
+pub const PROMPT_EXAMPLES: &[&str] = &["expected line", "out.txt"];
+
 /// What considering a proposal gave: the run's evidence afterwards (with
 /// the check adopted, or only the proposal counted), and whether the user
 /// answered "approve all" while it ran.
@@ -145,6 +150,11 @@ pub fn refusal(command: &str, workspace: &Path) -> Option<String> {
     if command.contains('\n') || command.chars().count() > MAX_COMMAND_CHARS {
         return Some(format!(
             "a check is one command line of at most {MAX_COMMAND_CHARS} characters"
+        ));
+    }
+    if let Some(example) = PROMPT_EXAMPLES.iter().find(|e| command.contains(*e)) {
+        return Some(format!(
+            "it copies the example `{example}` of the request instead of testing what the goal asks for"
         ));
     }
     let program = super::goal::program(command)?;
@@ -290,6 +300,9 @@ mod tests {
             None
         );
         assert_eq!(refusal("grep -qx 'src/a.py:3: fix' TODO.md", root), None);
+        assert!(refusal("grep -qx 'expected line' errors_by_hour.txt", root)
+            .unwrap()
+            .contains("copies the example"));
         assert!(refusal("test -s report.txt", root)
             .unwrap()
             .contains("exists"));
