@@ -56,6 +56,11 @@ const MAX_WRITTEN_BYTES: usize = 1 << 20;
 /// Lines of each written file quoted in the step's result.
 const WRITTEN_HEAD_LINES: usize = 5;
 
+/// The standard-library imports put before every Python program: a small
+/// model often uses `os` or `csv` without importing it, and a program that
+/// fails on a `NameError` wastes a model call.
+const PYTHON_PRELUDE: &str = "import os, sys, re, csv, json, math, glob, datetime, collections\nfrom collections import Counter, defaultdict, OrderedDict\nfrom pathlib import Path\n";
+
 /// What one candidate did in its scratch copy.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Ran {
@@ -226,11 +231,15 @@ async fn run_candidate(
     };
     let script = format!(".rebound/scripts/{name}.{}", interpreter.extension());
     let path = scratch.path().join(&script);
+    let program = match interpreter {
+        Interpreter::Python => format!("{PYTHON_PRELUDE}{code}"),
+        Interpreter::Bash => code.to_string(),
+    };
     let written = path
         .parent()
         .map(std::fs::create_dir_all)
         .transpose()
-        .and_then(|_| std::fs::write(&path, code));
+        .and_then(|_| std::fs::write(&path, program));
     if let Err(error) = written {
         return Ok((refused(format!("cannot write the program: {error}")), false));
     }

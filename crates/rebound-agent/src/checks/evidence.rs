@@ -111,9 +111,13 @@ impl Evidence {
     }
 
     /// Whether the planner is asked to propose a check with its plan: the
-    /// run has none, and has not asked [`CHECK_PROPOSALS`] times.
+    /// run has none that can prove the goal (only the goal's conditions, at
+    /// most), none of its own yet, and has not asked [`CHECK_PROPOSALS`]
+    /// times.
     pub fn wants_proposal(&self) -> bool {
-        self.checks.iter().all(|c| c.source.is_weak()) && self.proposals < CHECK_PROPOSALS
+        self.checks.iter().all(|c| c.source.is_weak())
+            && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
+            && self.proposals < CHECK_PROPOSALS
     }
 
     /// Whether some check can settle the goal: one that is not weak
