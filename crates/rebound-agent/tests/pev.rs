@@ -519,3 +519,41 @@ async fn plans_that_change_nothing_stop_the_run_with_the_reason() {
         state.progress
     );
 }
+
+/// A reviewer that answers `continue` when no step is left, while every
+/// check passes, finishes the run (a new plan would only repeat the work).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continue_after_the_last_step_with_every_check_passing_is_a_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Write the note", Some("echo hi > note.txt"))]),
+        review("continue", "looks fine", &[]),
+    ]));
+    let deps = deps(
+        model.clone(),
+        &work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(5),
+    );
+    let graph = pev::build(deps)
+        .unwrap()
+        .with_checkpointer(saver(dir.path()));
+    let input =
+        PevState::new("write note.txt", 5).with_checks(vec![rebound_agent::checks::Check::new(
+            "test -s note.txt || true",
+            rebound_agent::checks::CheckSource::Flag,
+        )]);
+    let state = match graph
+        .run(input, RunConfig::new().with_thread_id("last"))
+        .await
+        .unwrap()
+    {
+        RunOutcome::Completed(state) => state,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+}

@@ -388,6 +388,21 @@ pub async fn reviewer(
         ),
         fix_suggestions: Vec::new(),
     });
+    let last_step = state.step_index + 1 >= state.plan.len();
+    if review.verdict == Verdict::Continue && last_step && crate::checks::all_passed(results) {
+        // `continue` with no step left would only make a new plan, while
+        // every check passes: it is read as a finish, which the checks
+        // then verify (or leave unverified) like any other.
+        review =
+            Review {
+                verdict: Verdict::Finish,
+                reason: format!(
+                "the plan is done and every check passes ({}); the reviewer asked for nothing more",
+                results.iter().map(|r| r.headline()).collect::<Vec<_>>().join(", ")
+            ),
+                fix_suggestions: review.fix_suggestions,
+            };
+    }
     if review.verdict == Verdict::Finish {
         if let Some(run) = verify::for_finish(
             ctx,
