@@ -25,6 +25,7 @@ pub mod edit;
 pub mod events;
 mod executor;
 mod git;
+pub mod install;
 mod llm;
 pub mod localize;
 pub mod model_call;

@@ -370,6 +370,21 @@ pub(crate) async fn make_plan(
             let file = edit.file.as_deref().unwrap_or_default();
             !protected.iter().any(|p| p == file)
         });
+    if let Some(steps) = crate::install::install_plan(context.checks, &context.tried_plans) {
+        // A check's own tool is missing: the harness installs it (no
+        // model call), and the checks judge again.
+        AgentEvent::Plan {
+            steps: steps.clone(),
+            repair: context.failure.is_some(),
+            prompt_tokens: 0,
+        }
+        .emit(ctx);
+        return Ok(Planned {
+            steps: Ok(steps),
+            considered: None,
+            tokens: 0,
+        });
+    }
     if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
         // Not in repair mode, a check fails, and localization found the
         // code: the harness's plan is that edit, and the checks judge it

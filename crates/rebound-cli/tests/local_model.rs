@@ -315,3 +315,67 @@ fn eval_on_the_local_model_judges_two_tasks_coherently() {
     let code = output.status.code();
     assert_eq!(code == Some(0), totals["false_successes"] == 0, "{text}");
 }
+
+/// Seed scenario 002, a missing test runner: the project's tests are to
+/// run with pytest in its `.venv`, which has no pytest. The check fails
+/// with `No module named pytest`; the repair installs pytest into that
+/// virtualenv with its own pip (the harness's plan: the check's own tool
+/// is missing, not the code), the check runs again and passes, and the
+/// run finishes verified.
+#[test]
+fn a_missing_test_runner_is_installed_and_the_run_finishes_verified() {
+    let Some(dir) = model_dir() else {
+        return;
+    };
+    let _turn = model_turn();
+    let env = TestEnv::new();
+    let ws = env.ws();
+    std::fs::write(
+        ws.join("slug.py"),
+        "def slug(text):\n    return \"-\".join(text.lower().split())\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ws.join("test_slug.py"),
+        "from slug import slug\n\n\ndef test_words():\n    assert slug(\"Hello World\") == \"hello-world\"\n",
+    )
+    .unwrap();
+    let venv = std::process::Command::new("python3")
+        .args(["-m", "venv", ".venv"])
+        .current_dir(ws)
+        .output()
+        .unwrap();
+    assert!(venv.status.success(), "{venv:?}");
+    let goal = "Run the test suite with pytest in the .venv virtualenv: `.venv/bin/python -m pytest -q` must pass. Do not change slug.py or test_slug.py.";
+    let output = env
+        .rebound(None)
+        .args([
+            "run",
+            goal,
+            "--json",
+            "--approval",
+            "auto",
+            "--max-iters",
+            "3",
+        ])
+        .args(["--model", &format!("local:{MODEL}")])
+        .env("REBOUND_MODEL_DIR", &dir)
+        .timeout(Duration::from_secs(20 * 60))
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let lines = json_lines(&output.stdout);
+    let summary = common::summary(&lines);
+    assert_eq!(summary["verified"], true, "{text}");
+    assert!(
+        text.contains(".venv/bin/python -m pip install pytest"),
+        "the repair installs pytest into the virtualenv: {text}"
+    );
+    let pytest = std::process::Command::new(ws.join(".venv/bin/python"))
+        .args(["-m", "pytest", "-q"])
+        .current_dir(ws)
+        .output()
+        .unwrap();
+    assert!(pytest.status.success(), "{pytest:?}");
+}

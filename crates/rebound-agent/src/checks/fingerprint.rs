@@ -61,7 +61,38 @@ pub fn fingerprint(workspace: &Path) -> u64 {
     entries.sort();
     entries.hash(&mut hasher);
     git_state(workspace).hash(&mut hasher);
+    environment_state(workspace).hash(&mut hasher);
     hasher.finish()
+}
+
+/// What installing a package into the project's own environment changes,
+/// which the project's files do not show: the modification times of each
+/// virtualenv's `site-packages` (a directory at the top of the workspace
+/// with a `pyvenv.cfg`) and of `node_modules`. A step that runs `pip
+/// install` then counts as a change, and the checks run again.
+fn environment_state(workspace: &Path) -> Vec<(String, u128)> {
+    let mut state = Vec::new();
+    let mut dirs = vec![workspace.join("node_modules")];
+    if let Ok(entries) = std::fs::read_dir(workspace) {
+        for entry in entries.flatten() {
+            let venv = entry.path();
+            if !venv.join("pyvenv.cfg").is_file() {
+                continue;
+            }
+            for lib in ["lib", "lib64"] {
+                if let Ok(pythons) = std::fs::read_dir(venv.join(lib)) {
+                    dirs.extend(pythons.flatten().map(|p| p.path().join("site-packages")));
+                }
+            }
+        }
+    }
+    for dir in dirs {
+        if let Ok(meta) = std::fs::metadata(&dir) {
+            state.push((dir.to_string_lossy().to_string(), modified_nanos(&meta)));
+        }
+    }
+    state.sort();
+    state
 }
 
 /// A file's modification time in nanoseconds since the epoch (0 when
