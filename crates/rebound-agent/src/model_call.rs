@@ -57,6 +57,49 @@ pub async fn chat_journaled_observed(
     Ok(response)
 }
 
+/// The sampling temperature of a best-of-n candidate after the greedy one.
+pub(crate) const SAMPLE_TEMPERATURE: f32 = 0.8;
+
+/// Candidate `number` of a best-of-n choice (an edit's replacement, a
+/// script step's program): the greedy answer to `request` for 0, else a
+/// sample at [`SAMPLE_TEMPERATURE`] seeded by [`candidate_seed`];
+/// journaled under `key`, its text streamed as it arrives.
+pub(crate) async fn sample_candidate(
+    ctx: &NodeContext,
+    deps: &crate::AgentDeps,
+    key: &str,
+    request: &ChatRequest,
+    number: u32,
+) -> Result<ChatResponse, NodeError> {
+    let mut request = request.clone();
+    if number > 0 {
+        request = request.temperature(SAMPLE_TEMPERATURE).seed(candidate_seed(
+            deps.config.seed,
+            ctx.step(),
+            number,
+        ));
+    }
+    let thinking = crate::llm::Thinking::new(ctx, key);
+    let response = chat_journaled_observed(
+        ctx,
+        key,
+        deps.model.as_ref(),
+        &crate::llm::redacted(request),
+        &|text| thinking.push(text),
+    )
+    .await?;
+    thinking.flush();
+    Ok(response)
+}
+
+/// The seed of sampled candidate `number` of a choice made at superstep
+/// `step`: reproducible for a run's seed, and different for each attempt,
+/// so a step tried again samples new candidates.
+pub(crate) fn candidate_seed(seed: u64, step: u64, number: u32) -> u64 {
+    seed.wrapping_add(step.wrapping_mul(0x9E37_79B9))
+        .wrapping_add(u64::from(number))
+}
+
 /// Emits the [`ModelEvent::ModelCall`] of a call of `model` that really
 /// happened, its duration measured from `started`.
 pub fn emit_model_call(ctx: &NodeContext, model: &dyn ChatModel, usage: Usage, started: Instant) {

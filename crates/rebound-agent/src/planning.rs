@@ -373,34 +373,13 @@ pub(crate) async fn make_plan(
     if let Some(steps) = crate::install::install_plan(context.checks, &context.tried_plans) {
         // A check's own tool is missing: the harness installs it (no
         // model call), and the checks judge again.
-        AgentEvent::Plan {
-            steps: steps.clone(),
-            repair: context.failure.is_some(),
-            prompt_tokens: 0,
-        }
-        .emit(ctx);
-        return Ok(Planned {
-            steps: Ok(steps),
-            considered: None,
-            tokens: 0,
-        });
+        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
     if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
         // Not in repair mode, a check fails, and localization found the
         // code: the harness's plan is that edit, and the checks judge it
         // (no model call; the planner repairs when it fails).
-        let steps = vec![edit.clone()];
-        AgentEvent::Plan {
-            steps: steps.clone(),
-            repair: false,
-            prompt_tokens: 0,
-        }
-        .emit(ctx);
-        return Ok(Planned {
-            steps: Ok(steps),
-            considered: None,
-            tokens: 0,
-        });
+        return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
@@ -483,6 +462,22 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// A plan the harness made without the model: emitted like the
+/// planner's, with no prompt.
+fn harness_plan(ctx: &NodeContext, steps: Vec<PlanStep>, repair: bool) -> Planned {
+    AgentEvent::Plan {
+        steps: steps.clone(),
+        repair,
+        prompt_tokens: 0,
+    }
+    .emit(ctx);
+    Planned {
+        steps: Ok(steps),
+        considered: None,
+        tokens: 0,
+    }
 }
 
 /// `steps` read by [`crate::step_check`], each as planned or repaired

@@ -24,7 +24,7 @@ use crate::checks::{run_checks, CheckWhen, Evidence};
 use crate::edit::{extract_code, FENCE_GRAMMAR};
 use crate::executor::{tool_context, StepOutcome, SHELL_TOOL};
 use crate::llm::shorten;
-use crate::model_call::chat_journaled_observed;
+use crate::model_call::sample_candidate;
 use crate::prompts::{self, render};
 use crate::scratch::Scratch;
 use crate::tool_call::run_tool_call;
@@ -33,9 +33,6 @@ use crate::{AgentDeps, PlanStep};
 /// The tool the kept files are written with (journaled, confined to the
 /// workspace).
 const WRITE_TOOL: &str = "write_file";
-
-/// The sampling temperature of the candidates after the greedy one.
-const SAMPLE_TEMPERATURE: f32 = 0.8;
 
 /// Tokens of room for a program.
 const SCRIPT_TOKENS: u32 = 700;
@@ -103,26 +100,8 @@ pub(crate) async fn run_script_step(
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut kept: Option<(u32, Ran)> = None;
     for number in 0..=candidates {
-        let mut request = request.clone();
-        if number > 0 {
-            request = request.temperature(SAMPLE_TEMPERATURE).seed(
-                deps.config
-                    .seed
-                    .wrapping_add(ctx.step())
-                    .wrapping_add(u64::from(number)),
-            );
-        }
         let key = format!("{label}:script");
-        let thinking = crate::llm::Thinking::new(ctx, &key);
-        let response = chat_journaled_observed(
-            ctx,
-            &key,
-            deps.model.as_ref(),
-            &crate::llm::redacted(request),
-            &|text| thinking.push(text),
-        )
-        .await?;
-        thinking.flush();
+        let response = sample_candidate(ctx, deps, &key, &request, number).await?;
         tokens += response.usage.input_tokens + response.usage.output_tokens;
         let name = format!("candidate {}", number + 1);
         let code = match extract_code(&response.text) {

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 
-use crate::model_call::chat_journaled_observed;
+use crate::model_call::sample_candidate;
 use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
@@ -35,9 +35,6 @@ use crate::{AgentDeps, PlanStep};
 /// The tool the harness writes files with (journaled, confined to the
 /// workspace).
 const WRITE_TOOL: &str = "write_file";
-
-/// The sampling temperature of the candidates after the greedy one.
-const SAMPLE_TEMPERATURE: f32 = 0.8;
 
 /// Characters of a file shown when a new definition is added to it.
 const INSERT_CONTEXT_CHARS: usize = 4_000;
@@ -400,25 +397,8 @@ async fn try_candidates(
             }
             continue;
         };
-        let mut request = request.clone();
-        if number > 0 {
-            request = request.temperature(SAMPLE_TEMPERATURE).seed(candidate_seed(
-                deps.config.seed,
-                ctx.step(),
-                number,
-            ));
-        }
         let key = format!("{label}:candidate");
-        let thinking = crate::llm::Thinking::new(ctx, &key);
-        let response = chat_journaled_observed(
-            ctx,
-            &key,
-            deps.model.as_ref(),
-            &crate::llm::redacted(request),
-            &|text| thinking.push(text),
-        )
-        .await?;
-        thinking.flush();
+        let response = sample_candidate(ctx, deps, &key, &request, number).await?;
         tokens += response.usage.input_tokens + response.usage.output_tokens;
         let new_text = match extract_code(&response.text)
             .and_then(|code| splice(original, span, &code).map(|text| (code, text)))
@@ -769,14 +749,6 @@ const MAX_RENAME_MUTANTS: usize = 3;
 /// Milliseconds of checks the operator mutants of one edit may take, at
 /// the pace of the checks' last run.
 const MUTANT_CHECK_MS: u64 = 60_000;
-
-/// The seed of sampled candidate `number` of an edit done at superstep
-/// `step`: reproducible for a run's seed, and different for each attempt,
-/// so an edit tried again samples new candidates.
-fn candidate_seed(seed: u64, step: u64, number: u32) -> u64 {
-    seed.wrapping_add(step.wrapping_mul(0x9E37_79B9))
-        .wrapping_add(u64::from(number))
-}
 
 /// Files of at most this many lines are rewritten whole when an edit's
 /// target names nothing in them.
@@ -1224,10 +1196,22 @@ mod tests {
 
     #[test]
     fn seeds_differ_by_attempt_and_candidate() {
-        assert_eq!(candidate_seed(7, 3, 1), candidate_seed(7, 3, 1));
-        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(7, 5, 1));
-        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(7, 3, 2));
-        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(8, 3, 1));
+        assert_eq!(
+            crate::model_call::candidate_seed(7, 3, 1),
+            crate::model_call::candidate_seed(7, 3, 1)
+        );
+        assert_ne!(
+            crate::model_call::candidate_seed(7, 3, 1),
+            crate::model_call::candidate_seed(7, 5, 1)
+        );
+        assert_ne!(
+            crate::model_call::candidate_seed(7, 3, 1),
+            crate::model_call::candidate_seed(7, 3, 2)
+        );
+        assert_ne!(
+            crate::model_call::candidate_seed(7, 3, 1),
+            crate::model_call::candidate_seed(8, 3, 1)
+        );
     }
 
     #[test]
