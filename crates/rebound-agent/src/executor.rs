@@ -174,7 +174,11 @@ async fn run_command_step(
 }
 
 /// Folds one tool call's outcome into a step outcome.
-fn from_tool_outcome(outcome: &ToolCallOutcome, deps: &AgentDeps, tokens: u64) -> StepOutcome {
+pub(crate) fn from_tool_outcome(
+    outcome: &ToolCallOutcome,
+    deps: &AgentDeps,
+    tokens: u64,
+) -> StepOutcome {
     let output = match (&outcome.denied, &outcome.forbidden) {
         (Some(message), _) => format!("the user denied the command: {message}"),
         (None, Some(reason)) => format!("the command is forbidden: {reason}"),

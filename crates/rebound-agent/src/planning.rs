@@ -10,6 +10,7 @@ use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult, Evidence};
 use crate::events::{AgentEvent, Emit};
 use crate::llm::ask;
 use crate::plan::{PlanAnswer, PlanWithCheck, StepKind};
+use crate::progress::Progress;
 use crate::prompts::{self, render};
 use crate::step_check::Checked;
 use crate::workspace::listing;
@@ -43,15 +44,11 @@ pub struct PlanContext<'a> {
     /// Edit steps that failed earlier in the run: the harness does not
     /// try the same edit again ([`localized_edit`]).
     pub failed_edits: Vec<PlanStep>,
-    /// The plans made so far in the run: a new plan identical to one of
-    /// them is refused once ([`crate::progress`]).
-    pub tried_plans: Vec<Vec<PlanStep>>,
-    /// The last plans changed nothing: the planner is asked for a
-    /// different approach, with them listed.
-    pub new_approach: bool,
-    /// Nothing changed since the last plan was made: a plan identical to
-    /// any tried one would do the same again, and is refused once.
-    pub unchanged: bool,
+    /// The plans made so far in the run and whether they changed anything
+    /// ([`crate::progress`]): while nothing changed, a plan identical to a
+    /// tried one is refused once; after plans that changed nothing, the
+    /// planner is asked for a different approach.
+    pub progress: Progress,
 }
 
 /// What the planner answered.
@@ -161,9 +158,10 @@ fn planner_context(context: &PlanContext<'_>) -> String {
         );
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
     }
-    if context.new_approach && !context.tried_plans.is_empty() {
+    if context.progress.wants_new_approach() && !context.progress.tried.is_empty() {
         let tried: Vec<String> = context
-            .tried_plans
+            .progress
+            .tried
             .iter()
             .rev()
             .take(3)
@@ -355,9 +353,7 @@ pub(crate) async fn make_plan(
         write_check: context.write_check,
         localized,
         failed_edits: context.failed_edits.clone(),
-        tried_plans: context.tried_plans.clone(),
-        new_approach: context.new_approach,
-        unchanged: context.unchanged,
+        progress: context.progress.clone(),
     };
     let protected = crate::checks::clauses::protected_files(goal, workspace);
     let edit = deps
@@ -370,7 +366,7 @@ pub(crate) async fn make_plan(
             let file = edit.file.as_deref().unwrap_or_default();
             !protected.iter().any(|p| p == file)
         });
-    if let Some(steps) = crate::install::install_plan(context.checks, &context.tried_plans) {
+    if let Some(steps) = crate::install::install_plan(context.checks, &context.progress.tried) {
         // A check's own tool is missing: the harness installs it (no
         // model call), and the checks judge again.
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
@@ -397,7 +393,13 @@ pub(crate) async fn make_plan(
             .failure
             .map(|failure| &failure.plan)
             .into_iter()
-            .chain(context.tried_plans.iter().filter(|_| context.unchanged))
+            .chain(
+                context
+                    .progress
+                    .tried
+                    .iter()
+                    .filter(|_| context.progress.unchanged()),
+            )
             .find(|plan| !plan.is_empty() && same_actions(&cleaned, plan))
             .cloned()
     };

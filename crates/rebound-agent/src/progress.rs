@@ -9,7 +9,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use crate::checks::Evidence;
+use crate::checks::CheckResult;
 use crate::PlanStep;
 
 /// Plans in a row that changed nothing before the planner is asked for a
@@ -64,6 +64,12 @@ impl Progress {
         }
     }
 
+    /// Whether nothing changed since the last plan was made: a plan
+    /// identical to a tried one would do the same again.
+    pub fn unchanged(&self) -> bool {
+        self.stale > 0
+    }
+
     /// Whether the planner must be told to change its approach.
     pub fn wants_new_approach(&self) -> bool {
         self.stale >= STALE_PLANS_WARNED
@@ -76,11 +82,12 @@ impl Progress {
 }
 
 /// Where a run stands, in one number: the workspace's files (and git
-/// state) and which checks pass with what output.
-pub fn mark(fingerprint: u64, evidence: &Evidence) -> u64 {
+/// state, [`crate::checks::fingerprint`]) and which checks pass with what
+/// output.
+pub fn mark(fingerprint: u64, results: &[CheckResult]) -> u64 {
     let mut hasher = DefaultHasher::new();
     fingerprint.hash(&mut hasher);
-    for result in &evidence.results {
+    for result in results {
         (result.passed, &result.output).hash(&mut hasher);
     }
     hasher.finish()

@@ -137,7 +137,7 @@ pub fn file_states(root: &Path) -> BTreeMap<String, u64> {
 }
 
 /// The mark of a directory in [`file_states`].
-const DIRECTORY: u64 = u64::MAX;
+pub const DIRECTORY: u64 = u64::MAX;
 
 fn collect_state(root: &Path, dir: &Path, entries: &mut BTreeMap<String, u64>) {
     let Ok(read) = std::fs::read_dir(dir) else {

@@ -22,17 +22,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::checks::{run_checks, CheckWhen, Evidence};
 use crate::edit::{extract_code, FENCE_GRAMMAR};
-use crate::executor::{tool_context, StepOutcome, SHELL_TOOL};
+use crate::executor::{from_tool_outcome, tool_context, StepOutcome, SHELL_TOOL};
 use crate::llm::shorten;
 use crate::model_call::sample_candidate;
 use crate::prompts::{self, render};
-use crate::scratch::Scratch;
+use crate::scratch::{file_states, Scratch, DIRECTORY};
 use crate::tool_call::run_tool_call;
 use crate::{AgentDeps, PlanStep};
-
-/// The tool the kept files are written with (journaled, confined to the
-/// workspace).
-const WRITE_TOOL: &str = "write_file";
 
 /// Tokens of room for a program.
 const SCRIPT_TOKENS: u32 = 700;
@@ -98,7 +94,7 @@ pub(crate) async fn run_script_step(
     let mut tokens = 0u64;
     let mut tried: Vec<String> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut kept: Option<(u32, Ran)> = None;
+    let mut kept: Option<Ran> = None;
     for number in 0..=candidates {
         let key = format!("{label}:script");
         let response = sample_candidate(ctx, deps, &key, &request, number).await?;
@@ -136,13 +132,13 @@ pub(crate) async fn run_script_step(
         // cannot judge it, and another sample would only look again.
         let looked = ran.written.is_empty() && ran.deleted.is_empty();
         if kept.is_none() || passes {
-            kept = Some((number, ran));
+            kept = Some(ran);
         }
         if passes || looked || !judged {
             break;
         }
     }
-    let Some((_, ran)) = kept else {
+    let Some(ran) = kept else {
         return Ok(StepOutcome {
             success: false,
             output: format!(
@@ -158,23 +154,7 @@ pub(crate) async fn run_script_step(
     };
     let tools = tool_context(ctx, deps, &label);
     for (file, content) in &ran.written {
-        let outcome = run_tool_call(
-            ctx,
-            &deps.tools,
-            &deps.approval,
-            true,
-            WRITE_TOOL,
-            serde_json::json!({ "path": file, "content": content }),
-            &tools,
-        )
-        .await?;
-        if !outcome.output.success {
-            return Err(NodeError::msg(format!(
-                "the script step could not write {file}: {}",
-                outcome.output.content
-            ))
-            .permanent());
-        }
+        crate::edit::write_file(ctx, deps, &tools, file, content).await?;
     }
     Ok(StepOutcome {
         success: true,
@@ -235,16 +215,12 @@ async fn run_candidate(
         &tools,
     )
     .await?;
-    let approved = matches!(
-        outcome.answer,
-        Some(rebound_tools::approval::ApprovalAnswer::ApproveAll)
-    );
-    let success = outcome.output.success && outcome.denied.is_none() && outcome.forbidden.is_none();
-    let output = match (&outcome.denied, &outcome.forbidden) {
-        (Some(message), _) => format!("the user denied running it: {message}"),
-        (None, Some(reason)) => format!("running it is forbidden: {reason}"),
-        (None, None) => shorten(&outcome.output.content, deps.config.prompt_output_chars),
-    };
+    let StepOutcome {
+        success,
+        output,
+        approved_all: approved,
+        ..
+    } = from_tool_outcome(&outcome, deps, 0);
     // What it wrote, read once and journaled: a re-run of the node
     // replays the tool call above without running the program.
     let root = scratch.path().to_path_buf();
@@ -382,8 +358,6 @@ fn interpreter(answer: &str) -> Interpreter {
     }
 }
 
-use crate::scratch::file_states;
-
 /// The text files created or changed under `root` since `before` (with
 /// their contents; a file that is not UTF-8 text is left out), and the
 /// files deleted.
@@ -391,7 +365,7 @@ fn changes(root: &Path, before: &BTreeMap<String, u64>) -> (BTreeMap<String, Str
     let after = file_states(root);
     let written = after
         .iter()
-        .filter(|(file, hash)| before.get(*file) != Some(hash) && **hash != u64::MAX)
+        .filter(|(file, hash)| before.get(*file) != Some(hash) && **hash != DIRECTORY)
         .filter(|(file, _)| !file.starts_with(".rebound/") && !file.starts_with(".git/"))
         .filter_map(|(file, _)| {
             let text = std::fs::read_to_string(root.join(file)).ok()?;
@@ -400,7 +374,7 @@ fn changes(root: &Path, before: &BTreeMap<String, u64>) -> (BTreeMap<String, Str
         .collect();
     let deleted = before
         .iter()
-        .filter(|(file, hash)| **hash != u64::MAX && !after.contains_key(*file))
+        .filter(|(file, hash)| **hash != DIRECTORY && !after.contains_key(*file))
         .map(|(file, _)| file)
         .filter(|file| !file.starts_with(".git/"))
         .cloned()

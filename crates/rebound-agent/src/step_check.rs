@@ -188,8 +188,8 @@ fn is_whole_file(target: &str) -> bool {
 }
 
 /// Whether a target is code rather than a name or a line range: it spans
-/// lines, or has a statement's punctuation (`=`, `(`, `;`, `:` after a
-/// keyword), or a definition's name could not hold it (`3,3,from x`).
+/// lines, starts like a statement, assigns, compares or ends one (`;`),
+/// quotes text, or is a list no definition's name could be (`3,3,from x`).
 fn is_code(target: &str) -> bool {
     if target.contains('\n') || target.contains(';') {
         return true;
@@ -201,13 +201,13 @@ fn is_code(target: &str) -> bool {
     .iter()
     .any(|start| lower.starts_with(start));
     let assignment = target.contains(" = ") || target.contains("==");
-    let call_with_args = target.contains('(') && target.contains('\'') || target.contains('"');
+    let quoted_text = target.contains('\'') || target.contains('"');
     let list_like = target.contains(',')
         && target
             .split(',')
             .next()
             .is_some_and(|first| first.trim().chars().all(|c| c.is_ascii_digit()));
-    statement || assignment || call_with_args || list_like
+    statement || assignment || quoted_text || list_like
 }
 
 #[cfg(test)]

@@ -21,10 +21,12 @@ const MAX_COMMAND_CHARS: usize = 400;
 /// Programs that, alone, only tell whether a file exists.
 const EXISTENCE_ONLY: &[&str] = &["test", "[", "ls", "stat"];
 
-/// The example values of the planner's request for a check
-/// (`prompts/write_check.md`): a check that contains one copied the
-/// example instead of the goal, and looks for text nothing asks for.
-pub const PROMPT_EXAMPLES: &[&str] = &["expected line", "out.txt"];
+/// The example text of the planner's request for a check
+/// (`prompts/write_check.md`): a check that contains it copied the example
+/// instead of the goal, and looks for text nothing asks for. (Only text no
+/// goal would ask for: a file name such as the example's `out.txt` may be
+/// the goal's own.)
+pub const PROMPT_EXAMPLES: &[&str] = &["expected line"];
 
 /// What considering a proposal gave: the run's evidence afterwards (with
 /// the check adopted, or only the proposal counted), and whether the user
@@ -303,6 +305,13 @@ mod tests {
         assert!(refusal("grep -qx 'expected line' errors_by_hour.txt", root)
             .unwrap()
             .contains("copies the example"));
+        assert_eq!(refusal("grep -qx 'total: 3' out.txt", root), None);
+        for example in super::PROMPT_EXAMPLES {
+            assert!(
+                crate::prompts::WRITE_CHECK.contains(example),
+                "{example} is the request's own example"
+            );
+        }
         assert!(refusal("test -s report.txt", root)
             .unwrap()
             .contains("exists"));

@@ -60,7 +60,7 @@ pub use fence::{extract_code, MAX_ANSWER_BYTES};
 pub use file::MAX_EDIT_FILE_BYTES;
 pub(crate) use keep::losses;
 pub use keep::{changed_data_words, dropped_definitions, is_data_file, lost_most_lines};
-pub(crate) use run::run_edit_step;
+pub(crate) use run::{run_edit_step, write as write_file};
 pub use run::{Tally, FENCE_GRAMMAR};
 pub use span::{end_of_file, resolve_target, EditSpan, MAX_EDIT_LINES};
 pub use splice::splice;

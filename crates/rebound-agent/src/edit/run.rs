@@ -991,8 +991,8 @@ fn normalized(code: &str) -> String {
 }
 
 /// Writes `content` to `file` through the write tool (journaled, confined
-/// to the workspace).
-async fn write(
+/// to the workspace): how the harness changes the workspace's files.
+pub(crate) async fn write(
     ctx: &NodeContext,
     deps: &AgentDeps,
     tools: &rebound_tools::ToolContext,
@@ -1013,7 +1013,7 @@ async fn write(
         Ok(())
     } else {
         Err(NodeError::msg(format!(
-            "the edit could not write {file}: {}",
+            "the harness could not write {file}: {}",
             outcome.output.content
         ))
         .permanent())

@@ -54,9 +54,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         write_check: state.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
-        tried_plans: state.progress.tried.clone(),
-        new_approach: state.progress.wants_new_approach(),
-        unchanged: state.progress.stale > 0,
+        progress: state.progress.clone(),
     }
 }
 
@@ -91,12 +89,9 @@ pub async fn planner(
     }
     // Whether the plans get anywhere: the workspace and the checks now,
     // against when the last plan was made.
-    let evidence_now = start
-        .as_ref()
-        .map_or_else(|| state.evidence.clone(), |run| state.evidence.after(run));
     let progress = state.progress.at_planning(crate::progress::mark(
         crate::checks::fingerprint(deps.workspace.workspace()),
-        &evidence_now,
+        context.checks,
     ));
     if progress.exhausted() {
         let work_ms = state.work_ms + elapsed_ms(started);
@@ -104,9 +99,7 @@ pub async fn planner(
             plans: progress.stale,
         })));
     }
-    context.tried_plans = progress.tried.clone();
-    context.new_approach = progress.wants_new_approach();
-    context.unchanged = progress.stale > 0;
+    context.progress = progress.clone();
     let planned = make_plan(
         ctx,
         deps,

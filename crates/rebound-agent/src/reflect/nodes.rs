@@ -96,9 +96,7 @@ pub async fn planner(
         write_check: state.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
-        tried_plans: Vec::new(),
-        new_approach: false,
-        unchanged: false,
+        progress: Default::default(),
     };
     let planned = make_plan(
         ctx,
