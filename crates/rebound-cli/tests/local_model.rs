@@ -63,6 +63,26 @@ fn model_dir() -> Option<std::path::PathBuf> {
     None
 }
 
+/// `rebound run GOAL --json --approval auto --max-iters 3` on the 0.5B
+/// model in `dir`, in `env`'s workspace, killed after `limit`.
+fn run_goal(env: &TestEnv, dir: &Path, goal: &str, limit: Duration) -> std::process::Output {
+    env.rebound(None)
+        .args([
+            "run",
+            goal,
+            "--json",
+            "--approval",
+            "auto",
+            "--max-iters",
+            "3",
+        ])
+        .args(["--model", &format!("local:{MODEL}")])
+        .env("REBOUND_MODEL_DIR", dir)
+        .timeout(limit)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     let Some(dir) = model_dir() else {
@@ -75,22 +95,7 @@ fn the_local_model_runs_the_bundled_task_to_a_stop_reason() {
     copy_dir(&task, env.ws());
     let goal = "Make the tests pass: `python3 -m unittest` must succeed. Fix calc.py; do not change test_calc.py.";
     let started = Instant::now();
-    let output = env
-        .rebound(None)
-        .args([
-            "run",
-            goal,
-            "--json",
-            "--approval",
-            "auto",
-            "--max-iters",
-            "3",
-        ])
-        .args(["--model", &format!("local:{MODEL}")])
-        .env("REBOUND_MODEL_DIR", &dir)
-        .timeout(Duration::from_secs(40 * 60))
-        .output()
-        .unwrap();
+    let output = run_goal(&env, &dir, goal, Duration::from_secs(40 * 60));
     let text = output_text(&output);
     let code = output.status.code();
     assert!(
@@ -347,22 +352,7 @@ fn a_missing_test_runner_is_installed_and_the_run_finishes_verified() {
         .unwrap();
     assert!(venv.status.success(), "{venv:?}");
     let goal = "Run the test suite with pytest in the .venv virtualenv: `.venv/bin/python -m pytest -q` must pass. Do not change slug.py or test_slug.py.";
-    let output = env
-        .rebound(None)
-        .args([
-            "run",
-            goal,
-            "--json",
-            "--approval",
-            "auto",
-            "--max-iters",
-            "3",
-        ])
-        .args(["--model", &format!("local:{MODEL}")])
-        .env("REBOUND_MODEL_DIR", &dir)
-        .timeout(Duration::from_secs(20 * 60))
-        .output()
-        .unwrap();
+    let output = run_goal(&env, &dir, goal, Duration::from_secs(20 * 60));
     let text = output_text(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let lines = json_lines(&output.stdout);
