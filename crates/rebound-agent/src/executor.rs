@@ -94,6 +94,17 @@ pub async fn execute_step(
         (StepKind::Edit, _) => {
             crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await?
         }
+        (StepKind::Create, _) => {
+            // A new file is an edit of the whole of it.
+            let whole = PlanStep {
+                kind: StepKind::Edit,
+                target: Some(String::new()),
+                command: None,
+                ..step.clone()
+            };
+            crate::edit::run_edit_step(ctx, deps, goal, index, &whole, evidence, approved_all)
+                .await?
+        }
         (StepKind::Script, _) => {
             crate::script::run_script_step(ctx, deps, goal, index, step, evidence, approved_all)
                 .await?

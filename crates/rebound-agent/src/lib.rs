@@ -31,6 +31,7 @@ pub mod localize;
 pub mod model_call;
 pub mod pev;
 mod plan;
+pub mod plan_schema;
 pub mod planning;
 pub mod progress;
 pub mod prompts;

@@ -6,7 +6,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{chat_structured_observed, ChatModel, ChatRequest, LlmError};
+use rebound_llm::{
+    chat_structured_observed, chat_structured_with_schema, ChatModel, ChatRequest, LlmError,
+};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -39,12 +41,32 @@ pub(crate) async fn ask<T>(
 where
     T: Serialize + DeserializeOwned + JsonSchema,
 {
+    ask_with_schema(ctx, key, model, request, None).await
+}
+
+/// [`ask`], with `schema` (when given) in place of `T`'s own: a narrower
+/// one built for this call ([`chat_structured_with_schema`]).
+pub(crate) async fn ask_with_schema<T>(
+    ctx: &NodeContext,
+    key: &str,
+    model: &dyn ChatModel,
+    request: ChatRequest,
+    schema: Option<serde_json::Value>,
+) -> Result<Answer<T>, NodeError>
+where
+    T: Serialize + DeserializeOwned + JsonSchema,
+{
     let request = redacted(request);
     ctx.try_journal(key, async {
         let started = Instant::now();
         let thinking = Thinking::new(ctx, key);
-        let result =
-            chat_structured_observed::<T>(model, request, &|text| thinking.push(text)).await;
+        let on_text = |text: &str| thinking.push(text);
+        let result = match schema {
+            Some(schema) => {
+                chat_structured_with_schema::<T>(model, request, schema, &on_text).await
+            }
+            None => chat_structured_observed::<T>(model, request, &on_text).await,
+        };
         thinking.flush();
         let (value, usage) = match result {
             Ok(structured) => (Ok(structured.value), structured.usage),

@@ -31,6 +31,11 @@ pub struct PlanWithCheck {
     pub steps: Vec<PlanStep>,
 }
 
+/// Puts `output` first in [`ExecReport`]'s required properties.
+fn output_first(schema: &mut schemars::Schema) {
+    require_first(schema, "output");
+}
+
 /// Marks `check` required in [`PlanWithCheck`]'s schema (serde's default
 /// would make it optional, and a small model then leaves it out).
 fn require_check(schema: &mut schemars::Schema) {
@@ -52,8 +57,10 @@ pub enum PlanStatus {
     Completed,
 }
 
-/// The executor's structured result for one step (`{success, output}`).
+/// The executor's structured result for one step (`{success, output}`;
+/// a model writes what happened before whether it succeeded).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = output_first)]
 pub struct ExecReport {
     /// Whether the step is done.
     pub success: bool,
@@ -89,7 +96,9 @@ pub struct StepRecord {
 pub fn failed_edits(records: &[StepRecord]) -> Vec<PlanStep> {
     records
         .iter()
-        .filter(|record| !record.success && record.step.kind == StepKind::Edit)
+        .filter(|record| {
+            !record.success && matches!(record.step.kind, StepKind::Edit | StepKind::Create)
+        })
         .map(|record| record.step.clone())
         .collect()
 }

@@ -8,8 +8,9 @@ use rebound_llm::{ChatRequest, Message};
 use crate::checks::proposal::{self, Considered};
 use crate::checks::{failures_text, verify::VERIFY_STEP, CheckResult, Evidence};
 use crate::events::{AgentEvent, Emit};
-use crate::llm::ask;
+use crate::llm::ask_with_schema;
 use crate::plan::{PlanAnswer, PlanWithCheck, StepKind};
+use crate::plan_schema::{plan_schema, step_choices, StepChoices};
 use crate::progress::Progress;
 use crate::prompts::{self, render};
 use crate::step_check::Checked;
@@ -294,15 +295,20 @@ struct Asked {
 }
 
 /// One planner call (journaled under `planner`): a [`PlanWithCheck`] when
-/// `write_check`, else a [`PlanAnswer`].
+/// `write_check`, else a [`PlanAnswer`], its steps held to `choices`
+/// ([`plan_schema`]).
 async fn ask_planner(
     ctx: &NodeContext,
     deps: &AgentDeps,
     request: ChatRequest,
     write_check: bool,
+    choices: &StepChoices,
 ) -> Result<Asked, NodeError> {
+    let model = deps.model.as_ref();
     if write_check {
-        let answer = ask::<PlanWithCheck>(ctx, "planner", deps.model.as_ref(), request).await?;
+        let schema = plan_schema(schemars::schema_for!(PlanWithCheck).to_value(), choices);
+        let answer =
+            ask_with_schema::<PlanWithCheck>(ctx, "planner", model, request, Some(schema)).await?;
         let check = answer
             .value
             .as_ref()
@@ -316,7 +322,9 @@ async fn ask_planner(
             prompt_tokens: answer.input_tokens,
         })
     } else {
-        let answer = ask::<PlanAnswer>(ctx, "planner", deps.model.as_ref(), request).await?;
+        let schema = plan_schema(schemars::schema_for!(PlanAnswer).to_value(), choices);
+        let answer =
+            ask_with_schema::<PlanAnswer>(ctx, "planner", model, request, Some(schema)).await?;
         Ok(Asked {
             steps: answer.value.map(|plan| plan.steps),
             check: None,
@@ -377,6 +385,7 @@ pub(crate) async fn make_plan(
         // (no model call; the planner repairs when it fails).
         return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
+    let choices = step_choices(workspace, &protected);
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)
@@ -385,7 +394,7 @@ pub(crate) async fn make_plan(
             let files = files_for_prompt(workspace, goal, &extra);
             render_planner_message(goal, &files, &extra)
         }));
-    let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check).await?;
+    let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;
     let mut tokens = asked.tokens;
     let earlier = |steps: &[PlanStep]| -> Option<Vec<PlanStep>> {
         let cleaned = clean(steps.to_vec());
@@ -415,7 +424,7 @@ pub(crate) async fn make_plan(
                 .clone()
                 .message(Message::assistant(failed))
                 .message(Message::user(prompts::SAME_PLAN));
-            asked = ask_planner(ctx, deps, refused, context.write_check).await?;
+            asked = ask_planner(ctx, deps, refused, context.write_check, &choices).await?;
             tokens += asked.tokens;
         }
     }
@@ -455,7 +464,17 @@ pub(crate) async fn make_plan(
     }
     .emit(ctx);
     let considered = if context.write_check {
-        Some(proposal::consider(ctx, deps, evidence, asked.check.as_deref(), approved_all).await?)
+        Some(
+            proposal::consider(
+                ctx,
+                deps,
+                goal,
+                evidence,
+                asked.check.as_deref(),
+                approved_all,
+            )
+            .await?,
+        )
     } else {
         None
     };
@@ -630,6 +649,7 @@ fn clean(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
             step.description = match (&step.command, &step.file) {
                 (Some(command), _) => command.clone(),
                 (None, Some(file)) if step.kind == StepKind::Edit => format!("Edit {file}"),
+                (None, Some(file)) if step.kind == StepKind::Create => format!("Create {file}"),
                 _ => String::new(),
             };
         }
@@ -681,6 +701,12 @@ pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
                     .as_deref()
                     .map(|t| format!(" ({t})"))
                     .unwrap_or_default(),
+                step.description
+            ),
+            (StepKind::Create, _) => format!(
+                "{}. create {}: {}",
+                i + 1,
+                step.file.as_deref().unwrap_or("?"),
                 step.description
             ),
             (kind, Some(command)) => {

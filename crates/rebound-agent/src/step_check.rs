@@ -46,9 +46,54 @@ pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Ch
             }
             check_edit(step, workspace)
         }
+        StepKind::Create => check_create(step, workspace, protected),
         StepKind::Script => check_script(step, workspace),
         StepKind::Run | StepKind::Observe => Checked::Fine(step.clone()),
     }
+}
+
+/// A create step names one new file inside the project (a path that is
+/// a command is a run step); a file that exists already is rewritten
+/// whole, as an edit of the whole file would, when it is short enough.
+fn check_create(step: &PlanStep, workspace: &Path, protected: &[String]) -> Checked {
+    let file = step.file.as_deref().map(str::trim).unwrap_or_default();
+    let file = file.trim_start_matches("./");
+    if file.is_empty() {
+        return Checked::Refused("a create step must name the new file".to_string());
+    }
+    if protected.iter().any(|p| p == file) {
+        return Checked::Refused(format!(
+            "the goal says not to change {file}: write another file"
+        ));
+    }
+    if file.split('/').any(|part| part == "..") || file.starts_with('/') {
+        return Checked::Refused(format!("`{file}` is outside the project"));
+    }
+    let path = workspace.join(file);
+    if is_command(file) && !path.exists() {
+        return Checked::Repaired(
+            PlanStep {
+                kind: StepKind::Run,
+                description: step.description.clone(),
+                command: Some(file.to_string()),
+                file: None,
+                target: None,
+            },
+            format!("`{file}` is a command, not a file: a run step"),
+        );
+    }
+    if path.is_dir() || file.ends_with('/') {
+        return Checked::Refused(format!(
+            "`{file}` is a directory: a create step writes one file (`mkdir` is a run step)"
+        ));
+    }
+    let lines = std::fs::read_to_string(&path).map_or(0, |t| t.lines().count());
+    if lines > MAX_EDIT_LINES as usize {
+        return Checked::Refused(format!(
+            "{file} exists and is too long to write whole: edit a definition in it"
+        ));
+    }
+    Checked::Fine(step.clone())
 }
 
 /// A script step is written by the model from its description alone: one
@@ -139,6 +184,28 @@ fn check_edit(step: &PlanStep, workspace: &Path) -> Checked {
     if file.split('/').any(|part| part == "..") || file.starts_with('/') {
         return Checked::Refused(format!("`{file}` is outside the project"));
     }
+    if let (true, crate::edit::target::Target::Lines { start, end }) =
+        (path.is_file(), crate::edit::target::parse_target(target))
+    {
+        let lines = std::fs::read_to_string(&path).map_or(0, |t| t.lines().count());
+        if usize::try_from(start).unwrap_or(usize::MAX) > lines {
+            // A range copied from an example (`12-20`) past a short file's end.
+            if lines > MAX_EDIT_LINES as usize {
+                return Checked::Refused(format!(
+                    "{file} has {lines} lines: lines {start}-{end} are past its end"
+                ));
+            }
+            return Checked::Repaired(
+                PlanStep {
+                    target: Some(String::new()),
+                    ..step.clone()
+                },
+                format!(
+                    "{file} has {lines} lines, and lines {start}-{end} are past its end: the whole file is edited"
+                ),
+            );
+        }
+    }
     if is_code(target) || (!path.exists() && !target.is_empty() && !is_whole_file(target)) {
         // Code, or a definition of a file that does not exist yet: the
         // edit writes the whole file, and the text is its instruction.
@@ -228,6 +295,71 @@ mod tests {
         .unwrap();
         std::fs::create_dir(dir.path().join("logs")).unwrap();
         dir
+    }
+
+    fn create(file: &str) -> PlanStep {
+        PlanStep {
+            kind: StepKind::Create,
+            description: "write it".to_string(),
+            file: Some(file.to_string()),
+            ..PlanStep::default()
+        }
+    }
+
+    #[test]
+    fn a_create_step_names_one_new_file_inside_the_project() {
+        let dir = workspace();
+        let ws = dir.path();
+        assert_eq!(
+            check_step(&create("notes/todo.md"), ws, &[]),
+            Checked::Fine(create("notes/todo.md"))
+        );
+        assert_eq!(
+            check_step(&create("calc.py"), ws, &[]),
+            Checked::Fine(create("calc.py")),
+            "a short file that exists is written whole"
+        );
+        let refused = |step: &PlanStep, protected: &[String]| match check_step(step, ws, protected)
+        {
+            Checked::Refused(why) => why,
+            other => panic!("{other:?}"),
+        };
+        assert!(refused(&create(""), &[]).contains("must name"));
+        assert!(refused(&create("../x.txt"), &[]).contains("outside"));
+        assert!(refused(&create("logs"), &[]).contains("directory"));
+        assert!(refused(&create("calc.py"), &["calc.py".to_string()]).contains("not to change"));
+        let long: String = (0..=MAX_EDIT_LINES).map(|i| format!("x = {i}\n")).collect();
+        std::fs::write(ws.join("long.py"), long).unwrap();
+        assert!(refused(&create("long.py"), &[]).contains("too long"));
+        let Checked::Repaired(step, _) = check_step(&create("git init"), ws, &[]) else {
+            panic!()
+        };
+        assert_eq!(
+            (step.kind, step.command.as_deref()),
+            (StepKind::Run, Some("git init"))
+        );
+    }
+
+    #[test]
+    fn a_line_range_past_the_files_end_edits_the_whole_file() {
+        let dir = workspace();
+        let ws = dir.path();
+        let Checked::Repaired(step, why) = check_step(&edit("calc.py", "12-20"), ws, &[]) else {
+            panic!()
+        };
+        assert_eq!(step, edit("calc.py", ""));
+        assert!(why.contains("calc.py has 2 lines"), "{why}");
+        assert_eq!(
+            check_step(&edit("calc.py", "2-2"), ws, &[]),
+            Checked::Fine(edit("calc.py", "2-2"))
+        );
+        let long: String = (0..=MAX_EDIT_LINES).map(|i| format!("x = {i}\n")).collect();
+        std::fs::write(ws.join("long.py"), long).unwrap();
+        let far = MAX_EDIT_LINES + 10;
+        assert!(matches!(
+            check_step(&edit("long.py", &format!("{far}-{}", far + 5)), ws, &[]),
+            Checked::Refused(why) if why.contains("past its end")
+        ));
     }
 
     #[test]

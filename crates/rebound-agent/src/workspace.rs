@@ -14,9 +14,7 @@ pub(crate) const INLINE_BYTES: u64 = 3_000;
 /// `inline_tokens` ([`crate::llm::estimate_tokens`]), each is followed by
 /// its contents in a fence.
 pub(crate) fn listing(root: &Path, max: usize, inline_tokens: usize) -> String {
-    let mut files = Vec::new();
-    collect(root, root, 0, &mut files, max * 4);
-    files.sort();
+    let mut files = project_files(root, max * 4);
     if let Some(inline) = inline_contents(root, &files)
         .filter(|inline| crate::llm::estimate_tokens(inline) <= inline_tokens)
     {
@@ -32,6 +30,16 @@ pub(crate) fn listing(root: &Path, max: usize, inline_tokens: usize) -> String {
         text.push_str("(no files)");
     }
     text
+}
+
+/// Up to `cap` file paths of `root`, relative and sorted, as
+/// [`listing`] finds them (hidden entries and caches skipped, three
+/// directories deep at most).
+pub(crate) fn project_files(root: &Path, cap: usize) -> Vec<String> {
+    let mut files = Vec::new();
+    collect(root, root, 0, &mut files, cap);
+    files.sort();
+    files
 }
 
 fn collect(root: &Path, dir: &Path, depth: usize, files: &mut Vec<String>, cap: usize) {
@@ -106,7 +114,7 @@ fn inline_contents(root: &Path, files: &[String]) -> Option<String> {
 
 /// Whether the file at `path` holds a NUL byte in its first 8 KiB (how
 /// git tells binary files).
-fn is_binary(path: &Path) -> bool {
+pub(crate) fn is_binary(path: &Path) -> bool {
     use std::io::Read;
     let mut head = Vec::with_capacity(8 * 1024);
     std::fs::File::open(path)

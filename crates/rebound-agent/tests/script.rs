@@ -10,7 +10,7 @@ mod common;
 use std::path::Path;
 use std::sync::Arc;
 
-use common::{deps, run, saver};
+use common::{deps, review, run, saver};
 use rebound_agent::checks::{Check, CheckSource};
 use rebound_agent::events::AgentEvent;
 use rebound_agent::pev::{self, PevState};
@@ -124,4 +124,44 @@ async fn a_program_that_fails_writes_nothing_and_the_planner_sees_why() {
         "a failed program writes nothing"
     );
     assert_ne!(pev::stop_reason(&state), StopReason::Finished);
+}
+
+/// Once every check passes after the program wrote its file, an observe
+/// step left in the plan is not run: it only reads, the checks have
+/// judged, and the reviewer is asked as after the plan's last step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn observe_steps_left_after_every_check_passes_are_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(serde_json::json!({"steps": [
+            {"kind": "script", "description": "Sum qty per item of orders.csv into totals.txt"},
+            {"kind": "observe", "description": "Show the report", "command": "cat totals.txt"},
+        ]})),
+        program(RIGHT),
+        review("continue", "the report is written", &[])
+            .expect_user_contains("No step of the plan is left"),
+    ]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new("Write totals.txt from orders.csv", 6)
+        .with_checks(vec![Check::new(CHECK, CheckSource::Agent)]);
+    let (state, events) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let kinds: Vec<StepKind> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Step {
+                step,
+                success: Some(_),
+                ..
+            } => Some(step.kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![StepKind::Script],
+        "the observe step did not run"
+    );
 }

@@ -42,6 +42,7 @@ mod observe;
 mod openai;
 mod providers;
 mod request;
+mod schema_order;
 mod scripted;
 mod spec;
 mod structured;
@@ -56,9 +57,13 @@ pub use observe::{chat_observed, TextObserver};
 pub use openai::OpenAiModel;
 pub use providers::from_spec;
 pub use request::{ChatRequest, ChatResponse, FinishReason, ResponseSchema, StreamDelta, Usage};
+pub use schema_order::schema_text_in_required_order;
 pub use scripted::{ScriptedModel, Step};
 pub use spec::{LocalModel, ModelSpec};
-pub use structured::{chat_structured, chat_structured_observed, extract_json, parse, Structured};
+pub use structured::{
+    chat_structured, chat_structured_observed, chat_structured_with_schema, extract_json, parse,
+    Structured,
+};
 
 /// The examples of the crate's README, compiled and run as doctests.
 #[cfg(doctest)]

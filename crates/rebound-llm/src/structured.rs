@@ -80,6 +80,23 @@ where
     T: DeserializeOwned + schemars::JsonSchema,
 {
     let schema = schemars::schema_for!(T).to_value();
+    chat_structured_with_schema::<T>(model, request, schema, on_text).await
+}
+
+/// [`chat_structured_observed`] with `schema` in place of `T`'s own: a
+/// narrower schema built at run time (the names that exist in a
+/// workspace as an enum, say), which a provider that enforces schemas
+/// holds the model to. The answer is still read as a `T`, so `schema`
+/// must admit only values of `T`.
+pub async fn chat_structured_with_schema<T>(
+    model: &dyn ChatModel,
+    request: ChatRequest,
+    schema: serde_json::Value,
+    on_text: TextObserver<'_>,
+) -> Result<Structured<T>, LlmError>
+where
+    T: DeserializeOwned + schemars::JsonSchema,
+{
     let type_name = T::schema_name().to_string();
     let mut request = request.response_schema(schema_name(&type_name), schema.clone());
     if !model.enforces_schema() {
@@ -232,6 +249,29 @@ mod tests {
             parse::<Step>("no json here").unwrap_err(),
             "it contains no JSON object or array"
         );
+    }
+
+    #[tokio::test]
+    async fn a_schema_given_at_run_time_goes_with_the_request_in_place_of_the_types() {
+        #[derive(Debug, Deserialize, schemars::JsonSchema)]
+        struct Pick {
+            file: String,
+        }
+        let narrowed = serde_json::json!({
+            "type": "object",
+            "properties": {"file": {"enum": ["calc.py", "test_calc.py"]}},
+            "required": ["file"]
+        });
+        let model = crate::ScriptedModel::new([crate::Step::text(r#"{"file": "calc.py"}"#)]);
+        let request = ChatRequest::new().message(Message::user("Which file?"));
+        let pick = chat_structured_with_schema::<Pick>(&model, request, narrowed.clone(), &|_| {})
+            .await
+            .unwrap();
+        assert_eq!(pick.value.file, "calc.py");
+        let sent = model.requests();
+        let schema = sent[0].response_schema.as_ref().unwrap();
+        assert_eq!(schema.schema, narrowed);
+        assert_eq!(schema.name, "Pick");
     }
 
     #[test]

@@ -24,6 +24,10 @@ pub enum StepKind {
     /// instruction), and the checks decide what is kept
     /// (`rebound_agent::edit`).
     Edit,
+    /// A new file: written whole by the model from the description (the
+    /// harness runs it as an edit of the whole file, judged by the checks
+    /// like one).
+    Create,
     /// A short program the harness has the model write (in a fenced
     /// block, not inside JSON) and runs: for an answer computed from data
     /// (a report, a list, a converted file). The description says what it
@@ -38,6 +42,7 @@ impl std::fmt::Display for StepKind {
             StepKind::Run => "run",
             StepKind::Observe => "observe",
             StepKind::Edit => "edit",
+            StepKind::Create => "create",
             StepKind::Script => "script",
         })
     }
@@ -49,7 +54,7 @@ impl std::fmt::Display for StepKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[schemars(transform = require_kind)]
 pub struct PlanStep {
-    /// run, observe or edit.
+    /// run, observe, edit, create or script.
     #[serde(default, skip_serializing_if = "is_run")]
     pub kind: StepKind,
     /// What the step does, in a sentence; for an edit, what to change.
@@ -61,7 +66,8 @@ pub struct PlanStep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 300))]
     pub command: Option<String>,
-    /// The file an edit changes (relative to the project directory).
+    /// The file an edit changes or a create step writes (relative to the
+    /// project directory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 200))]
     pub file: Option<String>,
@@ -121,6 +127,9 @@ impl PlanStep {
                     .map(|t| format!(" ({t})"))
                     .unwrap_or_default()
             )),
+            (StepKind::Create, _) => {
+                Some(format!("create {}", self.file.as_deref().unwrap_or("?")))
+            }
             (StepKind::Observe, Some(command)) => Some(format!("$ {command} (observe)")),
             (StepKind::Script, _) => Some("script".to_string()),
             (_, Some(command)) => Some(format!("$ {command}")),
@@ -138,6 +147,13 @@ fn is_run(kind: &StepKind) -> bool {
 /// model decides the kind of every step first.
 fn require_kind(schema: &mut schemars::Schema) {
     require_first(schema, "kind");
+}
+
+/// Puts `reason` first in [`Review`]'s required properties: a grammar
+/// that follows that order has the model give its reason before its
+/// verdict.
+fn reason_first(schema: &mut schemars::Schema) {
+    require_first(schema, "reason");
 }
 
 /// Puts `field` first (adding it when missing) in `schema`'s required properties.
@@ -181,6 +197,7 @@ impl std::fmt::Display for Verdict {
 
 /// The reviewer's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(transform = reason_first)]
 pub struct Review {
     /// continue, retry, replan or finish.
     pub verdict: Verdict,

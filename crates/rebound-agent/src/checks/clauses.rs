@@ -45,6 +45,15 @@ static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// "`X` must print exactly:" at a line's end, then the expected output as
+/// the block of lines after it (up to a blank line), or a fenced block.
+static PRINTS_BLOCK: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}(?:print|prints|output|outputs|display|displays|echo|echoes)(?:\s+(?:exactly|this|the\s+following|these\s+lines))*\s*:[ \t]*\n(?:[ \t]*\n)*(```[^\n]*\n(?s:.*?)\n```|(?:[^\n]*\S[^\n]*(?:\n|$))+)",
+    )
+    .ok()
+});
+
 /// "message 'M'", "message to 'M'", "message: 'M'", "message of 'M'".
 static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
@@ -195,19 +204,48 @@ fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> 
 /// clauses. The program is a command the goal quotes in backticks or a
 /// `./path`; an empty expected output is skipped.
 pub fn prints(goal: &str) -> Vec<(String, String)> {
-    let Some(regex) = PRINTS.as_ref() else {
+    let (Some(inline), Some(block)) = (PRINTS.as_ref(), PRINTS_BLOCK.as_ref()) else {
         return Vec::new();
     };
-    regex
+    let inline = inline
         .captures_iter(goal)
-        .filter_map(|c| {
-            let program = c.get(1).or_else(|| c.get(2))?.as_str().trim().to_string();
+        .filter_map(|c| Some((c.get(1).or_else(|| c.get(2))?, quoted_value(&c, 3)?)));
+    let blocks = block.captures_iter(goal).filter_map(|c| {
+        let program = c.get(1).or_else(|| c.get(2))?;
+        Some((program, block_value(c.get(3)?.as_str())?))
+    });
+    inline
+        .chain(blocks)
+        .filter_map(|(program, expected)| {
+            let program = program.as_str().trim();
             let program = program.trim_end_matches(['.', ',']).to_string();
-            let expected = quoted_value(&c, 3)?;
             (!program.is_empty() && !expected.trim().is_empty() && !is_file_name(&program))
                 .then_some((program, expected))
         })
         .collect()
+}
+
+/// The expected output a block after "prints:" gives: a fenced block's
+/// lines, or the lines as written (their end of line spaces dropped).
+/// A list of bullets describes the output rather than showing it: none.
+fn block_value(block: &str) -> Option<String> {
+    let lines: Vec<&str> = match block.strip_prefix("```") {
+        Some(fenced) => {
+            let body = fenced.split_once('\n').map_or("", |(_, body)| body);
+            body.strip_suffix("```")
+                .unwrap_or(body)
+                .trim_end_matches('\n')
+                .lines()
+                .collect()
+        }
+        None => block.trim_end_matches('\n').lines().collect(),
+    };
+    let bullets = lines.iter().all(|line| {
+        let line = line.trim_start();
+        line.starts_with("- ") || line.starts_with("* ")
+    });
+    let lines: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
+    (!lines.is_empty() && !bullets).then(|| lines.join("\n"))
 }
 
 /// Whether `text` is a bare file name (`calc.py`), not a command: a
@@ -393,6 +431,49 @@ mod tests {
             "a file, not a command"
         );
         assert!(prints("./x prints ''").is_empty(), "nothing to compare");
+    }
+
+    #[test]
+    fn the_block_after_prints_colon_is_the_expected_output() {
+        let goal = "Write greet.sh. With the current names.txt, `bash greet.sh` must print exactly:\n\nHello, Ana!\nHello, Mary Ann! \n\nDon't edit names.txt.";
+        assert_eq!(
+            prints(goal),
+            vec![(
+                "bash greet.sh".to_string(),
+                "Hello, Ana!\nHello, Mary Ann!".to_string()
+            )]
+        );
+        let fenced =
+            "Then ./report outputs the following:\n```\ntotal: 3\n\nmean: 1.5\n```\nThanks.";
+        assert_eq!(
+            prints(fenced),
+            vec![("./report".to_string(), "total: 3\n\nmean: 1.5".to_string())]
+        );
+        assert!(
+            prints("`./stats` prints:\n- the mean\n- the median\n").is_empty(),
+            "bullets describe the output"
+        );
+        assert!(prints("`./stats` prints:\n\n").is_empty());
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("names.txt"), "Ana\n\n Mary Ann \n").unwrap();
+        let script = "while read -r n; do [ -n \"$n\" ] && echo \"Hello, $n!\"; done < names.txt";
+        std::fs::write(dir.path().join("greet.sh"), script).unwrap();
+        let checks = clause_checks(goal, dir.path());
+        let run = |command: &str| {
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(command)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        assert!(
+            run(&checks[0].command).status.success(),
+            "{}",
+            checks[0].command
+        );
+        std::fs::write(dir.path().join("greet.sh"), "echo 'Hello, Ana!'").unwrap();
+        assert!(!run(&checks[0].command).status.success());
     }
 
     #[test]

@@ -46,6 +46,7 @@ pub struct Considered {
 pub async fn consider(
     ctx: &NodeContext,
     deps: &AgentDeps,
+    goal: &str,
     evidence: &Evidence,
     proposed: Option<&str>,
     approved_all: bool,
@@ -68,7 +69,7 @@ pub async fn consider(
             approved_all,
         });
     };
-    if let Some(reason) = refusal(command, deps.workspace.workspace()) {
+    if let Some(reason) = refusal(command, deps.workspace.workspace(), goal) {
         refused(command, reason);
         return Ok(Considered {
             evidence: counted,
@@ -144,11 +145,13 @@ pub async fn consider(
     })
 }
 
-/// Why `command` cannot be a fair check without running it: more than one
-/// line or too long, or it runs a script (or program path) that does not
-/// exist in `workspace` yet — the agent would write the check that judges
-/// it.
-pub fn refusal(command: &str, workspace: &Path) -> Option<String> {
+/// Why `command` cannot be a fair check of `goal` without running it:
+/// more than one line or too long, it copies the request's example, it
+/// reads a file that neither exists in `workspace` nor is named by the
+/// goal (nothing will ever write it), or it runs a script (or program
+/// path) that does not exist yet — the agent would write the check that
+/// judges it.
+pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
     if command.contains('\n') || command.chars().count() > MAX_COMMAND_CHARS {
         return Some(format!(
             "a check is one command line of at most {MAX_COMMAND_CHARS} characters"
@@ -159,20 +162,71 @@ pub fn refusal(command: &str, workspace: &Path) -> Option<String> {
             "it copies the example `{example}` of the request instead of testing what the goal asks for"
         ));
     }
-    let program = super::goal::program(command)?;
     let compound = command.contains("&&") || command.contains('|') || command.contains(';');
-    if EXISTENCE_ONLY.contains(&program) && !compound {
+    if super::goal::program(command).is_some_and(|p| EXISTENCE_ONLY.contains(&p)) && !compound {
         return Some(
             "it only tests that a file exists, not what it holds: check the content".to_string(),
         );
     }
-    let script = super::guard::script(command)?;
-    let script = script.trim_start_matches("./");
-    (!workspace.join(script).exists()).then(|| {
-        format!(
-            "it runs `{script}`, which does not exist yet: a check must not depend on a file the agent writes"
-        )
-    })
+    if let Some(script) = super::guard::script(command) {
+        let script = script.trim_start_matches("./");
+        if !workspace.join(script).exists() {
+            return Some(format!(
+                "it runs `{script}`, which does not exist yet: a check must not depend on a file the agent writes"
+            ));
+        }
+    }
+    named_files(command)
+        .into_iter()
+        .find(|file| !workspace.join(file).exists() && !goal.contains(file.as_str()))
+        .map(|file| {
+            format!(
+                "it reads `{file}`, which does not exist and which the goal does not name: a check must test what the goal asks for"
+            )
+        })
+}
+
+/// The words of `command` that name files it reads: a plain word (not
+/// quoted text, not an option, not a module after `-m`, not the target of
+/// an output redirection, which the scratch run judges) with a name and
+/// an extension that starts with a letter (`out.txt`, `src/a.py`; not
+/// `3.10`).
+fn named_files(command: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut skip_next = false;
+    for word in command.split_whitespace() {
+        let skipped = std::mem::replace(
+            &mut skip_next,
+            word == "-m" || (word.ends_with('>') && word.len() <= 3),
+        );
+        if skipped || word.contains('>') {
+            continue;
+        }
+        let word = word.trim_start_matches('<');
+        let word = word.strip_prefix("./").unwrap_or(word);
+        if looks_like_file(word) {
+            files.push(word.to_string());
+        }
+    }
+    files
+}
+
+/// `name.ext` with path segments of letters, digits, `_`, `-`, `.`.
+fn looks_like_file(word: &str) -> bool {
+    let Some((stem, extension)) = word.rsplit_once('.') else {
+        return false;
+    };
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/');
+    !stem.is_empty()
+        && !stem.ends_with('/')
+        && stem
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        && stem.chars().all(plain)
+        && (1..=5).contains(&extension.len())
+        && extension.starts_with(|c: char| c.is_ascii_alphabetic())
+        && extension.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
 /// Why a check that exited with `exit_code` and printed `output` could
@@ -280,43 +334,90 @@ mod tests {
         );
     }
 
+    /// A goal naming the files the checks below read.
+    const GOAL: &str = "Write out.txt, report.txt and errors_by_hour.txt; fix TODO.md";
+
+    #[test]
+    fn a_check_that_reads_a_file_nothing_will_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("names.txt"), "Ana\n").unwrap();
+        let goal = "Write greet.sh: it greets each name of names.txt.";
+        let why = refusal("grep -qx 'Hello, Ana!' out.txt", root, goal).unwrap();
+        assert!(why.contains("`out.txt`"), "{why}");
+        assert!(refusal("grep -q Ana < greeting.log", root, goal).is_some());
+        assert!(
+            refusal("ls > listing.txt && false", root, goal).is_none(),
+            "a file it writes is judged by its run in a scratch copy"
+        );
+        assert_eq!(
+            refusal("grep -q Ana names.txt", root, goal),
+            None,
+            "it exists"
+        );
+        assert!(
+            refusal(
+                "cat names.txt | grep -qx Ana && test -s greet.sh",
+                root,
+                goal
+            )
+            .is_none(),
+            "greet.sh is the goal's"
+        );
+        assert_eq!(
+            refusal("python3 -m json.tool names.txt", root, goal),
+            None,
+            "a module is not a file"
+        );
+        assert_eq!(
+            refusal("python3.10 --version | grep -q 3.10", root, goal),
+            None
+        );
+    }
+
     #[test]
     fn a_check_that_runs_a_missing_script_or_spans_lines_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("run_tests.sh"), "exit 1\n").unwrap();
         let root = dir.path();
-        assert!(refusal("python3 check_todo.py", root)
+        assert!(refusal("python3 check_todo.py", root, GOAL)
             .unwrap()
             .contains("check_todo.py"));
-        assert!(refusal("./verify.sh", root).is_some());
-        assert!(refusal("bash -x new.sh", root).is_some());
-        assert!(refusal("grep -q a\nb", root).is_some());
-        assert!(refusal(&"x".repeat(500), root).is_some());
-        assert_eq!(refusal("bash run_tests.sh", root), None, "it exists");
-        assert_eq!(refusal("python3 -m unittest", root), None);
+        assert!(refusal("./verify.sh", root, GOAL).is_some());
+        assert!(refusal("bash -x new.sh", root, GOAL).is_some());
+        assert!(refusal("grep -q a\nb", root, GOAL).is_some());
+        assert!(refusal(&"x".repeat(500), root, GOAL).is_some());
+        assert_eq!(refusal("bash run_tests.sh", root, GOAL), None, "it exists");
+        assert_eq!(refusal("python3 -m unittest", root, GOAL), None);
         assert_eq!(
             refusal(
                 "python3 -c \"import json; json.load(open('a.json'))\"",
-                root
+                root,
+                GOAL
             ),
             None
         );
-        assert_eq!(refusal("grep -qx 'src/a.py:3: fix' TODO.md", root), None);
-        assert!(refusal("grep -qx 'expected line' errors_by_hour.txt", root)
-            .unwrap()
-            .contains("copies the example"));
-        assert_eq!(refusal("grep -qx 'total: 3' out.txt", root), None);
+        assert_eq!(
+            refusal("grep -qx 'src/a.py:3: fix' TODO.md", root, GOAL),
+            None
+        );
+        assert!(
+            refusal("grep -qx 'expected line' errors_by_hour.txt", root, GOAL)
+                .unwrap()
+                .contains("copies the example")
+        );
+        assert_eq!(refusal("grep -qx 'total: 3' out.txt", root, GOAL), None);
         for example in super::PROMPT_EXAMPLES {
             assert!(
                 crate::prompts::WRITE_CHECK.contains(example),
                 "{example} is the request's own example"
             );
         }
-        assert!(refusal("test -s report.txt", root)
+        assert!(refusal("test -s report.txt", root, GOAL)
             .unwrap()
             .contains("exists"));
         assert_eq!(
-            refusal("test -s report.txt && grep -q total report.txt", root),
+            refusal("test -s report.txt && grep -q total report.txt", root, GOAL),
             None
         );
     }

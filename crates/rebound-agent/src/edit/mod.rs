@@ -53,7 +53,7 @@ mod span;
 mod splice;
 mod syntax;
 mod syntax_repair;
-mod target;
+pub(crate) mod target;
 
 pub use error::EditError;
 pub use fence::{extract_code, MAX_ANSWER_BYTES};

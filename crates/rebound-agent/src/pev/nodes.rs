@@ -316,7 +316,7 @@ fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
             .collect();
         format!("\nChecks:\n{}\n", lines.join("\n"))
     };
-    let last = if state.step_index + 1 >= state.plan.len() {
+    let last = if plan_done(state, results) {
         prompts::REVIEWER_LAST_STEP
     } else {
         ""
@@ -381,8 +381,10 @@ pub async fn reviewer(
         ),
         fix_suggestions: Vec::new(),
     });
-    let last_step = state.step_index + 1 >= state.plan.len();
-    if review.verdict == Verdict::Continue && last_step && crate::checks::all_passed(results) {
+    if review.verdict == Verdict::Continue
+        && plan_done(state, results)
+        && crate::checks::all_passed(results)
+    {
         // `continue` with no step left would only make a new plan, while
         // every check passes: it is read as a finish, which the checks
         // then verify (or leave unverified) like any other.
@@ -430,6 +432,17 @@ pub async fn reviewer(
     ))
 }
 
+/// Whether the plan has nothing left to do after the step that just ran:
+/// it was the last, or every check passes (`results`) and the steps left
+/// only observe (they read; the checks have judged already, and running
+/// them would spend the run's time on a goal that is reached).
+fn plan_done(state: &PevState, results: &[CheckResult]) -> bool {
+    let left = state.plan.get(state.step_index + 1..).unwrap_or_default();
+    left.is_empty()
+        || (crate::checks::all_passed(results)
+            && left.iter().all(|step| step.kind == StepKind::Observe))
+}
+
 /// The verdict on a step that needs no model to judge it: while steps of
 /// the plan remain, `continue` after an observe step (it only reads) or an
 /// edit step the checks judged (it was kept); when the plan is
@@ -445,7 +458,7 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
             fix_suggestions: Vec::new(),
         })
     };
-    if state.step_index + 1 >= state.plan.len() {
+    if plan_done(state, results) {
         let failing: Vec<String> = results
             .iter()
             .filter(|r| !r.passed)
@@ -464,10 +477,10 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
     }
     let reason = match step.kind {
         StepKind::Observe => "an observe step only reads; going on with the plan",
-        StepKind::Edit if !results.is_empty() => {
+        StepKind::Edit | StepKind::Create if !results.is_empty() => {
             "the checks judged the edit and it was kept; going on with the plan"
         }
-        StepKind::Edit | StepKind::Run | StepKind::Script => return None,
+        StepKind::Edit | StepKind::Create | StepKind::Run | StepKind::Script => return None,
     };
     verdict(Verdict::Continue, reason.to_string())
 }

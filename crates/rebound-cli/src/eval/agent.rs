@@ -57,6 +57,9 @@ pub struct AgentRun {
     pub planner_prompt_tokens: u64,
     /// How long it ran.
     pub duration: Duration,
+    /// When (from its start) every one of its checks last began to pass:
+    /// `None` when they never all passed, or a later run of them failed.
+    pub passing_since: Option<Duration>,
 }
 
 impl AgentRun {
@@ -69,6 +72,13 @@ impl AgentRun {
     /// it said nothing verified.
     pub fn unverified(&self) -> bool {
         self.exit_code == Some(4)
+    }
+
+    /// How long the run went on after its checks all passed (and stayed
+    /// passing): time a run that knew it was done did not need.
+    pub fn after_pass(&self) -> Option<Duration> {
+        self.passing_since
+            .map(|since| self.duration.saturating_sub(since))
     }
 }
 
@@ -143,7 +153,7 @@ pub async fn run_agent(
         if let Some(stdout) = stdout {
             let mut lines = BufReader::new(stdout).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                read_line(&line, &mut run);
+                read_line(&line, started.elapsed(), &mut run);
                 // The log is for people; a full disk must not end the run.
                 let _ = events.write_all(line.as_bytes()).await;
                 let _ = events.write_all(b"\n").await;
@@ -172,10 +182,10 @@ pub async fn run_agent(
     Ok(run)
 }
 
-/// Folds one JSON line of the run into `run`: its model calls and plans
-/// (decoded as [`Event`]s), and the closing summary; other output is
-/// ignored.
-fn read_line(line: &str, run: &mut AgentRun) {
+/// Folds one JSON line of the run, read `at` that time from its start,
+/// into `run`: its model calls, plans and check runs (decoded as
+/// [`Event`]s), and the closing summary; other output is ignored.
+fn read_line(line: &str, at: Duration, run: &mut AgentRun) {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(line) else {
         return;
     };
@@ -196,6 +206,13 @@ fn read_line(line: &str, run: &mut AgentRun) {
         }
         Payload::Agent(AgentEvent::Plan { prompt_tokens, .. }) => {
             run.planner_prompt_tokens = run.planner_prompt_tokens.max(prompt_tokens);
+        }
+        Payload::Agent(AgentEvent::Checks { results, .. }) => {
+            let pass = !results.is_empty() && results.iter().all(|r| r.passed);
+            run.passing_since = match (pass, run.passing_since) {
+                (true, since) => since.or(Some(at)),
+                (false, _) => None,
+            };
         }
         _ => {}
     }
@@ -219,7 +236,7 @@ mod tests {
             "not json at all",
             r#"{"summary":{"status":"finished","stop":"finished (unverified)","verified":false,"checks":[]}}"#,
         ] {
-            read_line(line, &mut run);
+            read_line(line, Duration::from_secs(1), &mut run);
         }
         assert_eq!(
             (run.model_calls, run.input_tokens, run.output_tokens),
@@ -228,5 +245,30 @@ mod tests {
         assert_eq!(run.planner_prompt_tokens, 700, "the largest");
         assert_eq!(run.stop.as_deref(), Some("finished (unverified)"));
         assert!(!run.verified);
+        assert_eq!(run.passing_since, None, "no check ran");
+    }
+
+    #[test]
+    fn the_time_after_the_checks_pass_is_counted_from_when_they_last_began_to() {
+        let checks = |passed: bool| {
+            format!(
+                r#"{{"event":"custom","node":"reviewer","step":3,"payload":{{"checks":{{"when":"after_change","results":[{{"command":"make test","passed":{passed},"exit_code":{},"output":""}}]}}}}}}"#,
+                if passed { 0 } else { 1 }
+            )
+        };
+        let mut run = AgentRun::default();
+        read_line(&checks(false), Duration::from_secs(5), &mut run);
+        assert_eq!(run.passing_since, None);
+        read_line(&checks(true), Duration::from_secs(10), &mut run);
+        read_line(&checks(true), Duration::from_secs(20), &mut run);
+        assert_eq!(
+            run.passing_since,
+            Some(Duration::from_secs(10)),
+            "since the first pass"
+        );
+        run.duration = Duration::from_secs(50);
+        assert_eq!(run.after_pass(), Some(Duration::from_secs(40)));
+        read_line(&checks(false), Duration::from_secs(30), &mut run);
+        assert_eq!(run.after_pass(), None, "a later failure resets it");
     }
 }

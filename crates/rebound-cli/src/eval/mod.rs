@@ -90,6 +90,10 @@ pub struct TaskResult {
     /// The largest planner prompt of the run, in tokens (0: the planner
     /// model was not asked).
     pub planner_prompt_tokens: u64,
+    /// The agent's time after its own checks all passed (to its end), in
+    /// milliseconds: `None` when they did not pass at its end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_pass_ms: Option<u64>,
     /// Wall time of the whole task, in milliseconds.
     pub wall_ms: u64,
     /// The agent's run (or the reference fix), in milliseconds.
@@ -203,6 +207,7 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
     result.input_tokens = run.input_tokens;
     result.output_tokens = run.output_tokens;
     result.planner_prompt_tokens = run.planner_prompt_tokens;
+    result.after_pass_ms = run.after_pass().map(millis);
 
     let after = workdir.snapshot().await?;
     let Changes {

@@ -41,6 +41,9 @@ pub struct Totals {
     pub median_calls_per_solved: u64,
     /// The largest planner prompt of any task, in tokens.
     pub max_planner_prompt_tokens: u64,
+    /// Runs that spent more than half their time after their own checks
+    /// all passed: they knew they were done and went on.
+    pub mostly_after_pass: usize,
     /// The eval's own time per task (copy, git, checks), on average, in
     /// milliseconds.
     pub overhead_ms_per_task: u64,
@@ -74,6 +77,10 @@ impl Totals {
                 .map(|r| r.planner_prompt_tokens)
                 .max()
                 .unwrap_or(0),
+            mostly_after_pass: results
+                .iter()
+                .filter(|r| r.after_pass_ms.is_some_and(|after| after * 2 > r.agent_ms))
+                .count(),
             overhead_ms_per_task: overhead / u64::try_from(results.len().max(1)).unwrap_or(1),
         }
     }
@@ -201,7 +208,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
 /// The totals in one line.
 fn totals_line(t: &Totals) -> String {
     format!(
-        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} | eval overhead {} per task",
+        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} ({} runs over half of it after their checks passed) | eval overhead {} per task",
         t.solved,
         t.tasks,
         t.claimed,
@@ -215,6 +222,7 @@ fn totals_line(t: &Totals) -> String {
         t.output_tokens,
         t.max_planner_prompt_tokens,
         human_duration(std::time::Duration::from_millis(t.agent_ms)),
+        t.mostly_after_pass,
         human_duration(std::time::Duration::from_millis(t.overhead_ms_per_task)),
     )
 }
@@ -248,13 +256,22 @@ mod tests {
             ..result(name, solved, false)
         };
         let results = [
-            result("a", true, true),
+            TaskResult {
+                agent_ms: 10_000,
+                after_pass_ms: Some(6_000),
+                ..result("a", true, true)
+            },
             result("b", false, true),
             result("c", false, false),
             unverified("d", false),
-            unverified("e", true),
+            TaskResult {
+                agent_ms: 10_000,
+                after_pass_ms: Some(4_000),
+                ..unverified("e", true)
+            },
         ];
         let totals = Totals::of(&results);
+        assert_eq!(totals.mostly_after_pass, 1, "a, not e");
         assert_eq!(
             (totals.solved, totals.claimed, totals.false_successes),
             (2, 2, 1)

@@ -9,8 +9,10 @@
 //!   (top-40, softmax at that temperature) from a stream seeded by the
 //!   request's `seed` (0 when unset), so a sampled answer is reproducible
 //!   too.
-//! - A `response_schema` is enforced with a llama.cpp JSON-schema grammar;
-//!   a raw GBNF `grammar` likewise.
+//! - A `response_schema` is enforced with a llama.cpp JSON-schema grammar
+//!   (each object's properties written in the order of its `required`
+//!   list: [`crate::schema_text_in_required_order`]); a raw GBNF `grammar`
+//!   likewise.
 //!   Only the greedy token is checked against the grammar first; the whole
 //!   vocabulary is filtered only when it is rejected.
 //! - The model is loaded once per process and shared by every
@@ -130,14 +132,15 @@ impl LocalModel {
     fn input(&self, request: &ChatRequest) -> Result<GenerateInput, LlmError> {
         let grammar = match &request.response_schema {
             Some(schema) => Some(
-                llama_cpp_2::json_schema_to_grammar(&schema.schema.to_string()).map_err(|e| {
-                    LlmError::BadRequest {
-                        provider: self.name.clone(),
-                        message: format!(
-                            "the response schema {:?} cannot be turned into a grammar: {e}",
-                            schema.name
-                        ),
-                    }
+                llama_cpp_2::json_schema_to_grammar(&crate::schema_text_in_required_order(
+                    &schema.schema,
+                ))
+                .map_err(|e| LlmError::BadRequest {
+                    provider: self.name.clone(),
+                    message: format!(
+                        "the response schema {:?} cannot be turned into a grammar: {e}",
+                        schema.name
+                    ),
                 })?,
             ),
             None => request.grammar.clone(),
