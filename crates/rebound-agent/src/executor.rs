@@ -74,11 +74,26 @@ pub async fn execute_step(
     let workspace = deps.workspace.workspace();
     let protected = crate::checks::clauses::protected_files(goal, workspace);
     let kept = crate::protect::Protected::take(workspace, &protected);
-    let refused = match crate::step_check::check_step(step, workspace, &protected) {
-        crate::step_check::Checked::Refused(why) => Some(why),
-        _ => None,
+    let (refused, skipped) = match crate::step_check::check_step(step, workspace, &protected) {
+        crate::step_check::Checked::Refused(why) => (Some(why), None),
+        crate::step_check::Checked::Dropped(why) => (None, Some(why)),
+        _ => (None, None),
     };
     let outcome = match (step.kind, &step.command) {
+        // A step that would do nothing now (a file an earlier step of the
+        // plan wrote is "created"): not run, not a failure.
+        _ if skipped.is_some() => StepOutcome {
+            success: true,
+            output: format!(
+                "the step was not run: {}",
+                skipped.as_deref().unwrap_or_default()
+            ),
+            denied: None,
+            forbidden: None,
+            approved_all,
+            tokens: 0,
+            checks: None,
+        },
         _ if refused.is_some() => StepOutcome {
             success: false,
             output: format!(

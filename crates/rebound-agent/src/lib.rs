@@ -29,6 +29,7 @@ pub mod install;
 mod llm;
 pub mod localize;
 pub mod model_call;
+pub mod module_name;
 pub mod pev;
 mod plan;
 pub mod plan_schema;

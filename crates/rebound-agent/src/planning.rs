@@ -379,6 +379,16 @@ pub(crate) async fn make_plan(
         // model call), and the checks judge again.
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
+    if let Some(steps) = crate::module_name::rename_plan(
+        context.checks,
+        workspace,
+        &protected,
+        &context.progress.tried,
+    ) {
+        // A module's file is named apart from its import: the harness
+        // renames it, and the checks judge.
+        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
+    }
     if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
         // Not in repair mode, a check fails, and localization found the
         // code: the harness's plan is that edit, and the checks judge it
@@ -503,23 +513,37 @@ fn harness_plan(ctx: &NodeContext, steps: Vec<PlanStep>, repair: bool) -> Planne
 
 /// `steps` read by [`crate::step_check`], each as planned or repaired
 /// (a refused step is kept as planned: it fails when it runs, with the
-/// reason, and the planner repairs it).
+/// reason, and the planner repairs it); a step that would do nothing is
+/// left out, unless no other step is left (then it fails with the reason
+/// when it runs).
 fn repaired_steps(
     steps: Vec<PlanStep>,
     workspace: &std::path::Path,
     protected: &[String],
 ) -> Vec<PlanStep> {
-    steps
+    let read: Vec<(PlanStep, Checked)> = steps
         .into_iter()
-        .map(
-            |step| match crate::step_check::check_step(&step, workspace, protected) {
-                Checked::Repaired(repaired, why) => {
-                    tracing::info!(%why, "a planned step was repaired");
-                    repaired
-                }
-                Checked::Fine(_) | Checked::Refused(_) => step,
-            },
-        )
+        .map(|step| {
+            let checked = crate::step_check::check_step(&step, workspace, protected);
+            (step, checked)
+        })
+        .collect();
+    let kept = read
+        .iter()
+        .filter(|(_, checked)| !matches!(checked, Checked::Dropped(_)))
+        .count();
+    read.into_iter()
+        .filter_map(|(step, checked)| match checked {
+            Checked::Repaired(repaired, why) => {
+                tracing::info!(%why, "a planned step was repaired");
+                Some(repaired)
+            }
+            Checked::Dropped(why) if kept > 0 => {
+                tracing::info!(%why, "a planned step was left out");
+                None
+            }
+            Checked::Fine(_) | Checked::Refused(_) | Checked::Dropped(_) => Some(step),
+        })
         .collect()
 }
 

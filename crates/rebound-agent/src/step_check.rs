@@ -30,6 +30,10 @@ pub enum Checked {
     Repaired(PlanStep, String),
     /// The step cannot be run, for this reason.
     Refused(String),
+    /// The step would do nothing useful and is left out of its plan, for
+    /// this reason (a plan of only such steps is refused: it does
+    /// nothing).
+    Dropped(String),
 }
 
 /// Reads `step` against `workspace`, where the goal says not to change
@@ -53,8 +57,9 @@ pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Ch
 }
 
 /// A create step names one new file inside the project (a path that is
-/// a command is a run step); a file that exists already is rewritten
-/// whole, as an edit of the whole file would, when it is short enough.
+/// a command is a run step); a file that exists already is not created
+/// again (a small model "adds the new files" a goal mentions that are
+/// there): the step is dropped.
 fn check_create(step: &PlanStep, workspace: &Path, protected: &[String]) -> Checked {
     let file = step.file.as_deref().map(str::trim).unwrap_or_default();
     let file = file.trim_start_matches("./");
@@ -87,10 +92,9 @@ fn check_create(step: &PlanStep, workspace: &Path, protected: &[String]) -> Chec
             "`{file}` is a directory: a create step writes one file (`mkdir` is a run step)"
         ));
     }
-    let lines = std::fs::read_to_string(&path).map_or(0, |t| t.lines().count());
-    if lines > MAX_EDIT_LINES as usize {
-        return Checked::Refused(format!(
-            "{file} exists and is too long to write whole: edit a definition in it"
+    if path.exists() {
+        return Checked::Dropped(format!(
+            "{file} exists: a create step writes a new file (to change {file}, edit it)"
         ));
     }
     Checked::Fine(step.clone())
@@ -314,10 +318,9 @@ mod tests {
             check_step(&create("notes/todo.md"), ws, &[]),
             Checked::Fine(create("notes/todo.md"))
         );
-        assert_eq!(
-            check_step(&create("calc.py"), ws, &[]),
-            Checked::Fine(create("calc.py")),
-            "a short file that exists is written whole"
+        assert!(
+            matches!(check_step(&create("calc.py"), ws, &[]), Checked::Dropped(why) if why.contains("calc.py exists")),
+            "a file that exists is not created again"
         );
         let refused = |step: &PlanStep, protected: &[String]| match check_step(step, ws, protected)
         {
@@ -328,9 +331,6 @@ mod tests {
         assert!(refused(&create("../x.txt"), &[]).contains("outside"));
         assert!(refused(&create("logs"), &[]).contains("directory"));
         assert!(refused(&create("calc.py"), &["calc.py".to_string()]).contains("not to change"));
-        let long: String = (0..=MAX_EDIT_LINES).map(|i| format!("x = {i}\n")).collect();
-        std::fs::write(ws.join("long.py"), long).unwrap();
-        assert!(refused(&create("long.py"), &[]).contains("too long"));
         let Checked::Repaired(step, _) = check_step(&create("git init"), ws, &[]) else {
             panic!()
         };

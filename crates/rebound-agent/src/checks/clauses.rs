@@ -14,7 +14,10 @@
 //!   file exists and each of its lines has the example's shape
 //!   ([`RULE_FILE_SHAPE`]). This one is weak: a file of the right shape
 //!   can hold wrong values, so it must pass for a finish but cannot
-//!   verify one alone.
+//!   verify one alone;
+//! - "biggest total first", "in descending order", "lowest first": the
+//!   written file's lines are in that order by the last number on each
+//!   ([`RULE_FILE_ORDER`]); weak too.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -31,6 +34,10 @@ pub const RULE_COMMIT_MESSAGE: &str = "commit message";
 pub const RULE_RUNNER: &str = "named runner";
 /// The rule of "a file F with lines such as `...`".
 pub const RULE_FILE_SHAPE: &str = "file shape";
+
+/// The rule of "biggest first" / "in ascending order" (the order of a
+/// written file's lines).
+pub const RULE_FILE_ORDER: &str = "file order";
 
 /// A quoted value: '...', "...", `...` or “...” (the inside is group 1, 2,
 /// 3 or 4).
@@ -80,6 +87,68 @@ static OUTPUT_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// "biggest total first", "highest first", "in descending order", "from
+/// the largest to": the numbers go down.
+static DESCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:biggest|largest|highest|greatest|top)\b(?:\s+[a-z]+){0,2}\s+first\b|\bmost\s+(?:[a-z]+\s+)?first\b|\bdescending\b|\bdecreasing\b|\bfrom\s+(?:the\s+)?(?:biggest|largest|highest|greatest|most)\b",
+    )
+    .ok()
+});
+
+/// "smallest first", "lowest price first", "in ascending order", "from
+/// the fewest to": the numbers go up.
+static ASCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:smallest|lowest|fewest|least|cheapest)\b(?:\s+[a-z]+){0,2}\s+first\b|\bascending\b|\bincreasing\b|\bfrom\s+(?:the\s+)?(?:smallest|lowest|fewest|least|cheapest)\b",
+    )
+    .ok()
+});
+
+/// The order a file's numbers go in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Each line's number is at most the one before.
+    Descending,
+    /// Each line's number is at least the one before.
+    Ascending,
+}
+
+/// The file the goal asks to be written and the order the goal gives its
+/// lines, when it gives exactly one ("most recent first" is about time,
+/// not a number on the line: no order).
+pub fn file_order(goal: &str) -> Option<(String, Order)> {
+    let file = OUTPUT_FILE
+        .as_ref()?
+        .captures(goal)?
+        .get(1)?
+        .as_str()
+        .trim_end_matches('.')
+        .to_string();
+    if !safe_path(&file) || goal.to_lowercase().contains("most recent") {
+        return None;
+    }
+    let down = DESCENDING.as_ref()?.is_match(goal);
+    let up = ASCENDING.as_ref()?.is_match(goal);
+    match (down, up) {
+        (true, false) => Some((file, Order::Descending)),
+        (false, true) => Some((file, Order::Ascending)),
+        _ => None,
+    }
+}
+
+/// The command that passes when `file` is not empty and the last number
+/// of each of its non-blank lines goes in `order`.
+fn order_check(file: &str, order: Order) -> String {
+    let wrong = match order {
+        Order::Descending => ">",
+        Order::Ascending => "<",
+    };
+    format!(
+        "test -s {file} && awk '/[^[:space:]]/ {{ s = $0; gsub(/[^0-9.-]+/, \" \", s); k = split(s, a, \" \"); if (k == 0) exit 1; n = a[k] + 0; if (seen && n {wrong} prev) exit 1; prev = n; seen = 1 }}' {file}"
+    )
+}
+
 /// The checks the clauses of `goal` make (see the module's doc), for the
 /// workspace `workspace`: each at most once.
 pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
@@ -120,6 +189,9 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             RULE_FILE_SHAPE,
             false,
         );
+    }
+    if let Some((file, order)) = file_order(goal) {
+        add(order_check(&file, order), RULE_FILE_ORDER, false);
     }
     checks
 }
@@ -431,6 +503,59 @@ mod tests {
             "a file, not a command"
         );
         assert!(prints("./x prints ''").is_empty(), "nothing to compare");
+    }
+
+    #[test]
+    fn the_order_a_goal_gives_a_written_files_lines_is_checked() {
+        let goal = "Write them to region_totals.txt, one line per region as `Region: total`, biggest total first.";
+        assert_eq!(
+            file_order(goal),
+            Some(("region_totals.txt".to_string(), Order::Descending))
+        );
+        assert_eq!(
+            file_order("Save the list to cheap.txt, lowest price first.").map(|(_, o)| o),
+            Some(Order::Ascending)
+        );
+        assert_eq!(
+            file_order("Write top.txt sorted in descending order of count").map(|(_, o)| o),
+            Some(Order::Descending)
+        );
+        assert_eq!(file_order("Write log.txt, most recent first."), None);
+        assert_eq!(
+            file_order("Write a.txt, smallest first, then the biggest first"),
+            None
+        );
+        assert_eq!(
+            file_order("Biggest first, please."),
+            None,
+            "no file written"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let run = |text: &str, order: Order| {
+            std::fs::write(dir.path().join("t.txt"), text).unwrap();
+            std::process::Command::new("bash")
+                .arg("-c")
+                .arg(order_check("t.txt", order))
+                .current_dir(dir.path())
+                .status()
+                .unwrap()
+                .success()
+        };
+        let sorted = "North: 15069.98\nWest: 12015.99\n\nCentral: 6231.28\nEast: -2.5\n";
+        assert!(run(sorted, Order::Descending));
+        assert!(!run(sorted, Order::Ascending));
+        assert!(!run("South: 6201.75\nNorth: 15069.98\n", Order::Descending));
+        assert!(
+            run("a 2024-01-02 3\nb 2024-01-01 10\n", Order::Ascending),
+            "the last number"
+        );
+        assert!(!run("", Order::Descending), "empty");
+        assert!(!run("no numbers here\n", Order::Descending));
+        let checks = clause_checks(goal, dir.path());
+        assert!(checks.iter().any(|c| matches!(
+            &c.source,
+            CheckSource::Clause { rule, proves: false } if rule == RULE_FILE_ORDER
+        )));
     }
 
     #[test]

@@ -252,7 +252,7 @@ mod tests {
     fn the_time_after_the_checks_pass_is_counted_from_when_they_last_began_to() {
         let checks = |passed: bool| {
             format!(
-                r#"{{"event":"custom","node":"reviewer","step":3,"payload":{{"checks":{{"when":"after_change","results":[{{"command":"make test","passed":{passed},"exit_code":{},"output":""}}]}}}}}}"#,
+                r#"{{"event":"custom","node":"reviewer","step":3,"payload":{{"checks":{{"when":"after_change","results":[{{"command":"make test","passed":{passed},"exit_code":{},"output":"","duration_ms":1}}]}}}}}}"#,
                 if passed { 0 } else { 1 }
             )
         };
