@@ -40,7 +40,7 @@ pub fn rename_plan(
         .find_map(|module| {
             let module = module.as_str().trim_end_matches('.');
             let (from, to) = named_apart(workspace, module)?;
-            if protected.iter().any(|p| *p == from) || used_elsewhere(workspace, &from) {
+            if protected.contains(&from) || used_elsewhere(workspace, &from) {
                 return None;
             }
             let plan = vec![PlanStep::command(
