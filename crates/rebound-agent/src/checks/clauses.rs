@@ -105,6 +105,19 @@ static ASCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// The first file the goal asks to be written ([`OUTPUT_FILE`]), when its
+/// path is safe to put in a command.
+fn output_file(goal: &str) -> Option<String> {
+    let file = OUTPUT_FILE
+        .as_ref()?
+        .captures(goal)?
+        .get(1)?
+        .as_str()
+        .trim_end_matches('.')
+        .to_string();
+    safe_path(&file).then_some(file)
+}
+
 /// The order a file's numbers go in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -118,14 +131,8 @@ pub enum Order {
 /// lines, when it gives exactly one ("most recent first" is about time,
 /// not a number on the line: no order).
 pub fn file_order(goal: &str) -> Option<(String, Order)> {
-    let file = OUTPUT_FILE
-        .as_ref()?
-        .captures(goal)?
-        .get(1)?
-        .as_str()
-        .trim_end_matches('.')
-        .to_string();
-    if !safe_path(&file) || goal.to_lowercase().contains("most recent") {
+    let file = output_file(goal)?;
+    if goal.to_lowercase().contains("most recent") {
         return None;
     }
     let down = DESCENDING.as_ref()?.is_match(goal);
@@ -392,16 +399,7 @@ pub fn named_runner(goal: &str, workspace: &Path) -> Option<String> {
 /// extended regular expression), when the goal gives an example line
 /// ("such as `server.log: 12`") in a sentence about that file's lines.
 pub fn file_shape(goal: &str) -> Option<(String, String)> {
-    let file = OUTPUT_FILE
-        .as_ref()?
-        .captures(goal)?
-        .get(1)?
-        .as_str()
-        .trim_end_matches('.')
-        .to_string();
-    if !safe_path(&file) {
-        return None;
-    }
+    let file = output_file(goal)?;
     let example = EXAMPLE
         .as_ref()?
         .captures_iter(goal)
