@@ -74,42 +74,32 @@ pub async fn execute_step(
     let workspace = deps.workspace.workspace();
     let protected = crate::checks::clauses::protected_files(goal, workspace);
     let kept = crate::protect::Protected::take(workspace, &protected);
-    let (refused, skipped) = match crate::step_check::check_step(step, workspace, &protected) {
-        crate::step_check::Checked::Refused(why) => (Some(why), None),
-        crate::step_check::Checked::Dropped(why) => (None, Some(why)),
-        _ => (None, None),
+    // A step that cannot run fails with the reason; one that would do
+    // nothing now (a file an earlier step of the plan wrote is "created")
+    // is not run, and is not a failure.
+    let not_run = match crate::step_check::check_step(step, workspace, &protected) {
+        crate::step_check::Checked::Refused(why) => {
+            Some((false, format!("the step cannot run: {why}")))
+        }
+        crate::step_check::Checked::Dropped(why) => {
+            Some((true, format!("the step was not run: {why}")))
+        }
+        _ => None,
     };
-    let outcome = match (step.kind, &step.command) {
-        // A step that would do nothing now (a file an earlier step of the
-        // plan wrote is "created"): not run, not a failure.
-        _ if skipped.is_some() => StepOutcome {
-            success: true,
-            output: format!(
-                "the step was not run: {}",
-                skipped.as_deref().unwrap_or_default()
-            ),
+    let outcome = match (not_run, step.kind, &step.command) {
+        (Some((success, output)), _, _) => StepOutcome {
+            success,
+            output,
             denied: None,
             forbidden: None,
             approved_all,
             tokens: 0,
             checks: None,
         },
-        _ if refused.is_some() => StepOutcome {
-            success: false,
-            output: format!(
-                "the step cannot run: {}",
-                refused.as_deref().unwrap_or_default()
-            ),
-            denied: None,
-            forbidden: None,
-            approved_all,
-            tokens: 0,
-            checks: None,
-        },
-        (StepKind::Edit, _) => {
+        (None, StepKind::Edit, _) => {
             crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await?
         }
-        (StepKind::Create, _) => {
+        (None, StepKind::Create, _) => {
             // A new file is an edit of the whole of it.
             let whole = PlanStep {
                 kind: StepKind::Edit,
@@ -120,18 +110,20 @@ pub async fn execute_step(
             crate::edit::run_edit_step(ctx, deps, goal, index, &whole, evidence, approved_all)
                 .await?
         }
-        (StepKind::Script, _) => {
+        (None, StepKind::Script, _) => {
             crate::script::run_script_step(ctx, deps, goal, index, step, evidence, approved_all)
                 .await?
         }
-        (StepKind::Observe, Some(command)) => {
+        (None, StepKind::Observe, Some(command)) => {
             let mut outcome = run_command_step(ctx, deps, &tools, command, approved_all).await?;
             // Only a command that could not run at all fails an observation.
             outcome.success = outcome.denied.is_none() && outcome.forbidden.is_none();
             outcome
         }
-        (_, Some(command)) => run_command_step(ctx, deps, &tools, command, approved_all).await?,
-        (_, None) => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
+        (None, _, Some(command)) => {
+            run_command_step(ctx, deps, &tools, command, approved_all).await?
+        }
+        (None, _, None) => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
     };
     let restored = kept.restore_changed();
     let outcome = if restored.is_empty() {

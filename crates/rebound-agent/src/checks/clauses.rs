@@ -478,6 +478,16 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    /// `command` run with `bash -c` in `dir`.
+    fn bash(dir: &Path, command: &str) -> std::process::Output {
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(command)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    }
+
     #[test]
     fn a_program_and_what_it_prints_are_read_from_the_goal() {
         assert_eq!(
@@ -531,12 +541,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let run = |text: &str, order: Order| {
             std::fs::write(dir.path().join("t.txt"), text).unwrap();
-            std::process::Command::new("bash")
-                .arg("-c")
-                .arg(order_check("t.txt", order))
-                .current_dir(dir.path())
-                .status()
-                .unwrap()
+            bash(dir.path(), &order_check("t.txt", order))
+                .status
                 .success()
         };
         let sorted = "North: 15069.98\nWest: 12015.99\n\nCentral: 6231.28\nEast: -2.5\n";
@@ -582,14 +588,7 @@ mod tests {
         let script = "while read -r n; do [ -n \"$n\" ] && echo \"Hello, $n!\"; done < names.txt";
         std::fs::write(dir.path().join("greet.sh"), script).unwrap();
         let checks = clause_checks(goal, dir.path());
-        let run = |command: &str| {
-            std::process::Command::new("bash")
-                .arg("-c")
-                .arg(command)
-                .current_dir(dir.path())
-                .output()
-                .unwrap()
-        };
+        let run = |command: &str| bash(dir.path(), command);
         assert!(
             run(&checks[0].command).status.success(),
             "{}",
@@ -602,14 +601,7 @@ mod tests {
     #[test]
     fn the_prints_check_compares_the_output_as_lines_and_quotes_the_value() {
         let dir = tempfile::tempdir().unwrap();
-        let run = |command: &str| {
-            std::process::Command::new("bash")
-                .arg("-c")
-                .arg(command)
-                .current_dir(dir.path())
-                .output()
-                .unwrap()
-        };
+        let run = |command: &str| bash(dir.path(), command);
         let check = prints_check("printf 'it'\\''s'", "it's");
         assert!(run(&check).status.success(), "no final newline: {check}");
         let check = prints_check("echo 'hello world'", "hello, world");
@@ -717,14 +709,7 @@ mod tests {
         assert_eq!(checks.len(), 1);
         let run = |text: &str| {
             std::fs::write(dir.path().join("out.txt"), text).unwrap();
-            std::process::Command::new("bash")
-                .arg("-c")
-                .arg(&checks[0].command)
-                .current_dir(dir.path())
-                .output()
-                .unwrap()
-                .status
-                .success()
+            bash(dir.path(), &checks[0].command).status.success()
         };
         assert!(run("alice: 3\nbob-2: 10\n"));
         assert!(!run("alice: 3\nbob 10\n"));
