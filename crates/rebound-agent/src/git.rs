@@ -48,7 +48,10 @@ pub(crate) async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
         message: format!("cannot run git: {e}"),
     })?;
     if output.status.success() {
-        Ok(String::from_utf8_lossy(&output.stdout).trim().to_string())
+        // Trimmed at the end only: a status line starts with a space.
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .trim_end()
+            .to_string())
     } else {
         Err(GitError {
             args: args.join(" "),
@@ -147,4 +150,58 @@ pub(crate) async fn rollback(dir: &Path, commit: &str) -> Result<(), GitError> {
     git(dir, &["reset", "--quiet", "--hard", commit]).await?;
     git(dir, &["clean", "-fdq", "-e", ".rebound/"]).await?;
     Ok(())
+}
+
+/// The changes in `dir` not committed yet, as `git status --short` lists
+/// them (paths relative to `dir`, rebound's own `.rebound/` left out), at
+/// most `max` lines; empty when `dir` is not in a git work tree or nothing
+/// is uncommitted. The planner sees them: a goal about committing is about
+/// these files (found on dev: with nothing telling it the changes were
+/// made already, the planner edited the file a commit message named).
+pub(crate) async fn uncommitted(dir: &Path, max: usize) -> String {
+    let Ok(status) = git(
+        dir,
+        &["status", "--short", "--untracked-files=all", "--", "."],
+    )
+    .await
+    else {
+        return String::new();
+    };
+    let lines: Vec<&str> = status
+        .lines()
+        .filter(|line| {
+            line.get(3..)
+                .is_some_and(|path| !path.starts_with(".rebound/"))
+        })
+        .collect();
+    let more = lines.len().saturating_sub(max);
+    let mut text = lines[..lines.len().min(max)].join("\n");
+    if more > 0 {
+        text.push_str(&format!("\n(and {more} more)"));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::test_git;
+
+    #[tokio::test]
+    async fn uncommitted_changes_are_listed_without_rebounds_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(uncommitted(root, 10).await, "", "not a repository");
+        test_git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "a\n").unwrap();
+        test_git(root, &["add", "a.txt"]);
+        test_git(root, &["commit", "-qm", "a"]);
+        assert_eq!(uncommitted(root, 10).await, "", "nothing changed");
+        std::fs::write(root.join("a.txt"), "b\n").unwrap();
+        std::fs::write(root.join("b.txt"), "b\n").unwrap();
+        std::fs::create_dir(root.join(".rebound")).unwrap();
+        std::fs::write(root.join(".rebound/runs.db"), "x").unwrap();
+        assert_eq!(uncommitted(root, 10).await, " M a.txt\n?? b.txt");
+        assert_eq!(uncommitted(root, 1).await, " M a.txt\n(and 1 more)");
+    }
 }

@@ -78,6 +78,9 @@ fn render_planner_message(goal: &str, files: &str, extra: &str) -> String {
     )
 }
 
+/// Lines of `git status --short` a planner prompt shows.
+const UNCOMMITTED_LINES: usize = 12;
+
 /// Tokens a planner prompt should stay within, system text included
 /// ([`crate::llm::estimate_tokens`]): the project's files are shown whole
 /// only when they fit in what the rest of the prompt leaves.
@@ -396,12 +399,18 @@ pub(crate) async fn make_plan(
         return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
     let choices = step_choices(workspace, &protected);
+    let uncommitted = crate::git::uncommitted(workspace, UNCOMMITTED_LINES).await;
     let request = ChatRequest::new()
         .system(prompts::PLANNER)
         .max_tokens(deps.config.max_answer_tokens)
         .message(Message::user({
             let extra = planner_context(context);
-            let files = files_for_prompt(workspace, goal, &extra);
+            let mut files = files_for_prompt(workspace, goal, &extra);
+            if !uncommitted.is_empty() {
+                files.push_str(&format!(
+                    "\n\nNot committed yet (`git status --short`):\n{uncommitted}"
+                ));
+            }
             render_planner_message(goal, &files, &extra)
         }));
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;
@@ -455,7 +464,7 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = repaired_steps(steps, workspace, &protected);
+    let steps = without_copied_examples(repaired_steps(steps, workspace, &protected));
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when
     // the plan has other steps): it would meet the same end.
@@ -493,6 +502,23 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// `steps` without those whose command copies the check request's example
+/// ([`proposal::PROMPT_EXAMPLES`]), unless no other step is left: such a
+/// step looks for text nothing asks for, like the check it was copied
+/// with (found on dev: `grep -qx 'expected line' out.txt` planned as a
+/// step in four runs whose goals had no check, and run in each repair).
+fn without_copied_examples(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
+    let copies = |step: &PlanStep| {
+        step.command
+            .as_deref()
+            .is_some_and(|c| proposal::PROMPT_EXAMPLES.iter().any(|e| c.contains(e)))
+    };
+    if steps.iter().any(|step| !copies(step)) {
+        steps.retain(|step| !copies(step));
+    }
+    steps
 }
 
 /// A plan the harness made without the model: emitted like the
@@ -763,6 +789,17 @@ mod tests {
             max.clone(),
         ]);
         assert_eq!(steps, [step("make"), mean, max, step("make")]);
+    }
+
+    #[test]
+    fn a_step_copying_the_check_example_is_left_out_unless_alone() {
+        let copied = step("grep -qx 'expected line' out.txt");
+        let build = step("bash build.sh");
+        assert_eq!(
+            without_copied_examples(vec![copied.clone(), build.clone()]),
+            [build]
+        );
+        assert_eq!(without_copied_examples(vec![copied.clone()]), [copied]);
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub const SCRIPT: &str = include_str!("../prompts/script.md");
 /// The script step's user message: goal, step, files, the data's first
 /// lines.
 pub const SCRIPT_USER: &str = include_str!("../prompts/script_user.md");
+/// What the script model is told after its program failed to run.
+pub const SCRIPT_FAILED: &str = include_str!("../prompts/script_failed.md");
 /// The reviewer's system text.
 pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
 /// The reviewer's user message: goal, plan, results.

@@ -46,13 +46,30 @@ const DATA_FILES_SHOWN: usize = 4;
 /// writes more is refused (the step is for small artifacts).
 const MAX_WRITTEN_BYTES: usize = 1 << 20;
 
+/// Programs asked for again, when no check judges a script step, after
+/// one failed to run.
+const UNJUDGED_RETRIES: u32 = 2;
+
+/// Characters of a failed program's output (its end) shown with it when
+/// the next program is asked for.
+const FAILURE_TAIL_CHARS: usize = 600;
+
 /// Lines of each written file quoted in the step's result.
 const WRITTEN_HEAD_LINES: usize = 5;
 
-/// The standard-library imports put before every Python program: a small
-/// model often uses `os` or `csv` without importing it, and a program that
-/// fails on a `NameError` wastes a model call.
-const PYTHON_PRELUDE: &str = "import os, sys, re, csv, json, math, glob, datetime, collections\nfrom collections import Counter, defaultdict, OrderedDict\nfrom pathlib import Path\n";
+/// What is put before every Python program: the standard-library imports
+/// (a small model often uses `os` or `csv` without importing it, and a
+/// program that fails on a `NameError` wastes a model call), and the
+/// project's root as the program's own place. The program is written for
+/// the project, so `os.path.dirname(__file__)` and imports of the
+/// project's modules must mean its root, not `.rebound/scripts/` where the
+/// harness keeps the file (found on dev: a program reading
+/// `dirname(__file__)/src/app.py` failed with `FileNotFoundError`).
+const PYTHON_PRELUDE: &str = "import os, sys, re, csv, json, math, glob, datetime, collections\n\
+from collections import Counter, defaultdict, OrderedDict\n\
+from pathlib import Path\n\
+__file__ = os.path.join(os.getcwd(), os.path.basename(__file__))\n\
+sys.path[0] = os.getcwd()\n";
 
 /// What one candidate did in its scratch copy.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,12 +100,15 @@ pub(crate) async fn run_script_step(
 ) -> Result<StepOutcome, NodeError> {
     let label = format!("step{}", index + 1);
     let workspace = deps.workspace.workspace().to_path_buf();
-    let request = script_request(deps, goal, step, &workspace);
+    let first = script_request(deps, goal, step, &workspace);
+    let mut request = first.clone();
     let judged = !evidence.checks.is_empty();
+    // With no check to judge a program, the next one is asked for only
+    // when one failed to run: that failure is the judgment.
     let candidates = if judged {
         deps.config.edit_candidates
     } else {
-        0
+        deps.config.edit_candidates.min(UNJUDGED_RETRIES)
     };
     let mut approved_all = approved_all;
     let mut tokens = 0u64;
@@ -125,6 +145,10 @@ pub(crate) async fn run_script_step(
         approved_all |= approved;
         tried.push(format!("- {name}: {}", verdict(&ran)));
         if !ran.success {
+            // The next candidate sees this one and how it failed (its
+            // traceback's end), not only the first request: a resample
+            // alone often repeats the same mistake.
+            request = after_failure(&first, &response.text, &ran.output);
             continue;
         }
         let passes = ran.checks_passed == Some(true);
@@ -262,6 +286,24 @@ async fn run_candidate(
             .join(", ");
     }
     Ok((ran, approved))
+}
+
+/// The request for the next candidate after the program of `answer` failed
+/// with `output`: the first request, that answer, and the error's end.
+fn after_failure(first: &ChatRequest, answer: &str, output: &str) -> ChatRequest {
+    let tail: String = {
+        let chars: Vec<char> = output.trim_end().chars().collect();
+        chars[chars.len().saturating_sub(FAILURE_TAIL_CHARS)..]
+            .iter()
+            .collect()
+    };
+    first
+        .clone()
+        .message(Message::assistant(answer.trim_end().to_string()))
+        .message(Message::user(render(
+            prompts::SCRIPT_FAILED,
+            &[("error", tail.trim_start())],
+        )))
 }
 
 /// A candidate that could not be run, and why.
@@ -515,5 +557,35 @@ mod tests {
             vec![("report.txt".to_string(), "x: 1\n".to_string())]
         );
         assert_eq!(deleted, vec!["gone.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_python_program_has_the_project_root_as_its_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".rebound/scripts")).unwrap();
+        std::fs::write(root.join("helper.py"), "NAME = 'helper'\n").unwrap();
+        let code =
+            "from helper import NAME\nprint(NAME, os.path.dirname(os.path.abspath(__file__)))\n";
+        std::fs::write(
+            root.join(".rebound/scripts/s.py"),
+            format!("{PYTHON_PRELUDE}{code}"),
+        )
+        .unwrap();
+        let out = std::process::Command::new("python3")
+            .arg(".rebound/scripts/s.py")
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let root = root.canonicalize().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            format!("helper {}", root.display())
+        );
     }
 }

@@ -507,7 +507,8 @@ async fn repeated_steps_and_plans_are_caught() {
             ("List", Some("ls")),
             ("List again", Some("ls")),
         ]),
-        review("continue", "listed", &[]),
+        // The first `ls` is reviewed by the harness (steps remain); the
+        // second is no progress.
         plan(&[("List", Some("ls")), ("List again", Some("ls"))])
             .expect_user_contains("no progress: this command ran before"),
         plan(&[("Write a note", Some("echo hi > NOTE.txt"))])

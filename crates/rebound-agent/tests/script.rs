@@ -109,7 +109,10 @@ async fn a_program_that_fails_writes_nothing_and_the_planner_sees_why() {
     let model = Arc::new(ScriptedModel::new([
         script_plan(),
         program(crash),
-        program(crash),
+        // The next candidate is shown the failed program and its error.
+        program(crash)
+            .expect_user_contains("The program failed:\n")
+            .expect_user_contains("no column qtty"),
         program("```"),
         Step::json(serde_json::json!({"steps": [{"description": "look", "command": "true"}]}))
             .expect_user_contains("no column qtty"),
@@ -124,6 +127,31 @@ async fn a_program_that_fails_writes_nothing_and_the_planner_sees_why() {
         "a failed program writes nothing"
     );
     assert_ne!(pev::stop_reason(&state), StopReason::Finished);
+}
+
+/// With no check to judge a program, one that fails is not the end of
+/// the step: the model is shown its error and writes it again, and the
+/// program that runs to its end is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_check_a_program_that_fails_is_asked_again_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let crash = "rows = list(csv.DictReader(open('orders.csv')))\nprint(rows[9])\n";
+    let model = Arc::new(ScriptedModel::new([
+        script_plan(),
+        program(crash),
+        program(RIGHT).expect_user_contains("IndexError: list index out of range"),
+        review("finish", "the totals are written", &[]),
+    ]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new("Write totals.txt from orders.csv", 6);
+    let (state, _) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(
+        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
+        "cups: 3\npens: 6\n"
+    );
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
 }
 
 /// Once every check passes after the program wrote its file, an observe

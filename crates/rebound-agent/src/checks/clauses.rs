@@ -403,12 +403,25 @@ pub fn file_shape(goal: &str) -> Option<(String, String)> {
     let example = EXAMPLE
         .as_ref()?
         .captures_iter(goal)
-        .find_map(|c| quoted_value(&c, 1))?;
+        .filter_map(|c| quoted_value(&c, 1))
+        .find(|example| !reads_as_command(example))?;
     let lower = goal.to_lowercase();
     if !lower.contains("line") || example.trim().is_empty() || example == file {
         return None;
     }
     Some((file, line_shape(&example)))
+}
+
+/// Whether a quoted example is a command, not a line of a file: words
+/// after an environment assignment or after a program found on `PATH`
+/// (found on dev: "sorted (plain byte order, like `LC_ALL=C sort`)" made
+/// every URL line fail a `NAME=value word` shape).
+fn reads_as_command(example: &str) -> bool {
+    let mut words = example.split_whitespace();
+    let (Some(first), Some(_)) = (words.next(), words.next()) else {
+        return false;
+    };
+    super::goal::is_assignment(first) || super::detect::on_path(first)
 }
 
 /// A workspace-relative path with nothing a shell would expand.
@@ -691,6 +704,15 @@ mod tests {
             assert!(!shape.is_match(line), "{line}");
         }
         assert_eq!(file_shape("Write report.txt, sorted."), None, "no example");
+        assert_eq!(
+            file_shape("Write urls.txt with each URL, one per line, sorted (plain byte order, like `LC_ALL=C sort`)."),
+            None,
+            "a command is not a line's shape"
+        );
+        assert_eq!(
+            file_shape("Write hits.txt, one line per page (sorted like `sort -n`), in the form `index.html 12`."),
+            Some(("hits.txt".to_string(), "[^[:space:]]+[[:space:]]+-?[0-9]+([.,][0-9]+)*".to_string()))
+        );
         let (file, _) = file_shape("Write errors_by_hour.txt with one line per hour, oldest first, in the form `2024-03-04 22:00 5` (date, hour, count).").unwrap();
         assert_eq!(file, "errors_by_hour.txt");
         assert_eq!(

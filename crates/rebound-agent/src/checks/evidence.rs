@@ -37,6 +37,11 @@ pub struct Evidence {
     /// none.
     #[serde(default)]
     pub proposals: u32,
+    /// Plans that ended with every check passing, none of them able to
+    /// settle the goal, and whose review did not finish: at the next such
+    /// end the run finishes (unverified) instead of planning again.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub passing_reviews: u32,
     /// Workspace programs the goal names (`./stats prints the mean`): what
     /// the goal says they do is evidence only a check that runs them can
     /// give ([`Evidence::uncovered`]).
@@ -106,6 +111,7 @@ impl Evidence {
             tests_changed: guard::changed(&guarded, &run.guarded),
             guarded,
             proposals: self.proposals,
+            passing_reviews: self.passing_reviews,
             named_programs: self.named_programs.clone(),
         }
     }
@@ -180,6 +186,11 @@ impl Evidence {
     pub fn reports(&self) -> Vec<CheckReport> {
         CheckReport::of(&self.checks, &self.results)
     }
+}
+
+/// Whether `n` is zero (a counter left out of a checkpoint while unused).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -160,7 +160,7 @@ fn runnable(command: &str, workspace: &Path) -> bool {
 }
 
 /// `NAME=value`, as a command's leading environment assignment.
-fn is_assignment(word: &str) -> bool {
+pub(crate) fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     })

@@ -42,6 +42,12 @@ const INSERT_CONTEXT_CHARS: usize = 4_000;
 /// Tokens of room for a new definition's code.
 const INSERT_TOKENS: u32 = 400;
 
+/// Tokens of room for a new file written by hand (a `create` step): a
+/// whole small program or config, not one definition. Found on dev: a
+/// 60-line Python program cut at 160 tokens was refused five times ("the
+/// code block is not closed").
+const NEW_FILE_TOKENS: u32 = 700;
+
 /// Characters of the failing checks' report in an edit prompt.
 const FAILURE_CHARS: usize = 700;
 
@@ -912,7 +918,9 @@ fn edit_request(
     );
     // Room for a rewrite a good deal longer than the original, or for a
     // new definition.
-    let room = if span.is_insertion() {
+    let room = if !span.exists {
+        NEW_FILE_TOKENS
+    } else if span.is_insertion() {
         INSERT_TOKENS
     } else {
         u32::try_from(span.text.len() / 2).unwrap_or(u32::MAX)

@@ -39,6 +39,20 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
             ));
             continue;
         }
+        if let Some(missing) = linker_cannot_find(line) {
+            // `/usr/bin/ld: cannot find textstats.o: No such file or
+            // directory`: an input the link line names and no rule made.
+            claims.claim(i..i + 1);
+            linked = true;
+            found.push(Found::at(
+                i,
+                Failure::new(
+                    FailureKind::CCompileError,
+                    one_line([format!("ld: cannot find {missing}").as_str()]),
+                ),
+            ));
+            continue;
+        }
         if line.starts_with("collect2: error: ") || line.starts_with("clang: error: linker") {
             claims.claim(i..i + 1);
             let mut failure = Found::at(
@@ -111,6 +125,14 @@ fn undefined(symbol: &str, caller: Option<&str>, implicit: &[(String, Location)]
         .find(|(name, _)| name == unquote(symbol))
         .map(|(_, location)| location.clone());
     failure
+}
+
+/// Reads the linker's `/usr/bin/ld: cannot find x.o: No such file or
+/// directory` (or `ld.gold: …`) into `x.o: No such file or directory`.
+fn linker_cannot_find(line: &str) -> Option<&str> {
+    let (program, missing) = line.split_once(": cannot find ")?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    (name == "ld" || name.starts_with("ld.")).then_some(missing.trim())
 }
 
 /// Reads the linker's `/usr/bin/ld: main.o: in function `main':` into

@@ -66,6 +66,30 @@ mod tests {
     }
 
     #[test]
+    fn a_link_error_with_no_place_is_placed_at_the_recipe() {
+        let output = "gcc -O2 -o spread spread.o\n/usr/bin/ld: spread.o: in function `main':\nspread.c:(.text.startup+0xdc): undefined reference to `sqrt'\ncollect2: error: ld returned 1 exit status\nmake: *** [Makefile:5: spread] Error 1\n";
+        let failures = parse_output("make", output, Path::new("/nonexistent"));
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0]
+            .message
+            .contains("undefined reference to `sqrt'"));
+        let at = failures[0].location.as_ref().unwrap();
+        assert_eq!((at.file.as_str(), at.line), ("Makefile", 5));
+    }
+
+    #[test]
+    fn a_missing_link_input_is_placed_at_the_recipe() {
+        let output = "gcc -O2 -o wordstat main.o textstats.o\n/usr/bin/ld: cannot find textstats.o: No such file or directory\ncollect2: error: ld returned 1 exit status\nmake: *** [Makefile:6: wordstat] Error 1\n";
+        let failures = parse_output("make", output, Path::new("/nonexistent"));
+        let messages: Vec<&str> = failures.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            ["ld: cannot find textstats.o: No such file or directory"]
+        );
+        assert_eq!(failures[0].location.as_ref().map(|l| l.line), Some(6));
+    }
+
+    #[test]
     fn no_rule_and_nested_makes() {
         let output = "make[1]: Entering directory '/w/sub'\nmake[1]: *** No rule to make target 'nosuchtarget'.  Stop.\nmake[1]: Leaving directory '/w/sub'\nmake: *** [Makefile:3: all] Error 2\n";
         let failures = parse_output("make", output, Path::new("/nonexistent"));

@@ -61,8 +61,26 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
     for parser in parsers {
         found.extend(parser(lines, &mut claims, &context));
     }
+    // Where a build ran the command whose errors these are (`make: ***
+    // [Makefile:5: spread] Error 1`).
+    let recipe = found
+        .iter()
+        .filter(|f| f.consequence)
+        .find_map(|f| f.failure.location.clone());
     if found.iter().any(|f| !f.consequence) {
         found.retain(|f| !f.consequence);
+        // Errors with no place of their own (the linker's `undefined
+        // reference to `sqrt'` when the code is right and the link line
+        // lacks `-lm`) are placed at the build rule that ran the command:
+        // that is where the fix goes (found on dev: with no place, the
+        // planner only looked, three plans in a row).
+        if let Some(recipe) = recipe {
+            if found.iter().all(|f| f.failure.location.is_none()) {
+                for f in &mut found {
+                    f.failure.location = Some(recipe.clone());
+                }
+            }
+        }
     }
     found.sort_by_key(|f| f.line);
     let mut failures: Vec<Failure> = found.into_iter().map(|f| f.failure).collect();
