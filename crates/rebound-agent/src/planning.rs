@@ -464,7 +464,11 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = without_copied_examples(repaired_steps(steps, workspace, &protected));
+    let steps = computed_files_as_scripts(
+        without_copied_examples(repaired_steps(steps, workspace, &protected)),
+        goal,
+        workspace,
+    );
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when
     // the plan has other steps): it would meet the same end.
@@ -519,6 +523,66 @@ fn without_copied_examples(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
         steps.retain(|step| !copies(step));
     }
     steps
+}
+
+/// `steps` with a `create` of the file the goal asks to be written made a
+/// `script` step, when the goal names files or directories of the
+/// workspace it is computed from: a small planner writes "create
+/// TODO.md: one line per TODO comment under src/" although the prompt
+/// says a file computed from data is a script; by hand, the model sees
+/// none of the data (found on dev, twice).
+fn computed_files_as_scripts(
+    steps: Vec<PlanStep>,
+    goal: &str,
+    workspace: &std::path::Path,
+) -> Vec<PlanStep> {
+    let Some(output) = crate::checks::clauses::output_file(goal) else {
+        return steps;
+    };
+    if !names_workspace_data(goal, workspace, &output) {
+        return steps;
+    }
+    steps
+        .into_iter()
+        .map(|step| {
+            let file = step
+                .file
+                .as_deref()
+                .map(|f| f.trim().trim_start_matches("./"));
+            if step.kind == StepKind::Create && file == Some(output.as_str()) {
+                PlanStep {
+                    kind: StepKind::Script,
+                    description: format!("{} (write {output})", step.description),
+                    command: None,
+                    file: None,
+                    target: None,
+                }
+            } else {
+                step
+            }
+        })
+        .collect()
+}
+
+/// Whether `goal` names a file or directory of `workspace` other than
+/// `output` (a word of it, up to a glob: `docs/*.md` names `docs/`).
+fn names_workspace_data(goal: &str, workspace: &std::path::Path, output: &str) -> bool {
+    goal.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c))
+        .map(|word| word.split('*').next().unwrap_or_default())
+        .map(|word| {
+            word.trim_end_matches(['.', '!', '?'])
+                .trim_start_matches("./")
+        })
+        .filter(|word| {
+            !word.is_empty()
+                && *word != output
+                && !word.starts_with(['/', '-'])
+                && !word.split('/').any(|part| part == "..")
+        })
+        .any(|word| {
+            let path = workspace.join(word.trim_end_matches('/'));
+            word.contains(['.', '/']) && path.exists()
+        })
 }
 
 /// A plan the harness made without the model: emitted like the
@@ -789,6 +853,37 @@ mod tests {
             max.clone(),
         ]);
         assert_eq!(steps, [step("make"), mean, max, step("make")]);
+    }
+
+    #[test]
+    fn a_create_of_the_file_computed_from_data_is_a_script_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir(ws.join("src")).unwrap();
+        std::fs::write(ws.join("src/app.py"), "# TODO: x\n").unwrap();
+        let goal =
+            "List every TODO comment under src/ in a new file TODO.md, one line per comment.";
+        let create = PlanStep {
+            kind: StepKind::Create,
+            description: "Create TODO.md with the comments".into(),
+            command: None,
+            file: Some("TODO.md".into()),
+            target: None,
+        };
+        let other = PlanStep {
+            file: Some("notes.md".into()),
+            ..create.clone()
+        };
+        let steps = computed_files_as_scripts(vec![create.clone(), other.clone()], goal, ws);
+        assert_eq!(steps[0].kind, StepKind::Script);
+        assert!(steps[0].description.contains("(write TODO.md)"));
+        assert_eq!(steps[1], other, "not the goal's output");
+        let by_hand = "Create a new file TODO.md that says hello.";
+        assert_eq!(
+            computed_files_as_scripts(vec![create.clone()], by_hand, ws),
+            [create],
+            "no data named"
+        );
     }
 
     #[test]

@@ -9,6 +9,9 @@
 //! is not — never "edited the whole file" by accident.
 
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use crate::checks::detect_on_path;
 use crate::edit::MAX_EDIT_LINES;
@@ -20,6 +23,18 @@ const SHELL_WORDS: &[&str] = &[
     "cd", "echo", "export", "printf", "source", "set", "unset", "test", "[", "mkdir", "for", "if",
     "while",
 ];
+
+/// A step description that asks for git work: staging, committing,
+/// amending, "git". Found on dev: a small planner wrote `edit pager.py:
+/// change the commit message` and `edit greet.py: add the new file to the
+/// staging area`, and the harness asked for a rewrite of code that was
+/// right.
+static GIT_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bgit\b|\bstaging\s+area\b|\bcommit\s+message\b|\bamend(?:s|ed|ing)?\b|\bcommit\s+(?:the|all|my|these|those|it|them|changes)\b",
+    )
+    .ok()
+});
 
 /// A step, read: as planned, repaired, or refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +54,16 @@ pub enum Checked {
 /// Reads `step` against `workspace`, where the goal says not to change
 /// the files `protected`: see the module's doc.
 pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Checked {
+    let writes_a_file = matches!(step.kind, StepKind::Edit | StepKind::Create);
+    if writes_a_file
+        && GIT_WORK
+            .as_ref()
+            .is_some_and(|git| git.is_match(&step.description))
+    {
+        return Checked::Refused(
+            "an edit or create step writes a file's text; git work (staging, committing, amending) is a `run` step with the git command".to_string(),
+        );
+    }
     match step.kind {
         StepKind::Edit => {
             let file = step.file.as_deref().unwrap_or_default().trim();
@@ -465,6 +490,27 @@ mod tests {
             panic!()
         };
         assert!(why.contains("not to change calc.py"), "{why}");
+    }
+
+    #[test]
+    fn git_work_labelled_as_an_edit_is_refused_with_the_reason() {
+        let dir = workspace();
+        let ws = dir.path();
+        for description in [
+            "Edit pager.py to change the commit message to 'Fix pagination offset'",
+            "Add the new file to the staging area",
+            "Commit the changes with git",
+        ] {
+            let mut step = edit("calc.py", "add");
+            step.description = description.to_string();
+            assert!(
+                matches!(check_step(&step, ws, &[]), Checked::Refused(why) if why.contains("`run` step")),
+                "{description}"
+            );
+        }
+        let mut code = edit("calc.py", "add");
+        code.description = "Make add() commit each value to the ledger, in stages".into();
+        assert_eq!(check_step(&code, ws, &[]), Checked::Fine(code.clone()));
     }
 
     #[test]

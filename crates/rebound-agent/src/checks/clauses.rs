@@ -15,6 +15,10 @@
 //!   ([`RULE_FILE_SHAPE`]). This one is weak: a file of the right shape
 //!   can hold wrong values, so it must pass for a finish but cannot
 //!   verify one alone;
+//! - "undo it with git revert": the last commit is a revert (git's
+//!   "This reverts commit" line), so fixing the code by hand does not pass
+//!   for it ([`RULE_REVERT`]); weak: which commit was reverted is not
+//!   read;
 //! - "biggest total first", "in descending order", "lowest first": the
 //!   written file's lines are in that order by the last number on each
 //!   ([`RULE_FILE_ORDER`]); weak too.
@@ -34,6 +38,19 @@ pub const RULE_COMMIT_MESSAGE: &str = "commit message";
 pub const RULE_RUNNER: &str = "named runner";
 /// The rule of "a file F with lines such as `...`".
 pub const RULE_FILE_SHAPE: &str = "file shape";
+
+/// The rule of "with git revert" (the last commit is a revert).
+pub const RULE_REVERT: &str = "git revert";
+
+/// The last commit is one `git revert` made: its message has git's
+/// "This reverts commit <id>." line.
+const REVERT_CHECK: &str = "git log -1 --format=%B | grep -q '^This reverts commit [0-9a-f]'";
+
+/// "git revert", "`git revert`", "revert it with git": the goal names the
+/// tool that undoes a commit by a new one.
+static REVERT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bgit\s+revert\b|\brevert\b[^.;\n]{0,40}\bwith\s+git\b").ok()
+});
 
 /// The rule of "biggest first" / "in ascending order" (the order of a
 /// written file's lines).
@@ -87,6 +104,15 @@ static OUTPUT_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// A file named as where the result goes, with no verb before it: "in a
+/// new file TODO.md", "into a file named out.txt".
+static INTO_NEW_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:in|into|to)\s+(?:a\s+)?(?:new\s+)?file\s+(?:named\s+|called\s+)?`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
+    )
+    .ok()
+});
+
 /// "biggest total first", "highest first", "in descending order", "from
 /// the largest to": the numbers go down.
 static DESCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -107,14 +133,12 @@ static ASCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// The first file the goal asks to be written ([`OUTPUT_FILE`]), when its
 /// path is safe to put in a command.
-fn output_file(goal: &str) -> Option<String> {
-    let file = OUTPUT_FILE
+pub(crate) fn output_file(goal: &str) -> Option<String> {
+    let captures = OUTPUT_FILE
         .as_ref()?
-        .captures(goal)?
-        .get(1)?
-        .as_str()
-        .trim_end_matches('.')
-        .to_string();
+        .captures(goal)
+        .or_else(|| INTO_NEW_FILE.as_ref()?.captures(goal))?;
+    let file = captures.get(1)?.as_str().trim_end_matches('.').to_string();
     safe_path(&file).then_some(file)
 }
 
@@ -186,6 +210,9 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     }
     if let Some(runner) = named_runner(goal, workspace) {
         add(runner, RULE_RUNNER, true);
+    }
+    if REVERT.as_ref().is_some_and(|revert| revert.is_match(goal)) {
+        add(REVERT_CHECK.to_string(), RULE_REVERT, false);
     }
     if let Some((file, shape)) = file_shape(goal) {
         add(
@@ -524,6 +551,55 @@ mod tests {
             "a file, not a command"
         );
         assert!(prints("./x prints ''").is_empty(), "nothing to compare");
+    }
+
+    #[test]
+    fn a_goal_naming_git_revert_wants_a_revert_commit_not_a_hand_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let goal =
+            "My last commit broke the tests. Undo it with git revert, without rewriting history.";
+        let checks = clause_checks(goal, root);
+        assert_eq!(
+            checks,
+            vec![Check::new(
+                REVERT_CHECK,
+                CheckSource::Clause {
+                    rule: RULE_REVERT.to_string(),
+                    proves: false
+                }
+            )]
+        );
+        assert!(clause_checks("Revert the change in calc.py by hand.", root).is_empty());
+        let git = |args: &[&str]| crate::checks::test_git(root, args);
+        git(&["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "1\n").unwrap();
+        git(&["add", "a.txt"]);
+        git(&["commit", "-qm", "one"]);
+        std::fs::write(root.join("a.txt"), "2\n").unwrap();
+        git(&["commit", "-qam", "two"]);
+        std::fs::write(root.join("a.txt"), "1\n").unwrap();
+        git(&["commit", "-qam", "undo two by hand"]);
+        assert!(!bash(root, REVERT_CHECK).status.success(), "a hand fix");
+        git(&["revert", "--no-edit", "HEAD"]);
+        assert!(bash(root, REVERT_CHECK).status.success(), "a revert");
+    }
+
+    #[test]
+    fn the_file_a_goal_asks_for_is_read_with_or_without_a_verb() {
+        assert_eq!(
+            output_file("Write errors_by_hour.txt with one line per hour."),
+            Some("errors_by_hour.txt".to_string())
+        );
+        assert_eq!(
+            output_file("List every TODO under src/ in a new file TODO.md, one per line."),
+            Some("TODO.md".to_string())
+        );
+        assert_eq!(
+            output_file("Put the result into a file named out/list.txt."),
+            Some("out/list.txt".to_string())
+        );
+        assert_eq!(output_file("Fix the parser in parse.py."), None);
     }
 
     #[test]
