@@ -19,6 +19,10 @@
 //!   "This reverts commit" line), so fixing the code by hand does not pass
 //!   for it ([`RULE_REVERT`]); weak: which commit was reverted is not
 //!   read;
+//! - "make settings.json valid JSON again without changing its values":
+//!   the values the file holds when the run starts (read leniently, as
+//!   JSON5: unquoted keys, single quotes, comments, trailing commas) are
+//!   the values it must hold as JSON ([`RULE_SAME_VALUES`]); weak;
 //! - "biggest total first", "in descending order", "lowest first": the
 //!   written file's lines are in that order by the last number on each
 //!   ([`RULE_FILE_ORDER`]); weak too.
@@ -51,6 +55,62 @@ const REVERT_CHECK: &str = "git log -1 --format=%B | grep -q '^This reverts comm
 static REVERT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\bgit\s+revert\b|\brevert\b[^.;\n]{0,40}\bwith\s+git\b").ok()
 });
+
+/// The rule of "without changing its values" (a JSON file's values kept).
+pub const RULE_SAME_VALUES: &str = "same values";
+
+/// "without changing (any of) its values", "keeping its values": group 0.
+static SAME_VALUES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:without\s+(?:changing|altering|losing|touching)|keep(?:ing)?|preserv(?:e|ing))\s+(?:any\s+of\s+|all\s+(?:of\s+)?)?(?:its|their|the|any)\s+(?:values|data|settings)\b",
+    )
+    .ok()
+});
+
+/// Longest JSON text of the values a check compares a file with, inline
+/// in its command.
+const MAX_VALUES_CHARS: usize = 2_000;
+
+/// The files whose values the goal says to keep, with those values as
+/// compact JSON: each `.json` file of `workspace` the goal names, read as
+/// JSON5 (a superset a hand-edited file usually still is) when the goal
+/// has a [`SAME_VALUES`] clause.
+fn kept_values(goal: &str, workspace: &Path) -> Vec<(String, String)> {
+    if !SAME_VALUES.as_ref().is_some_and(|r| r.is_match(goal)) {
+        return Vec::new();
+    }
+    let mut kept = Vec::new();
+    for word in goal.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c)) {
+        let file = word
+            .trim_end_matches(['.', '!', '?'])
+            .trim_start_matches("./");
+        let is_json = file.len() > ".json".len() && file.ends_with(".json");
+        if !is_json || !safe_path(file) || kept.iter().any(|(f, _)| f == file) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(workspace.join(file)) else {
+            continue;
+        };
+        let Ok(values) = json5::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        let Ok(compact) = serde_json::to_string(&values) else {
+            continue;
+        };
+        if compact.len() <= MAX_VALUES_CHARS {
+            kept.push((file.to_string(), compact));
+        }
+    }
+    kept
+}
+
+/// The check that `file` parses as JSON and holds `values` (compact JSON).
+fn same_values_check(file: &str, values: &str) -> String {
+    format!(
+        "python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1])) == json.loads(sys.argv[2]) else sys.argv[1] + \": the values differ from those it held before\")' {file} {}",
+        single_quote(values)
+    )
+}
 
 /// The rule of "biggest first" / "in ascending order" (the order of a
 /// written file's lines).
@@ -210,6 +270,9 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     }
     if let Some(runner) = named_runner(goal, workspace) {
         add(runner, RULE_RUNNER, true);
+    }
+    for (file, values) in kept_values(goal, workspace) {
+        add(same_values_check(&file, &values), RULE_SAME_VALUES, false);
     }
     if REVERT.as_ref().is_some_and(|revert| revert.is_match(goal)) {
         add(REVERT_CHECK.to_string(), RULE_REVERT, false);
@@ -583,6 +646,48 @@ mod tests {
         assert!(!bash(root, REVERT_CHECK).status.success(), "a hand fix");
         git(&["revert", "--no-edit", "HEAD"]);
         assert!(bash(root, REVERT_CHECK).status.success(), "a revert");
+    }
+
+    #[test]
+    fn a_json_files_values_are_kept_through_its_repair() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("settings.json"),
+            "{\n  appName: 'Recipe Box', // the title\n  \"pageSize\": 24,\n  'locales': ['en', \"de\",],\n}\n",
+        )
+        .unwrap();
+        let goal = "Make settings.json valid JSON again without changing any of its values.";
+        let checks = clause_checks(goal, root);
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        assert_eq!(
+            checks[0].source,
+            CheckSource::Clause {
+                rule: RULE_SAME_VALUES.to_string(),
+                proves: false
+            }
+        );
+        let check = &checks[0].command;
+        let before = bash(root, check);
+        assert!(!before.status.success(), "not JSON yet");
+        std::fs::write(
+            root.join("settings.json"),
+            "{\"appName\": \"Recipe Box\", \"pageSize\": 24, \"locales\": [\"en\", \"de\"]}\n",
+        )
+        .unwrap();
+        assert!(bash(root, check).status.success(), "the same values");
+        std::fs::write(
+            root.join("settings.json"),
+            "{\"appName\": \"Recipe Box\", \"pageSize\": 25, \"locales\": [\"en\", \"de\"]}\n",
+        )
+        .unwrap();
+        let changed = bash(root, check);
+        assert!(!changed.status.success());
+        assert!(String::from_utf8_lossy(&changed.stderr).contains("the values differ"));
+        assert!(
+            clause_checks("Make settings.json valid JSON again.", root).is_empty(),
+            "no clause"
+        );
     }
 
     #[test]
