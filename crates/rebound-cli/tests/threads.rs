@@ -1,11 +1,12 @@
 //! Inspecting threads: `threads`, `history`, `show`, `show --checkpoint`,
-//! and `fork` followed by `resume`.
+//! and `fork` followed by `resume` (a fork before an answered approval
+//! asks it again).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use common::{json_lines, output_text, plan, review, FakeModel, TestEnv};
+use common::{json_lines, output_text, plan, review, summary, thread_id, FakeModel, TestEnv};
 use serde_json::Value;
 
 fn run_json(env: &TestEnv, model: &FakeModel, args: &[&str]) -> Value {
@@ -153,6 +154,95 @@ fn threads_history_show_and_fork() {
         .unwrap()
         .iter()
         .any(|r| r["node"] == "(fork)"));
+}
+
+/// `rebound fork` at the checkpoint where an approval was asked and
+/// answered makes a branch that asks it again (the answer stays on the old
+/// branch), and keeps the journaled command: approved again, it is not run
+/// a second time.
+#[test]
+fn a_fork_before_an_answered_approval_asks_it_again() {
+    let env = TestEnv::new();
+    env.workspace_config(
+        "[[rules]]\npattern = \"touch\"\naction = \"ask\"\nreason = \"touch writes files\"\n",
+    );
+    let model = FakeModel::start(vec![
+        plan(&[("Mark it", Some("touch approved.txt"))]),
+        review("finish", "marked"),
+        // On the fork, once approved again: reviewed again.
+        review("finish", "marked, again"),
+    ]);
+    let output = env
+        .rebound(Some(&model))
+        .args(TestEnv::run_args("mark it", &["--json"]))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", output_text(&output));
+    let thread = thread_id(&json_lines(&output.stdout));
+    let output = env
+        .rebound(Some(&model))
+        .args(["resume", &thread, "--approve"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));
+    let marked = env.ws().join("approved.txt");
+    assert!(marked.exists());
+    std::fs::remove_file(&marked).unwrap();
+
+    // The checkpoint where the executor asked.
+    let history = run_json(&env, &model, &["history", &thread, "--json"]);
+    let asked_at = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["next"] == serde_json::json!(["executor"]))
+        .unwrap()["checkpoint_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let forked = run_json(
+        &env,
+        &model,
+        &["fork", &thread, "--checkpoint", &asked_at, "--json"],
+    );
+    assert_eq!(forked["next"], serde_json::json!(["executor"]));
+    // Nothing waits on the fork: the old answer (and its question) stayed
+    // behind.
+    let shown = run_json(&env, &model, &["show", &thread, "--json"]);
+    assert_eq!(shown["checkpoint_id"], forked["checkpoint_id"]);
+    assert_eq!(shown["interrupts"], serde_json::json!([]), "{shown}");
+
+    // Resumed without an answer, non-interactively: the executor runs and
+    // asks again.
+    let output = env
+        .rebound(Some(&model))
+        .args(["resume", &thread, "--json"])
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(3), "{text}");
+    let lines = json_lines(&output.stdout);
+    assert!(lines.iter().any(|l| l["event"] == "interrupted"), "{text}");
+    let end = summary(&lines);
+    assert_eq!(end["status"], "interrupted", "{text}");
+    assert_eq!(
+        end["pending"][0]["payload"]["command"],
+        "touch approved.txt"
+    );
+    let output = env
+        .rebound(Some(&model))
+        .args(["resume", &thread, "--approve", "--json"])
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(4), "{text}");
+    assert_eq!(
+        summary(&json_lines(&output.stdout))["status"],
+        "finished",
+        "{text}"
+    );
+    assert!(!marked.exists(), "the journaled command was not run again");
+    assert_eq!(model.remaining(), 0);
 }
 
 #[test]

@@ -96,6 +96,14 @@ macro_rules! __with_scenarios {
             replay_from_the_final_checkpoint_has_nothing_to_resume,
             a_fork_of_a_past_checkpoint_then_resume_follows_the_fork,
         ],
+        forks: [
+            a_copy_of_the_checkpoint_before_a_question_asks_it_again,
+            an_update_of_the_checkpoint_before_a_question_asks_it_again,
+            a_fork_between_two_questions_asks_only_the_second_again,
+            a_command_without_answers_at_a_past_checkpoint_asks_again,
+            a_fork_of_the_past_keeps_its_journal_and_finished_siblings_not_its_answers,
+            the_head_by_id_keeps_its_answers_and_once_moved_on_from_does_not,
+        ],
         reopen: [
             a_reopened_store_reads_back_everything_written,
             an_interrupted_thread_resumes_on_a_reopened_store_without_repeating_its_effect,

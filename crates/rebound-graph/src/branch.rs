@@ -1,15 +1,35 @@
 //! New branch heads: a checkpoint that follows another one (a replay from
 //! it, an update of it) and takes its pending writes along, saved with
-//! them in one transaction, so that answers, finished siblings' updates
-//! and journaled results are never left behind on the old branch.
+//! them in one transaction, so that finished siblings' updates and
+//! journaled results are never left behind on the old branch — and, from a
+//! checkpoint the thread has moved on from, which of its writes a new
+//! branch takes ([`kept_by_a_fork_of_the_past`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::checkpoint::codec::encode_json;
-use crate::checkpoint::{CheckpointId, PendingWrite, StateBlob, StoredCheckpoint};
+use crate::checkpoint::{CheckpointId, PendingWrite, StateBlob, StoredCheckpoint, WriteKind};
 use crate::persist::{delta_blob, PersistShared, Persister};
 use crate::{Durability, GraphError, State};
+
+/// The pending writes of a checkpoint the thread has moved on from (one
+/// that is not its latest) that a new branch from it takes along: what its
+/// superstep did that must not be done twice — the updates of tasks that
+/// finished, and journaled results (effects that already happened in the
+/// world). Left behind: its interrupts and the answers given to them (the
+/// new branch asks its questions again: going back before a question is
+/// how one answers it differently), and its subgraph tasks' records of
+/// their child runs (the children run afresh, on the new branch's own
+/// child threads). A replay of that checkpoint and an `update_state` of it
+/// (with or without values, `COPY` too) take the same.
+pub(crate) fn kept_by_a_fork_of_the_past(mut writes: Vec<PendingWrite>) -> Vec<PendingWrite> {
+    writes.retain(|w| {
+        matches!(w.kind, WriteKind::Journal | WriteKind::Update)
+            && !crate::subgraph::records_child_run(w)
+    });
+    writes
+}
 
 /// Everything a new head is made of.
 pub(crate) struct Head<'a, S> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::branch::{save_head, Head};
+use crate::branch::{kept_by_a_fork_of_the_past, save_head, Head};
 use crate::checkpoint::codec::{
     decode, decode_meta, encode_json, encode_meta, push_delta, rebuild,
 };
@@ -155,28 +155,47 @@ impl<S: State> CompiledGraph<S> {
 
     /// Writes `update` into the state at the config's checkpoint (or the
     /// latest) and saves the result as a new checkpoint following that one
-    /// — a fork, when it is not the latest. Returns the new checkpoint's id;
-    /// resume the thread to continue from it.
+    /// — a fork, when it is not the latest. Returns the new checkpoint's id
+    /// (the thread's latest now); resume the thread to continue from it.
     ///
-    /// What the superstep due at that checkpoint has done so far (answers
-    /// to its interrupts, finished nodes' updates, journaled results) is
-    /// never lost:
+    /// What the superstep due at that checkpoint has done so far (its
+    /// pending writes) goes to the new checkpoint according to whether the
+    /// thread has moved on from it:
+    /// - at the thread's latest checkpoint (its head: where a stopped
+    ///   thread waits), all of it — the answers given to its interrupts,
+    ///   finished nodes' updates, journaled results: editing a paused
+    ///   thread loses no answer and repeats no effect;
+    /// - at a checkpoint the thread has moved on from (any other: a fork of
+    ///   its past, with or without values, [`COPY`] too), only what must not
+    ///   be done twice — finished nodes' updates and journaled results —
+    ///   and not its interrupts nor the answers given to them: the fork
+    ///   asks its questions again when it runs, since going back before a
+    ///   question is how one answers it differently (LangGraph's rule too).
+    ///   Journaled results stay because their effects happened in the
+    ///   world (a file written, a command run): a node that runs again on
+    ///   the fork gets the recorded result rather than doing it twice — a
+    ///   call made after an answer included, so journal an effect that
+    ///   depends on the answer under a key naming it. A subgraph task's
+    ///   child runs afresh, on a child thread of the fork (its own journaled
+    ///   calls run again, once for the new branch). A replay of that
+    ///   checkpoint (a resume by its id) takes the same.
+    ///
+    /// Then, with the writes it takes:
     /// - without `as_node`, the update is merged and the superstep stays
-    ///   due, with its pending writes carried to the new checkpoint: the
-    ///   waiting interrupts still wait, and a resume does not repeat what
-    ///   was done;
+    ///   due, with those writes carried to the new checkpoint: interrupts
+    ///   taken still wait, and a resume does not repeat what was done;
     /// - with `as_node` one of the nodes due, the update is that node's
     ///   result: when every other node of the superstep has finished, the
     ///   superstep completes with their kept updates and routes on; else the
-    ///   others stay due, with their pending writes;
+    ///   others stay due, with their writes;
     /// - with `as_node` another node, the update is merged as that node's
     ///   and the next nodes are where its edges lead: the superstep that was
     ///   due is abandoned, and its pending writes are not carried (logged);
     /// - with `as_node` [`crate::END`], the update is merged and the thread
     ///   ends there: nothing is due, and the pending writes are dropped;
     /// - with `as_node` [`COPY`], the checkpoint is copied beside itself (a
-    ///   sibling following the same parent, with the update merged and its
-    ///   pending writes): a fork that leaves the original as it was.
+    ///   sibling following the same parent, with the update merged and the
+    ///   writes): a fork that leaves the original as it was.
     ///
     /// The tasks of [`crate::Send`]s due at the checkpoint count as nodes of
     /// its superstep: they stay due (with what they did so far) unless the
@@ -229,6 +248,13 @@ impl<S: State> CompiledGraph<S> {
                 .saver
                 .pending_writes(&persist.thread_id, checkpoint.id)
                 .await?
+        };
+        // All of them stay behind when the superstep is abandoned.
+        let left_behind = writes.len();
+        let writes = if is_latest(config, &checkpoint, &persist).await? {
+            writes
+        } else {
+            kept_by_a_fork_of_the_past(writes)
         };
         let name = match node {
             AsNode::Unset | AsNode::Copy => UPDATE_NODE,
@@ -332,12 +358,12 @@ impl<S: State> CompiledGraph<S> {
                 AsNode::Node(index) => {
                     let from = vec![(index, None)];
                     self.route_into(&mut meta, from, &state, checkpoint.step, &persist)?;
-                    if !writes.is_empty() || !old.is_finished() {
+                    if left_behind != 0 || !old.is_finished() {
                         // Told on the new checkpoint, so history shows it.
                         meta.abandoned = Some(crate::checkpoint::Abandoned {
                             next: old.next.clone(),
                             sends: old.sends.len(),
-                            writes: writes.len(),
+                            writes: left_behind,
                         });
                     }
                     Vec::new()
@@ -459,10 +485,29 @@ impl<S: State> CompiledGraph<S> {
     }
 }
 
+/// Whether `checkpoint`, read for `config`, is its thread's latest (the
+/// head a stopped thread waits at) rather than one the thread has moved on
+/// from.
+async fn is_latest(
+    config: &RunConfig,
+    checkpoint: &StoredCheckpoint,
+    persist: &crate::persist::PersistShared,
+) -> Result<bool, GraphError> {
+    if config.checkpoint_id().is_none() {
+        return Ok(true);
+    }
+    let latest = persist.saver.get(&persist.thread_id, None).await?;
+    Ok(latest.is_some_and(|latest| latest.id == checkpoint.id))
+}
+
 /// The name an update without `as_node` is recorded under.
 const UPDATE_NODE: &str = "__update__";
 
-/// `update_state`'s `as_node` that copies the checkpoint beside itself.
+/// `update_state`'s `as_node` that copies the checkpoint beside itself:
+/// with all its pending writes when it is the thread's latest, and with
+/// only its finished nodes' updates and journaled results when the thread
+/// has moved on from it (its questions are asked again; see
+/// [`CompiledGraph::update_state`]).
 pub const COPY: &str = "__copy__";
 
 /// Whom `update_state` writes as.

@@ -107,6 +107,9 @@ pub enum Input<S> {
     State(S),
     /// Continue the thread from its latest checkpoint (or the config's
     /// checkpoint id: replay from there, forking), after an interrupt or a crash.
+    /// A replay of a checkpoint the thread has moved on from asks its
+    /// questions again: the answers given there stay on the old branch
+    /// (see [`crate::CompiledGraph::update_state`] for what a fork takes).
     Resume,
     /// Continue after a dynamic interrupt: the value becomes the return value
     /// of the interrupted node's `NodeContext::interrupt` call. Refused
@@ -122,7 +125,10 @@ pub enum Input<S> {
     /// [`Input::State`] does.
     Update(serde_json::Value),
     /// Answers, a state update and a goto together, saved in one checkpoint
-    /// (LangGraph's `Command(resume=..., update=..., goto=...)`).
+    /// (LangGraph's `Command(resume=..., update=..., goto=...)`). Without
+    /// answers, at a checkpoint the thread has moved on from, it is a fork
+    /// of the past as [`crate::CompiledGraph::update_state`] makes: the
+    /// questions asked there are asked again.
     Command(ResumeCommand),
 }
 

@@ -1,9 +1,10 @@
 //! Pending writes survive `update_state` and replay, as a property: whatever
-//! a user does with answers, updates, forks and replays, a journaled effect
-//! runs once per branch. The example scenarios of pending writes run on
-//! every store in `rebound-conformance` (`scenarios::pending`); this
-//! property test builds its own runtime per case and stays on the memory
-//! saver.
+//! a user does with answers, updates, copies, forks and replays, a journaled
+//! effect runs once per branch; and a fork of a checkpoint the thread has
+//! moved on from asks its questions again. The example scenarios of pending
+//! writes run on every store in `rebound-conformance` (`scenarios::pending`,
+//! `scenarios::forks`); these property tests build their own runtime per
+//! case and stay on the memory saver.
 
 // Helpers outside #[test] functions unwrap too; clippy.toml only exempts test bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,7 +14,8 @@ use std::sync::Arc;
 
 use rebound_graph::checkpoint::MemorySaver;
 use rebound_graph::{
-    CompiledGraph, GraphError, NodeContext, NodeError, RunConfig, State, StateGraph, END, START,
+    CompiledGraph, GraphError, NodeContext, NodeError, RunConfig, RunOutcome, State, StateGraph,
+    COPY, END, START,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -99,6 +101,8 @@ enum Op {
     UpdateAsAskerAt(usize),
     /// Replay from a past checkpoint.
     ReplayAt(usize),
+    /// Copy a checkpoint beside itself (`as_node` COPY).
+    CopyAt(usize),
 }
 
 fn op() -> impl proptest::strategy::Strategy<Value = Op> {
@@ -109,6 +113,7 @@ fn op() -> impl proptest::strategy::Strategy<Value = Op> {
         1 => (0..8usize).prop_map(Op::UpdateAt),
         1 => (0..8usize).prop_map(Op::UpdateAsAskerAt),
         1 => (0..8usize).prop_map(Op::ReplayAt),
+        1 => (0..8usize).prop_map(Op::CopyAt),
     ]
 }
 
@@ -139,6 +144,10 @@ async fn apply(graph: &CompiledGraph<Desk>, op: &Op) {
             .run(rebound_graph::Input::Resume, at(*i))
             .await
             .map(|_| ()),
+        Op::CopyAt(i) => graph
+            .update_state(&at(*i), DeskUpdate::default(), Some(COPY))
+            .await
+            .map(|_| ()),
     };
     match result {
         Ok(()) | Err(GraphError::NothingToResume { .. }) => {}
@@ -166,6 +175,59 @@ proptest::proptest! {
                 apply(&graph, op).await;
             }
         });
+        proptest::prop_assert_eq!(counts.effects(), 1, "{:?}", ops);
+        proptest::prop_assert_eq!(counts.sibling(), 1, "{:?}", ops);
+    }
+
+    /// Whatever happened on the thread before, a fork (an update, with or
+    /// without values, or a copy) of a checkpoint it has moved on from
+    /// where the asker is due does not take the answers given there: the
+    /// fork shows nothing waiting, and resuming it asks the first question
+    /// again. It does take the journaled result and the finished
+    /// sibling's update: neither runs again. (In this graph the asker never
+    /// finishes before its sibling, so it is always asked again.)
+    #[test]
+    fn a_fork_of_the_past_asks_its_questions_again(
+        ops in proptest::collection::vec(op(), 0..8),
+        pick in 0..16usize,
+        how in 0..3usize,
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let counts = Arc::new(Counts::default());
+        let graph = two_questions(&counts);
+        let outcome = runtime.block_on(async {
+            // Answered to the end: the input checkpoint is in the past.
+            graph.run(Desk::default(), thread("t")).await.unwrap();
+            graph.resume_with(json!("a1"), thread("t")).await.unwrap();
+            graph.resume_with(json!("a2"), thread("t")).await.unwrap();
+            for op in &ops {
+                apply(&graph, op).await;
+            }
+            let history = graph.history(&thread("t"), None, None).await.unwrap();
+            let latest = history[0].checkpoint_id;
+            let due: Vec<_> = history
+                .iter()
+                .filter(|c| c.checkpoint_id != latest && c.metadata.next.iter().any(|n| n == "asker"))
+                .collect();
+            let at = thread("t").with_checkpoint_id(due[pick % due.len()].checkpoint_id);
+            let values = DeskUpdate::default().log(vec!["fork".into()]);
+            let fork = match how {
+                0 => graph.update_state(&at, values, None).await,
+                1 => graph.update_state(&at, DeskUpdate::default(), None).await,
+                _ => graph.update_state(&at, values, Some(COPY)).await,
+            };
+            fork.unwrap();
+            let forked = graph.get_state(&thread("t")).await.unwrap();
+            assert!(forked.interrupts.is_empty(), "{ops:?}: {forked:?}");
+            graph.resume(thread("t")).await.unwrap()
+        });
+        let RunOutcome::Interrupted { interrupts, .. } = &outcome else {
+            panic!("{ops:?}: expected q1 asked again, got {outcome:?}");
+        };
+        proptest::prop_assert_eq!(&interrupts[0].payload, &json!("q1?"), "{:?}", ops);
         proptest::prop_assert_eq!(counts.effects(), 1, "{:?}", ops);
         proptest::prop_assert_eq!(counts.sibling(), 1, "{:?}", ops);
     }

@@ -2,6 +2,13 @@
 //! earlier checkpoint. The branch's first checkpoint copies that one's
 //! state and becomes the thread's latest; `rebound resume` continues from
 //! it (the checkpoints after the fork point stay in the history).
+//!
+//! A fork of a checkpoint the thread has moved on from asks the questions
+//! asked there again (an approval answered on the old branch is asked
+//! anew), and keeps what must not be done twice: a command already run
+//! and journaled there is not run again. Forking the thread's latest
+//! checkpoint keeps its answers too. (`CompiledGraph::update_state` has
+//! the rule.)
 
 use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;

@@ -4,6 +4,7 @@
 
 pub mod checkpoints;
 pub mod errors;
+pub mod forks;
 pub mod interrupts;
 pub mod journal;
 pub mod pending;

@@ -1,7 +1,8 @@
 //! Pending writes survive `update_state` and replay: answers already given,
 //! finished siblings' updates and journaled effects stay attached to the
 //! checkpoint a thread goes on from, so no answer is lost and no effect
-//! runs twice on one branch.
+//! runs twice on one branch. (What a fork of a checkpoint the thread has
+//! moved on from takes — not its answers — is `scenarios::forks`.)
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::pending::{resume_data, Awaiting, ResumeData, SUBGRAPH_ANSWER};
 use super::{unknown_checkpoint, Driver, RECENT_NODES};
-use crate::branch::{save_head, Head};
+use crate::branch::{kept_by_a_fork_of_the_past, save_head, Head};
 use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta, rebuild};
 use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
 use crate::compile::Graph;
@@ -309,15 +309,13 @@ impl<'a, S: State> Driver<'a, S> {
         let chain = persist.saver.get_chain(&thread, checkpoint.id).await?;
         let mut state: S = rebuild(&chain)?;
         let mut writes = persist.saver.pending_writes(&thread, checkpoint.id).await?;
-        if value.is_none() && change.is_none() && !is_latest {
-            // A replay: the superstep runs again, asking its questions
-            // again; what it already did (journaled results, finished
-            // siblings) is not done twice. Its subgraph tasks run their
-            // children afresh, on the new branch's child threads.
-            writes.retain(|w| {
-                matches!(w.kind, WriteKind::Journal | WriteKind::Update)
-                    && !crate::subgraph::records_child_run(w)
-            });
+        if value.is_none() && !is_latest {
+            // A replay, or a command's change there (a fork of the past,
+            // as `update_state` makes): the superstep runs again, asking
+            // its questions again; what it already did (journaled results,
+            // finished siblings) is not done twice. Its subgraph tasks run
+            // their children afresh, on the new branch's child threads.
+            writes = kept_by_a_fork_of_the_past(writes);
         }
         let mut next = meta.next.clone();
         let mut sends = meta.sends.clone();
@@ -361,8 +359,9 @@ impl<'a, S: State> Driver<'a, S> {
             }
         }
         // A checkpoint the thread has moved on from is continued on a new
-        // branch head that takes its pending writes along: the old branch
-        // stays as it was, and what happens next is on the thread's head.
+        // branch head that takes its pending writes along (those kept
+        // above): the old branch stays as it was, and what happens next is
+        // on the thread's head.
         // A command's change is a new checkpoint too, saved together with
         // its answers.
         let (persister, step) = if is_latest && change.is_none() {

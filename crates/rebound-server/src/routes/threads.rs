@@ -444,7 +444,10 @@ pub(crate) struct UpdateBody {
 }
 
 /// `POST /threads/{id}/state`: writes values as a new checkpoint (`409`
-/// while a run of the thread runs).
+/// while a run of the thread runs). At a `checkpoint_id` the thread has
+/// moved on from, it is a fork that asks that checkpoint's questions again
+/// rather than reusing the answers given there (the engine's
+/// `update_state` rule).
 pub(crate) async fn update_state(
     State(app): State<Arc<App>>,
     Path(thread_id): Path<String>,
