@@ -20,7 +20,6 @@ fn threads_history_show_and_fork() {
     let env = TestEnv::new();
     let model = FakeModel::start(vec![
         plan(&[("Look", Some("ls")), ("Look closer", Some("ls -a"))]),
-        review("continue", "looked"),
         review("finish", "looked closer"),
         // After the fork, the second step runs again and is reviewed again.
         review("finish", "looked closer, again"),
