@@ -565,24 +565,11 @@ fn computed_files_as_scripts(
 }
 
 /// Whether `goal` names a file or directory of `workspace` other than
-/// `output` (a word of it, up to a glob: `docs/*.md` names `docs/`).
+/// `output` ([`crate::checks::clauses::path_words`]).
 fn names_workspace_data(goal: &str, workspace: &std::path::Path, output: &str) -> bool {
-    goal.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c))
-        .map(|word| word.split('*').next().unwrap_or_default())
-        .map(|word| {
-            word.trim_end_matches(['.', '!', '?'])
-                .trim_start_matches("./")
-        })
-        .filter(|word| {
-            !word.is_empty()
-                && *word != output
-                && !word.starts_with(['/', '-'])
-                && !word.split('/').any(|part| part == "..")
-        })
-        .any(|word| {
-            let path = workspace.join(word.trim_end_matches('/'));
-            word.contains(['.', '/']) && path.exists()
-        })
+    crate::checks::clauses::path_words(goal)
+        .filter(|word| *word != output && word.contains(['.', '/']))
+        .any(|word| workspace.join(word.trim_end_matches('/')).exists())
 }
 
 /// A plan the harness made without the model: emitted like the

@@ -50,9 +50,10 @@ const MAX_WRITTEN_BYTES: usize = 1 << 20;
 /// one failed to run.
 const UNJUDGED_RETRIES: u32 = 2;
 
-/// Characters of a failed program's output (its end) shown with it when
-/// the next program is asked for.
-const FAILURE_TAIL_CHARS: usize = 600;
+/// Characters of a failed program's output (its head and its end, where
+/// a traceback names the error) shown with it when the next program is
+/// asked for.
+const FAILURE_CHARS: usize = 600;
 
 /// Lines of each written file quoted in the step's result.
 const WRITTEN_HEAD_LINES: usize = 5;
@@ -289,20 +290,15 @@ async fn run_candidate(
 }
 
 /// The request for the next candidate after the program of `answer` failed
-/// with `output`: the first request, that answer, and the error's end.
+/// with `output`: the first request, that answer, and the output,
+/// shortened.
 fn after_failure(first: &ChatRequest, answer: &str, output: &str) -> ChatRequest {
-    let tail: String = {
-        let chars: Vec<char> = output.trim_end().chars().collect();
-        chars[chars.len().saturating_sub(FAILURE_TAIL_CHARS)..]
-            .iter()
-            .collect()
-    };
     first
         .clone()
         .message(Message::assistant(answer.trim_end().to_string()))
         .message(Message::user(render(
             prompts::SCRIPT_FAILED,
-            &[("error", tail.trim_start())],
+            &[("error", &shorten(output.trim(), FAILURE_CHARS))],
         )))
 }
 

@@ -25,13 +25,15 @@ const SHELL_WORDS: &[&str] = &[
 ];
 
 /// A step description that asks for git work: staging, committing,
-/// amending, "git". Found on dev: a small planner wrote `edit pager.py:
+/// amending, a git subcommand that changes history or the index (not a
+/// bare "git": "add .env to .gitignore so git ignores it" is a file's
+/// text). Found on dev: a small planner wrote `edit pager.py:
 /// change the commit message` and `edit greet.py: add the new file to the
 /// staging area`, and the harness asked for a rewrite of code that was
 /// right.
 static GIT_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bgit\b|\bstaging\s+area\b|\bcommit\s+message\b|\bamend(?:s|ed|ing)?\b|\bcommit\s+(?:the|all|my|these|those|it|them|changes)\b",
+        r"(?i)\bstaging\s+area\b|\bcommit\s+message\b|\bamend(?:s|ed|ing)?\b|\bcommit\s+(?:the|all|my|these|those|it|them|changes)\b|\bgit\s+(?:add|commit|stage|branch|checkout|switch|merge|revert|rm|tag)\b",
     )
     .ok()
 });
@@ -500,6 +502,7 @@ mod tests {
             "Edit pager.py to change the commit message to 'Fix pagination offset'",
             "Add the new file to the staging area",
             "Commit the changes with git",
+            "Stage it with git add greet.py",
         ] {
             let mut step = edit("calc.py", "add");
             step.description = description.to_string();
@@ -511,6 +514,9 @@ mod tests {
         let mut code = edit("calc.py", "add");
         code.description = "Make add() commit each value to the ledger, in stages".into();
         assert_eq!(check_step(&code, ws, &[]), Checked::Fine(code.clone()));
+        let mut ignore = edit("calc.py", "");
+        ignore.description = "Add .env to the ignore list so git stops showing it".into();
+        assert_eq!(check_step(&ignore, ws, &[]), Checked::Fine(ignore.clone()));
     }
 
     #[test]

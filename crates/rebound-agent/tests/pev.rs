@@ -29,11 +29,16 @@ async fn run_to_end(
     max_iters: u32,
     thread: &str,
 ) -> PevState {
+    run_state_to_end(graph, PevState::new(goal, max_iters), thread).await
+}
+
+async fn run_state_to_end(
+    graph: &rebound_graph::CompiledGraph<PevState>,
+    input: PevState,
+    thread: &str,
+) -> PevState {
     match graph
-        .run(
-            PevState::new(goal, max_iters),
-            RunConfig::new().with_thread_id(thread),
-        )
+        .run(input, RunConfig::new().with_thread_id(thread))
         .await
         .unwrap()
     {
@@ -591,17 +596,8 @@ async fn a_second_plan_ending_with_weak_checks_passing_finishes_unverified() {
             proves: false,
         },
     );
-    let state = match graph
-        .run(
-            PevState::new("write a and b", 10).with_checks(vec![weak]),
-            RunConfig::new().with_thread_id("t"),
-        )
-        .await
-        .unwrap()
-    {
-        RunOutcome::Completed(state) => state,
-        other => panic!("expected the run to complete, got {other:?}"),
-    };
+    let input = PevState::new("write a and b", 10).with_checks(vec![weak]);
+    let state = run_state_to_end(&graph, input, "t").await;
     assert_eq!(model.remaining(), 0, "no third model review");
     assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(state.evidence.passing_reviews, 1);

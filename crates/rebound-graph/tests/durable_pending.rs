@@ -155,6 +155,14 @@ async fn apply(graph: &CompiledGraph<Desk>, op: &Op) {
     }
 }
 
+/// A runtime for one property case.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 
@@ -163,10 +171,7 @@ proptest::proptest! {
     /// branch of the thread shares the superstep they belong to.
     #[test]
     fn journaled_effects_run_once_whatever_the_sequence(ops in proptest::collection::vec(op(), 1..12)) {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let counts = Arc::new(Counts::default());
         let graph = two_questions(&counts);
         runtime.block_on(async {
@@ -192,10 +197,7 @@ proptest::proptest! {
         pick in 0..16usize,
         how in 0..3usize,
     ) {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
+        let runtime = runtime();
         let counts = Arc::new(Counts::default());
         let graph = two_questions(&counts);
         let outcome = runtime.block_on(async {

@@ -79,13 +79,10 @@ fn kept_values(goal: &str, workspace: &Path) -> Vec<(String, String)> {
     if !SAME_VALUES.as_ref().is_some_and(|r| r.is_match(goal)) {
         return Vec::new();
     }
-    let mut kept = Vec::new();
-    for word in goal.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c)) {
-        let file = word
-            .trim_end_matches(['.', '!', '?'])
-            .trim_start_matches("./");
+    let mut kept: Vec<(String, String)> = Vec::new();
+    for file in path_words(goal) {
         let is_json = file.len() > ".json".len() && file.ends_with(".json");
-        if !is_json || !safe_path(file) || kept.iter().any(|(f, _)| f == file) {
+        if !is_json || kept.iter().any(|(f, _)| f == file) {
             continue;
         }
         let Ok(text) = std::fs::read_to_string(workspace.join(file)) else {
@@ -319,14 +316,7 @@ pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
         let Some(object) = captures.get(1) else {
             continue;
         };
-        for word in object
-            .as_str()
-            .split(|c: char| c.is_whitespace() || ",`'\"()".contains(c))
-        {
-            let word = word.trim_end_matches([':']).trim_start_matches("./");
-            if word.is_empty() || !safe_path(word.trim_end_matches('/')) {
-                continue;
-            }
+        for word in path_words(object.as_str()) {
             let path = workspace.join(word);
             if path.is_file() {
                 files.push(word.to_string());
@@ -514,6 +504,20 @@ fn reads_as_command(example: &str) -> bool {
     super::goal::is_assignment(first) || super::detect::on_path(first)
 }
 
+/// The words of `text` that may name workspace paths: split at spaces,
+/// quotes, brackets and punctuation, without a sentence's final `.`, `!`
+/// or `?`, a leading `./` or a glob's tail (`docs/*.md` names `docs/`);
+/// only those [`safe_path`] accepts (a trailing `/` allowed).
+pub(crate) fn path_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c))
+        .map(|word| word.split('*').next().unwrap_or_default())
+        .map(|word| {
+            word.trim_end_matches(['.', '!', '?'])
+                .trim_start_matches("./")
+        })
+        .filter(|word| safe_path(word.trim_end_matches('/')))
+}
+
 /// A workspace-relative path with nothing a shell would expand.
 fn safe_path(path: &str) -> bool {
     !path.is_empty()
@@ -687,6 +691,16 @@ mod tests {
         assert!(
             clause_checks("Make settings.json valid JSON again.", root).is_empty(),
             "no clause"
+        );
+    }
+
+    #[test]
+    fn the_words_that_may_name_paths_lose_punctuation_and_globs() {
+        let words: Vec<&str> =
+            path_words("Read docs/*.md and ./data.csv (not ../x), then write `out.txt`.").collect();
+        assert_eq!(
+            words,
+            ["Read", "docs/", "and", "data.csv", "not", "then", "write", "out.txt"]
         );
     }
 
