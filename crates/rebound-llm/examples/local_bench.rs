@@ -123,14 +123,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
         conversation.push(Message::assistant(text));
     }
 
-    // The cold run: the same requests, each after evicting the cache.
-    let evict = ChatRequest::new()
-        .system("x")
-        .message(Message::user("y"))
-        .max_tokens(1);
+    // The cold run: the same requests, each after forgetting the cache
+    // (the KV cache and the saved prompt states).
     let mut cold = Vec::new();
     for request in &requests {
-        model.chat(&evict).await?;
+        model.forget_cache();
         let (_, stats, seconds) = timed(&model, request).await?;
         cold.push((stats, seconds));
     }
@@ -162,6 +159,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         "prefix_reuse_total_speedup": wall(&cold) / wall(&warm),
         "per_call_warm": warm.iter().map(|(s, w)| serde_json::json!({
             "prompt_tokens": s.prompt_tokens, "reused": s.reused_tokens,
+            "restored": s.restored_tokens,
             "prompt_seconds": s.prompt_seconds, "generated": s.generated_tokens,
             "generation_seconds": s.generation_seconds, "grammar_fallbacks": s.grammar_fallbacks,
             "wall_seconds": w})).collect::<Vec<_>>(),

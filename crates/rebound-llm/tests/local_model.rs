@@ -269,17 +269,65 @@ async fn a_shared_prefix_is_reused() {
     assert!(!cold.text.is_empty() && !warm.text.is_empty());
 
     // Correctness: the reused cache gives the same answer as a cold run.
-    model
-        .chat(
-            &ChatRequest::new()
-                .message(Message::user("Hi"))
-                .max_tokens(1),
-        )
-        .await
-        .unwrap();
+    model.forget_cache();
     let (fresh, fresh_stats) = model.chat_with_stats(&warm_request).await.unwrap();
     assert!(fresh_stats.reused_tokens < 10);
     assert_eq!(fresh.text, warm.text);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn alternating_prompts_each_find_their_own_prefix() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("alternating_prompts_each_find_their_own_prefix") else {
+        return;
+    };
+    let overview = |what: &str| -> String {
+        (1..=30)
+            .map(|i| {
+                format!("{what} {i}: module_{i}.py holds handler_{i}, which checks its input.\n")
+            })
+            .collect()
+    };
+    let planner = format!("You plan work. Project:\n{}", overview("Entry"));
+    let editor = format!("You edit code. Files:\n{}", overview("File"));
+    let ask = |system: &str, question: &str| {
+        ChatRequest::new()
+            .system(system.to_string())
+            .message(Message::user(question))
+            .max_tokens(8)
+    };
+    model.forget_cache();
+    let (_, first) = model
+        .chat_with_stats(&ask(&planner, "Which module holds handler_3?"))
+        .await
+        .unwrap();
+    let (_, other) = model
+        .chat_with_stats(&ask(&editor, "Which file holds handler_9?"))
+        .await
+        .unwrap();
+    // The editor call displaced the planner's prompt from the KV cache;
+    // the planner's next call restores its saved state.
+    let again = ask(&planner, "Which module holds handler_21?");
+    let (answer, stats) = model.chat_with_stats(&again).await.unwrap();
+    eprintln!(
+        "alternating: planner {} prompt tokens ({} reused), editor {} ({} reused), planner again {} ({} reused, {} restored)",
+        first.prompt_tokens,
+        first.reused_tokens,
+        other.prompt_tokens,
+        other.reused_tokens,
+        stats.prompt_tokens,
+        stats.reused_tokens,
+        stats.restored_tokens
+    );
+    assert!(other.reused_tokens < other.prompt_tokens / 4);
+    assert!(stats.restored_tokens > stats.prompt_tokens / 2);
+    assert_eq!(stats.reused_tokens, stats.restored_tokens);
+
+    // The same answer as with nothing cached.
+    model.forget_cache();
+    let (fresh, fresh_stats) = model.chat_with_stats(&again).await.unwrap();
+    assert_eq!(fresh_stats.reused_tokens, 0);
+    assert_eq!(fresh.text, answer.text);
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -1,6 +1,9 @@
 //! The loaded model: one llama.cpp model and context per GGUF file per
 //! process, with the tokens its KV cache holds, so a call that extends the
-//! previous conversation only decodes the new suffix.
+//! previous conversation only decodes the new suffix, and the saved states
+//! of recent prompts, so a call that begins like an earlier one (the
+//! planner after an editor call) restores that prefix instead of decoding
+//! it.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -9,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::context::session::{LlamaStateSeqFlags, SeqState};
 use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
@@ -19,11 +23,24 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use super::prefix_store::{shared_prefix, PrefixStore};
 use super::prompt::TemplateMessage;
 use super::LocalStats;
 
 /// Tokens decoded per llama.cpp batch while reading the prompt.
 const PROMPT_BATCH: usize = 512;
+
+/// The most bytes of saved prompt states kept per model (a 2,000-token
+/// prompt of the 1.5B model is about 57 MB).
+const SAVED_PROMPTS_BYTES: usize = 256 << 20;
+
+/// A saved prompt is restored only when it spares at least this many
+/// tokens more than the live KV cache does (restoring copies the state;
+/// decoding a token costs far more, but not nothing is gained below this).
+const MIN_RESTORE_GAIN: usize = 16;
+
+/// Prompts shorter than this are not saved.
+const MIN_SAVED_TOKENS: usize = 32;
 
 /// Tokens generated when the request sets no `max_tokens` (less when the
 /// context window has less room).
@@ -104,6 +121,8 @@ pub(crate) struct Engine {
     template: LlamaChatTemplate,
     /// The tokens at positions 0.. of the KV cache (sequence 0).
     cached: Vec<LlamaToken>,
+    /// The states of recent prompts (host copies of sequence 0).
+    saved: PrefixStore<SeqState, LlamaToken>,
 }
 
 /// The llama.cpp backend, initialised once per process.
@@ -168,6 +187,7 @@ impl Engine {
             context,
             template,
             cached: Vec::new(),
+            saved: PrefixStore::new(SAVED_PROMPTS_BYTES),
         })
     }
 
@@ -177,9 +197,16 @@ impl Engine {
     }
 
     /// Forgets the KV cache (after a failure, its contents are unknown).
+    /// Saved prompt states are host copies and stay.
     pub(crate) fn reset(&mut self) {
         self.context.clear_kv_cache();
         self.cached.clear();
+    }
+
+    /// Forgets the KV cache and every saved prompt state.
+    pub(crate) fn forget(&mut self) {
+        self.reset();
+        self.saved.clear();
     }
 
     /// Runs one generation; `on_text`, when given, is handed the text as
@@ -240,15 +267,26 @@ impl Engine {
             None => DEFAULT_MAX_TOKENS.min(n_ctx - tokens.len()),
         };
 
-        // Keep the prefix shared with the previous call; decode the rest.
-        // At least one token is decoded, so there are logits to sample from.
-        let mut reused = self
-            .cached
-            .iter()
-            .zip(&tokens)
-            .take_while(|(a, b)| a == b)
-            .count()
-            .min(tokens.len() - 1);
+        // Keep the prefix shared with the previous call, or restore a saved
+        // prompt that shares a longer one; decode the rest. At least one
+        // token is decoded, so there are logits to sample from.
+        let mut reused = shared_prefix(&self.cached, &tokens).min(tokens.len() - 1);
+        let mut restored = 0;
+        if let Some(hit) = self.saved.best(&tokens) {
+            let shared = hit.shared.min(tokens.len() - 1);
+            if shared >= reused + MIN_RESTORE_GAIN {
+                self.context.clear_kv_cache();
+                self.cached.clear();
+                reused = 0;
+                if self.context.state_seq_set(hit.state, 0).is_ok() {
+                    self.cached = hit.tokens.to_vec();
+                    reused = shared;
+                    restored = shared;
+                } else {
+                    self.context.clear_kv_cache();
+                }
+            }
+        }
         if reused < self.cached.len() {
             let start = u32::try_from(reused).unwrap_or(u32::MAX);
             match self.context.clear_kv_cache_seq(Some(0), Some(start), None) {
@@ -264,6 +302,7 @@ impl Engine {
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
         let mut logits_index = self.decode(&mut batch, &tokens[reused..])?;
         let prompt_seconds = prompt_started.elapsed().as_secs_f64();
+        self.save_prompt(&tokens);
 
         let mut grammar = match &input.grammar {
             Some(gbnf) => Some(
@@ -331,12 +370,29 @@ impl Engine {
             stats: LocalStats {
                 prompt_tokens: tokens.len(),
                 reused_tokens: reused,
+                restored_tokens: restored,
                 prompt_seconds,
                 generated_tokens: generated,
                 generation_seconds,
                 grammar_fallbacks,
             },
         })
+    }
+
+    /// Saves the state of the prompt the KV cache now holds (exactly
+    /// `tokens`), unless a saved prompt already covers it. A state that
+    /// cannot be read is not saved (the call goes on).
+    fn save_prompt(&mut self, tokens: &[LlamaToken]) {
+        if tokens.len() < MIN_SAVED_TOKENS || self.saved.covers(tokens) {
+            return;
+        }
+        match self.context.state_seq_get(0, LlamaStateSeqFlags::empty()) {
+            Ok(state) => {
+                let bytes = state.byte_len();
+                self.saved.save(tokens.to_vec(), state, bytes);
+            }
+            Err(error) => tracing::debug!("the prompt's state was not saved: {error}"),
+        }
     }
 
     /// Decodes `tokens` after the cached ones; returns the batch index of

@@ -18,7 +18,9 @@
 //! - The model is loaded once per process and shared by every
 //!   [`LocalModel`] for the same file; calls run one at a time on a
 //!   blocking thread, and each keeps the KV cache of the prompt prefix it
-//!   shares with the previous call.
+//!   shares with the previous call — or with any recent call, whose
+//!   prompt's state is saved in memory (bounded, least recently used out
+//!   first), so alternating call kinds each find their own prefix.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), rebound_llm::LlmError> {
@@ -32,6 +34,7 @@
 //! ```
 
 mod engine;
+mod prefix_store;
 mod prompt;
 
 use std::path::{Path, PathBuf};
@@ -58,9 +61,12 @@ pub fn known_model_path(name: &str) -> Result<PathBuf, LlmError> {
 pub struct LocalStats {
     /// Tokens in the whole prompt.
     pub prompt_tokens: usize,
-    /// Prompt tokens found in the KV cache from the previous call (not
-    /// decoded again).
+    /// Prompt tokens not decoded again: found in the KV cache from the
+    /// previous call, or restored from a recent prompt's saved state.
     pub reused_tokens: usize,
+    /// Of `reused_tokens`, those restored from a saved prompt (0 when the
+    /// live KV cache served the call).
+    pub restored_tokens: usize,
     /// Time spent decoding the prompt tokens that were not reused.
     pub prompt_seconds: f64,
     /// Tokens generated.
@@ -126,6 +132,14 @@ impl LocalModel {
     /// The context window, in tokens.
     pub fn context_tokens(&self) -> usize {
         lock(&self.engine).n_ctx()
+    }
+
+    /// Forgets the KV cache and the saved prompt states, so the next call
+    /// decodes its whole prompt (for measuring a cold call, or checking
+    /// that cached and uncached calls answer alike). Every [`LocalModel`]
+    /// of the same file shares them.
+    pub fn forget_cache(&self) {
+        lock(&self.engine).forget();
     }
 
     /// The generation input for `request`.
