@@ -19,6 +19,7 @@
 //! [`StopReason::FinishedUnverified`].
 
 pub mod checks;
+mod commit_plan;
 mod config;
 mod deps;
 pub mod edit;

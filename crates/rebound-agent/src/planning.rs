@@ -392,6 +392,15 @@ pub(crate) async fn make_plan(
         // renames it, and the checks judge.
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
+    if let Some(steps) =
+        crate::commit_plan::commit_plan(goal, context.checks, workspace, &context.progress.tried)
+            .await
+    {
+        // Only the commit the goal asks for is left, and the goal says
+        // what goes in it: the harness stages and commits (no model
+        // call), and the checks judge.
+        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
+    }
     if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
         // Not in repair mode, a check fails, and localization found the
         // code: the harness's plan is that edit, and the checks judge it

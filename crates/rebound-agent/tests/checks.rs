@@ -277,7 +277,7 @@ async fn a_check_the_planner_writes_is_adopted_when_it_fails_now_and_gates_the_f
                 ("Show it", Some("cat report.txt")),
             ],
         )
-        .expect_user_contains("No command checks this goal yet"),
+        .expect_user_contains("No command shows yet that this goal is reached"),
         plan(&[("Fix the total", Some("echo 'total: 3' > report.txt"))])
             .expect_user_contains("the plan is done and the checks still fail"),
         review("finish", "the total is right now", &[]),
@@ -325,7 +325,7 @@ async fn a_proposed_check_that_cannot_tell_done_from_not_done_is_refused() {
         common::plan_with_check("grep -q sub calc.py", &[("Look", Some("ls"))]),
         review("replan", "nothing done yet", &[]),
         common::plan_with_check("python3 check_report.py", &[("Look", Some("ls -a"))])
-            .expect_user_contains("No command checks this goal yet"),
+            .expect_user_contains("No command shows yet that this goal is reached"),
         review("replan", "still nothing", &[]),
         plan(&[("Look", Some("pwd"))]),
         review("finish", "done", &[]),

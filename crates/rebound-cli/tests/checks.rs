@@ -222,7 +222,7 @@ fn a_check_the_planner_writes_is_shown_and_reported_as_agent_written() {
     assert!(
         request
             .to_string()
-            .contains("No command checks this goal yet"),
+            .contains("No command shows yet that this goal is reached"),
         "the planner was asked for a check"
     );
 }

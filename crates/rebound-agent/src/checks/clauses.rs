@@ -256,14 +256,7 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         add(prints_check(&program, &expected), RULE_PRINTS, true);
     }
     if let Some(message) = commit_message(goal) {
-        add(
-            format!(
-                "git log -1 --format=%s; test \"$(git log -1 --format=%s)\" = {}",
-                single_quote(&message)
-            ),
-            RULE_COMMIT_MESSAGE,
-            true,
-        );
+        add(commit_message_check(&message), RULE_COMMIT_MESSAGE, true);
     }
     if let Some(runner) = named_runner(goal, workspace) {
         add(runner, RULE_RUNNER, true);
@@ -425,6 +418,14 @@ fn prints_check(program: &str, expected: &str) -> String {
     format!(
         "diff <({program} | sed -e '$a\\') <(printf '%s\\n' {})",
         single_quote(expected)
+    )
+}
+
+/// The check that the last commit's subject is `message`.
+pub(crate) fn commit_message_check(message: &str) -> String {
+    format!(
+        "git log -1 --format=%s; test \"$(git log -1 --format=%s)\" = {}",
+        single_quote(message)
     )
 }
 

@@ -117,11 +117,17 @@ impl Evidence {
     }
 
     /// Whether the planner is asked to propose a check with its plan: the
-    /// run has none that can prove the goal (only the goal's conditions, at
-    /// most), none of its own yet, and has not asked [`CHECK_PROPOSALS`]
-    /// times.
+    /// run has none that can show the goal reached — only the goal's
+    /// conditions at most, or checks that all passed before any change
+    /// (`make` builds the program whose output is wrong), or none that
+    /// runs a program the goal names — none of its own yet, and has not
+    /// asked [`CHECK_PROPOSALS`] times.
     pub fn wants_proposal(&self) -> bool {
-        self.checks.iter().all(|c| c.source.is_weak())
+        let ran_at_start = self.fingerprint.is_some();
+        let no_evidence = self.checks.iter().all(|c| c.source.is_weak())
+            || (ran_at_start && !self.failed_at_start)
+            || !self.uncovered().is_empty();
+        no_evidence
             && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
             && self.proposals < CHECK_PROPOSALS
     }
@@ -216,6 +222,40 @@ mod tests {
     fn detected(command: &str) -> Check {
         let reason = "Makefile".to_string();
         Check::new(command, CheckSource::Detected { reason })
+    }
+
+    #[test]
+    fn checks_that_show_nothing_of_the_goal_ask_the_planner_for_one() {
+        let goal = "The bars are too short: fix bars.c.";
+        let evidence = Evidence::for_goal(goal, vec![detected("make")]);
+        assert!(!evidence.wants_proposal(), "not run yet: may fail");
+        let failing = evidence.after(&run(CheckWhen::Start, "make", false));
+        assert!(
+            !failing.wants_proposal(),
+            "make fails for the goal's reason"
+        );
+        let passing = evidence.after(&run(CheckWhen::Start, "make", true));
+        assert!(passing.wants_proposal(), "make passed before any change");
+
+        // A named program no check runs: make's failure is not the goal's.
+        let goal = "Fix it so that ./stats prints the correct mean.";
+        let evidence = Evidence::for_goal(goal, vec![detected("make")]).after(&run(
+            CheckWhen::Start,
+            "make",
+            false,
+        ));
+        assert!(evidence.wants_proposal());
+
+        // Asked enough, or the run has its own check already.
+        let asked = Evidence {
+            proposals: CHECK_PROPOSALS,
+            ..passing.clone()
+        };
+        assert!(!asked.wants_proposal());
+        let mut own = passing;
+        own.checks
+            .push(Check::new("./bars | grep -c '#'", CheckSource::Agent));
+        assert!(!own.wants_proposal());
     }
 
     #[test]

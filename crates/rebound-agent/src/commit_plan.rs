@@ -1,0 +1,283 @@
+//! The harness's plan for a commit the goal asks for ("commit ... with the
+//! message 'M'"), when the goal also says what goes in it and nothing else
+//! is left to do: every other check passes, only the commit-message check
+//! fails. What goes in it, read from the goal's sentences:
+//!
+//! - "all my changes", "all the changes", "everything": every change and
+//!   new file (`git add -A`, rebound's own `.rebound/` left out);
+//! - otherwise the uncommitted files (or directories) the goal names, and
+//!   only those (`git commit -- <paths>`: changes already staged for other
+//!   files stay out).
+//!
+//! A path named in a sentence that also says to leave something out, not
+//! to commit, delete or touch it ("notes.txt is my scratch file: leave it
+//! out of the commit") is never staged. When the goal names nothing that
+//! is uncommitted and does not say "all", the planner decides (found on
+//! dev: the model planned `git commit -m` without `git add`, repeated it
+//! after git's own hint, then edited files to "change the message").
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::checks::clauses::{commit_message, commit_message_check, path_words, single_quote};
+use crate::checks::CheckResult;
+use crate::PlanStep;
+
+/// "all my changes", "all the current changes", "all changes",
+/// "everything".
+static ALL_CHANGES: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\ball\s+(?:of\s+)?(?:my|the|your|our)?\s*(?:current\s+|uncommitted\s+|local\s+)?(?:changes|work|files)\b|\beverything\b").ok()
+});
+
+/// Words that make a sentence's paths ones to keep out of the commit.
+static LEAVE_OUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:not|never|leave|leaving|exclude|excluding|except|without|skip|ignore)\b|n't\b",
+    )
+    .ok()
+});
+
+/// A sentence's end: `.`, `!` or `?` before a space or the end, or a line
+/// break.
+static SENTENCE_END: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"[.!?](?:\s+|$)|\n").ok());
+
+/// What to stage for the commit.
+#[derive(Debug, PartialEq)]
+enum Staging {
+    /// Every change, these paths left out.
+    All { left_out: Vec<String> },
+    /// Only these paths.
+    Only(Vec<String>),
+}
+
+/// The commit plan for `goal` in `workspace`, given the checks' last
+/// `results` and the plans `tried` so far; `None` when the goal asks for
+/// no commit with a message, that check is not the only failing one, the
+/// goal does not say what goes in the commit, or `tried` holds the plan.
+pub(crate) async fn commit_plan(
+    goal: &str,
+    results: &[CheckResult],
+    workspace: &Path,
+    tried: &[Vec<PlanStep>],
+) -> Option<Vec<PlanStep>> {
+    let message = commit_message(goal)?;
+    let check = commit_message_check(&message);
+    let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
+    if failing.len() != 1 || failing[0].command != check {
+        return None;
+    }
+    let status = crate::git::git(
+        workspace,
+        &["status", "--porcelain", "--untracked-files=all", "--", "."],
+    )
+    .await
+    .ok()?;
+    let changed = changed_paths(&status);
+    let plan = match staging(goal, &changed)? {
+        Staging::All { left_out } => {
+            let mut add = String::from("git add -A -- . ':(exclude).rebound'");
+            for path in &left_out {
+                add.push_str(&format!(" {}", single_quote(&format!(":(exclude){path}"))));
+            }
+            vec![
+                PlanStep::command(
+                    "Stage every change and new file the goal asks to commit",
+                    add,
+                ),
+                PlanStep::command(
+                    format!("Commit them with the message the goal gives: {message}"),
+                    format!("git commit -q -m {}", single_quote(&message)),
+                ),
+            ]
+        }
+        Staging::Only(paths) => {
+            let quoted: Vec<String> = paths.iter().map(|p| single_quote(p)).collect();
+            let quoted = quoted.join(" ");
+            vec![
+                PlanStep::command(
+                    format!("Stage the files the goal names: {}", paths.join(", ")),
+                    format!("git add -- {quoted}"),
+                ),
+                PlanStep::command(
+                    format!("Commit only them with the message the goal gives: {message}"),
+                    format!("git commit -q -m {} -- {quoted}", single_quote(&message)),
+                ),
+            ]
+        }
+    };
+    (!tried.contains(&plan)).then_some(plan)
+}
+
+/// The paths `git status --porcelain` lists (a rename's new path), without
+/// rebound's own `.rebound/`.
+fn changed_paths(status: &str) -> Vec<String> {
+    status
+        .lines()
+        .filter_map(|line| line.get(3..))
+        .map(|path| path.rsplit(" -> ").next().unwrap_or(path))
+        .map(|path| path.trim_matches('"').to_string())
+        .filter(|path| !path.starts_with(".rebound/"))
+        .collect()
+}
+
+/// What the goal says goes in the commit, among the `changed` paths.
+fn staging(goal: &str, changed: &[String]) -> Option<Staging> {
+    let (sentence_end, leave_out) = (SENTENCE_END.as_ref()?, LEAVE_OUT.as_ref()?);
+    let mut named = BTreeSet::new();
+    let mut left_out = BTreeSet::new();
+    let mut all = false;
+    for sentence in sentence_end.split(goal) {
+        let excluding = leave_out.is_match(sentence);
+        if !excluding && ALL_CHANGES.as_ref()?.is_match(sentence) {
+            all = true;
+        }
+        for word in path_words(sentence) {
+            let dir = word.trim_end_matches('/');
+            for path in changed
+                .iter()
+                .filter(|path| path.as_str() == dir || path.starts_with(&format!("{dir}/")))
+            {
+                if excluding {
+                    left_out.insert(path.clone());
+                } else {
+                    named.insert(path.clone());
+                }
+            }
+        }
+    }
+    if all {
+        return Some(Staging::All {
+            left_out: left_out.into_iter().collect(),
+        });
+    }
+    let only: Vec<String> = named.difference(&left_out).cloned().collect();
+    (!only.is_empty()).then_some(Staging::Only(only))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::test_git;
+
+    fn changed(paths: &[&str]) -> Vec<String> {
+        paths.iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn all_my_changes_stages_everything() {
+        let goal = "Commit all my current changes, including the new files, in one commit with the message 'Add greeting'.";
+        assert_eq!(
+            staging(goal, &changed(&["greet.py", "templates/greeting.txt"])),
+            Some(Staging::All { left_out: vec![] })
+        );
+    }
+
+    #[test]
+    fn named_files_are_staged_and_a_file_to_leave_out_is_not() {
+        let goal = "Commit my changes to parse.py and README.md together as one commit with the message 'Handle quoted fields'. notes.txt is my scratch file: leave it out of the commit, and don't delete it.";
+        assert_eq!(
+            staging(goal, &changed(&["README.md", "notes.txt", "parse.py"])),
+            Some(Staging::Only(changed(&["README.md", "parse.py"])))
+        );
+        // Named but not changed: nothing to stage, the planner decides.
+        assert_eq!(staging(goal, &changed(&["other.py"])), None);
+    }
+
+    #[test]
+    fn a_sentence_that_also_excludes_stages_nothing_it_names() {
+        let goal = "Commit a.py but not b.py with the message 'A'.";
+        assert_eq!(staging(goal, &changed(&["a.py", "b.py"])), None);
+        let goal = "Commit all the changes with the message 'A'. Leave b.py out.";
+        assert_eq!(
+            staging(goal, &changed(&["a.py", "b.py"])),
+            Some(Staging::All {
+                left_out: changed(&["b.py"])
+            })
+        );
+    }
+
+    #[test]
+    fn a_named_directory_stages_the_changes_under_it() {
+        let goal = "Commit the docs/ changes with the message 'Docs'.";
+        assert_eq!(
+            staging(goal, &changed(&["docs/a.md", "docs/b.md", "src/x.rs"])),
+            Some(Staging::Only(changed(&["docs/a.md", "docs/b.md"])))
+        );
+    }
+
+    #[test]
+    fn renames_and_rebounds_own_files_in_the_status() {
+        assert_eq!(
+            changed_paths("R  old.py -> new.py\n?? .rebound/run.db\n M a.py"),
+            changed(&["new.py", "a.py"])
+        );
+    }
+
+    fn result(command: &str, passed: bool) -> CheckResult {
+        CheckResult {
+            command: command.to_string(),
+            passed,
+            exit_code: Some(if passed { 0 } else { 1 }),
+            output: String::new(),
+            duration_ms: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_plan_commits_only_the_named_files_when_only_the_message_check_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        test_git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "old\n").unwrap();
+        test_git(root, &["add", "-A"]);
+        test_git(root, &["commit", "-qm", "start"]);
+        std::fs::write(root.join("a.py"), "a = 2\n").unwrap();
+        std::fs::write(root.join("b.py"), "b = 1\n").unwrap();
+        std::fs::write(root.join("notes.txt"), "new\n").unwrap();
+        // Staged already, not named: stays out of the commit.
+        test_git(root, &["add", "notes.txt"]);
+        let goal = "Commit a.py and b.py with the message 'Set a and b'.";
+        let check = commit_message_check("Set a and b");
+
+        let other_fails = [result(&check, false), result("python3 -m unittest", false)];
+        assert!(commit_plan(goal, &other_fails, root, &[]).await.is_none());
+
+        let results = [result(&check, false), result("python3 -m unittest", true)];
+        let plan = commit_plan(goal, &results, root, &[]).await.unwrap();
+        assert_eq!(plan[0].command.as_deref(), Some("git add -- 'a.py' 'b.py'"));
+        for step in &plan {
+            let status = std::process::Command::new("bash")
+                .args(["-c", step.command.as_deref().unwrap()])
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@localhost")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@localhost")
+                .current_dir(root)
+                .status()
+                .unwrap();
+            assert!(status.success(), "{step:?}");
+        }
+        let shown = std::process::Command::new("git")
+            .args(["show", "--name-only", "--format=%s", "HEAD"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&shown.stdout).trim(),
+            "Set a and b\n\na.py\nb.py"
+        );
+        let check_run = std::process::Command::new("bash")
+            .args(["-c", &check])
+            .current_dir(root)
+            .status()
+            .unwrap();
+        assert!(check_run.success());
+        // Tried once: not planned again.
+        assert!(commit_plan(goal, &results, root, &[plan]).await.is_none());
+    }
+}
