@@ -4,7 +4,7 @@
 //! fails. What goes in it, read from the goal's sentences:
 //!
 //! - "all my changes", "all the changes", "everything": every change and
-//!   new file (`git add -A`, rebound's own `.rebound/` left out);
+//!   new file `git status` lists (rebound's own `.rebound/` left out);
 //! - otherwise the uncommitted files (or directories) the goal names, and
 //!   only those (`git commit -- <paths>`: changes already staged for other
 //!   files stay out).
@@ -39,6 +39,10 @@ static LEAVE_OUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
     .ok()
 });
+
+/// The most paths the harness stages by name; past that, the planner
+/// decides.
+const MAX_PATHS: usize = 60;
 
 /// A sentence's end: `.`, `!` or `?` before a space or the end, or a line
 /// break.
@@ -76,39 +80,41 @@ pub(crate) async fn commit_plan(
     )
     .await
     .ok()?;
-    let changed = changed_paths(&status);
-    let plan = match staging(goal, &changed)? {
-        Staging::All { left_out } => {
-            let mut add = String::from("git add -A -- . ':(exclude).rebound'");
-            for path in &left_out {
-                add.push_str(&format!(" {}", single_quote(&format!(":(exclude){path}"))));
-            }
-            vec![
-                PlanStep::command(
-                    "Stage every change and new file the goal asks to commit",
-                    add,
-                ),
-                PlanStep::command(
-                    format!("Commit them with the message the goal gives: {message}"),
-                    format!("git commit -q -m {}", single_quote(&message)),
-                ),
-            ]
-        }
-        Staging::Only(paths) => {
-            let quoted: Vec<String> = paths.iter().map(|p| single_quote(p)).collect();
-            let quoted = quoted.join(" ");
-            vec![
-                PlanStep::command(
-                    format!("Stage the files the goal names: {}", paths.join(", ")),
-                    format!("git add -- {quoted}"),
-                ),
-                PlanStep::command(
-                    format!("Commit only them with the message the goal gives: {message}"),
-                    format!("git commit -q -m {} -- {quoted}", single_quote(&message)),
-                ),
-            ]
-        }
+    let mut changed = changed_paths(&status);
+    changed.sort();
+    let (paths, only) = match staging(goal, &changed)? {
+        Staging::All { left_out } => (
+            changed
+                .into_iter()
+                .filter(|path| !left_out.contains(path))
+                .collect::<Vec<_>>(),
+            false,
+        ),
+        Staging::Only(paths) => (paths, true),
     };
+    if paths.is_empty() || paths.len() > MAX_PATHS {
+        return None;
+    }
+    let quoted: Vec<String> = paths.iter().map(|p| single_quote(p)).collect();
+    let quoted = quoted.join(" ");
+    let commit = format!("git commit -q -m {}", single_quote(&message));
+    let plan = vec![
+        PlanStep::command(
+            format!("Stage what the goal asks to commit: {}", paths.join(", ")),
+            format!("git add -A -- {quoted}"),
+        ),
+        if only {
+            PlanStep::command(
+                format!("Commit only those files, with the message the goal gives: {message}"),
+                format!("{commit} -- {quoted}"),
+            )
+        } else {
+            PlanStep::command(
+                format!("Commit them with the message the goal gives: {message}"),
+                commit,
+            )
+        },
+    ];
     (!tried.contains(&plan)).then_some(plan)
 }
 
@@ -232,6 +238,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         test_git(root, &["init", "-q"]);
+        // rebound's own directory, ignored: never named to git add.
+        std::fs::write(root.join(".gitignore"), ".rebound/\n").unwrap();
+        std::fs::create_dir(root.join(".rebound")).unwrap();
+        std::fs::write(root.join(".rebound/run.db"), "x").unwrap();
         std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
         std::fs::write(root.join("notes.txt"), "old\n").unwrap();
         test_git(root, &["add", "-A"]);
@@ -249,19 +259,11 @@ mod tests {
 
         let results = [result(&check, false), result("python3 -m unittest", true)];
         let plan = commit_plan(goal, &results, root, &[]).await.unwrap();
-        assert_eq!(plan[0].command.as_deref(), Some("git add -- 'a.py' 'b.py'"));
-        for step in &plan {
-            let status = std::process::Command::new("bash")
-                .args(["-c", step.command.as_deref().unwrap()])
-                .env("GIT_AUTHOR_NAME", "t")
-                .env("GIT_AUTHOR_EMAIL", "t@localhost")
-                .env("GIT_COMMITTER_NAME", "t")
-                .env("GIT_COMMITTER_EMAIL", "t@localhost")
-                .current_dir(root)
-                .status()
-                .unwrap();
-            assert!(status.success(), "{step:?}");
-        }
+        assert_eq!(
+            plan[0].command.as_deref(),
+            Some("git add -A -- 'a.py' 'b.py'")
+        );
+        run_steps(root, &plan);
         let shown = std::process::Command::new("git")
             .args(["show", "--name-only", "--format=%s", "HEAD"])
             .current_dir(root)
@@ -279,5 +281,39 @@ mod tests {
         assert!(check_run.success());
         // Tried once: not planned again.
         assert!(commit_plan(goal, &results, root, &[plan]).await.is_none());
+
+        // "all my changes": everything git status lists, notes.txt too.
+        std::fs::write(root.join("b.py"), "b = 2\n").unwrap();
+        std::fs::write(root.join("c.py"), "c = 1\n").unwrap();
+        let goal = "Commit all my changes with the message 'More'.";
+        let results = [result(&commit_message_check("More"), false)];
+        let plan = commit_plan(goal, &results, root, &[]).await.unwrap();
+        assert_eq!(
+            plan[0].command.as_deref(),
+            Some("git add -A -- 'b.py' 'c.py' 'notes.txt'")
+        );
+        assert_eq!(plan[1].command.as_deref(), Some("git commit -q -m 'More'"));
+        run_steps(root, &plan);
+        let status = std::process::Command::new("git")
+            .args(["status", "--porcelain"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+    }
+
+    fn run_steps(root: &std::path::Path, plan: &[PlanStep]) {
+        for step in plan {
+            let status = std::process::Command::new("bash")
+                .args(["-c", step.command.as_deref().unwrap()])
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@localhost")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@localhost")
+                .current_dir(root)
+                .status()
+                .unwrap();
+            assert!(status.success(), "{step:?}");
+        }
     }
 }

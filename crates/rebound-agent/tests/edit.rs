@@ -646,3 +646,49 @@ async fn a_data_file_with_two_syntax_errors_is_repaired_by_the_harness() {
         "{outputs:?}"
     );
 }
+
+/// A small model asked to add a function often rewrites the one it was
+/// shown into the new one: the harness reads that as an addition beside
+/// it (the shown definition kept), and the checks judge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_function_written_over_the_shown_one_is_added_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let stats = "def mean(values):\n    return sum(values) / len(values)\n";
+    std::fs::write(work.join("stats.py"), stats).unwrap();
+    std::fs::write(
+        work.join("test_stats.py"),
+        "import unittest\nfrom stats import mean, median\n\n\nclass T(unittest.TestCase):\n    def test_both(self):\n        self.assertEqual(mean([1, 3]), 2)\n        self.assertEqual(median([3, 1, 2]), 2)\n",
+    )
+    .unwrap();
+    let steps = serde_json::json!({"steps": [
+        {"kind": "edit", "description": "Add a median function to stats.py", "file": "stats.py", "target": "mean"},
+    ]});
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(steps),
+        code("def median(values):\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n"),
+    ]));
+    let config = AgentConfig {
+        localized_edits: false,
+        ..AgentConfig::default()
+    };
+    let checks = vec![Check::new(
+        "python3 -m unittest -q test_stats",
+        CheckSource::Flag,
+    )];
+    let graph = graph(&model, &work, dir.path(), config);
+    let goal = PevState::new("Add median(values) to stats.py", 10).with_checks(checks);
+    let (state, events) = run(&graph, goal).await;
+
+    let text = std::fs::read_to_string(work.join("stats.py")).unwrap();
+    assert!(text.starts_with(stats), "mean is kept first: {text}");
+    assert!(
+        text.contains("\n\n\ndef median(values):") || text.contains("\n\ndef median(values):"),
+        "{text}"
+    );
+    let outputs = step_outputs(&events);
+    assert!(outputs[0].1, "{outputs:?}");
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(model.remaining(), 0);
+}

@@ -1,8 +1,10 @@
 //! Measures the embedded local model on a realistic agent conversation: a
 //! planner call, then executor calls that extend the same conversation.
 //! Each call runs twice: warm (the KV cache holds the previous call's
-//! prefix, as in a real run) and cold (the cache was evicted first). Prints
-//! one JSON line.
+//! prefix, as in a real run) and cold (the cache was evicted first). Then
+//! an edit call (a function given back with one change, the agent's
+//! commonest answer) and the planner call are generated with and without
+//! prompt-lookup drafting. Prints one JSON line.
 //!
 //! ```text
 //! cargo run --release -p rebound-llm --features local --example local_bench [-- <name or path.gguf>]
@@ -20,6 +22,33 @@ shell command does it, the command. Prefer running the tests first to see what f
 
 const EXECUTOR_SYSTEM: &str = "You are the executor of a coding agent. You execute one plan \
 step at a time with the shell tool, then report whether the step succeeded and what it showed.";
+
+const EDITOR_SYSTEM: &str = "You are a careful programmer. Rewrite the part of the file you \
+are shown so that it makes the change asked for; keep everything else as it is.";
+
+const PARSE_EXPR: &str = "def parse_expr(text):
+    \"\"\"The tokens of an arithmetic expression: numbers and operators.\"\"\"
+    tokens = []
+    number = ''
+    for char in text:
+        if char.isdigit() or char == '.':
+            number += char
+            continue
+        if number:
+            tokens.append(float(number))
+            number = ''
+        if char in '+-*/':
+            tokens.append(char)
+        elif char in '()':
+            tokens.append(char)
+        elif char.isspace():
+            continue
+        else:
+            raise ValueError(f'unexpected character {char!r} in {text!r}')
+    if number:
+        tokens.append(float(number))
+    return tokens
+";
 
 const REPO: &str = "Repository files:\n\
 calc/__init__.py\ncalc/ops.py (def add(a, b), def sub(a, b), def mul(a, b), def div(a, b))\n\
@@ -132,6 +161,42 @@ async fn main() -> Result<(), Box<dyn Error>> {
         cold.push((stats, seconds));
     }
 
+    // Drafting: the same answers with and without prompt lookup.
+    let edit = ChatRequest::new()
+        .system(EDITOR_SYSTEM)
+        .message(Message::user(format!(
+            "Change to make: `parse_expr` must also accept `%` as an operator.\n\
+             The part to rewrite, def parse_expr of calc/parse.py:\n```python\n{PARSE_EXPR}```\n\
+             Write the new code of this whole part in one ```python block."
+        )))
+        .max_tokens(400);
+    let mut drafting = Vec::new();
+    for (kind, request) in [("edit", &edit), ("planner", &requests[0])] {
+        let mut pair = Vec::new();
+        for on in [false, true] {
+            model.set_prompt_lookup(on);
+            model.forget_cache();
+            let (text, stats, seconds) = timed(&model, request).await?;
+            pair.push((text, stats, seconds));
+        }
+        let (plain, drafted) = (&pair[0], &pair[1]);
+        drafting.push(serde_json::json!({
+            "call": kind,
+            "generated": drafted.1.generated_tokens,
+            "plain_generation_tps": plain.1.generated_tokens as f64 / plain.1.generation_seconds,
+            "drafted_generation_tps": drafted.1.generated_tokens as f64 / drafted.1.generation_seconds,
+            "generation_speedup": plain.1.generation_seconds / drafted.1.generation_seconds,
+            "wall_plain_seconds": plain.2,
+            "wall_drafted_seconds": drafted.2,
+            "drafted": drafted.1.draft_tokens,
+            "accepted": drafted.1.accepted_draft_tokens,
+            "verify_steps": drafted.1.verify_steps,
+            "accepted_per_verify": drafted.1.accepted_draft_tokens as f64 / drafted.1.verify_steps.max(1) as f64,
+            "same_answer": plain.0 == drafted.0,
+        }));
+    }
+    model.set_prompt_lookup(true);
+
     let sum = |runs: &[(LocalStats, f64)], f: fn(&LocalStats) -> f64| -> f64 {
         runs.iter().map(|(s, _)| f(s)).sum()
     };
@@ -160,9 +225,12 @@ async fn main() -> Result<(), Box<dyn Error>> {
         "per_call_warm": warm.iter().map(|(s, w)| serde_json::json!({
             "prompt_tokens": s.prompt_tokens, "reused": s.reused_tokens,
             "restored": s.restored_tokens,
+            "drafted": s.draft_tokens, "accepted_drafts": s.accepted_draft_tokens,
+            "verify_steps": s.verify_steps,
             "prompt_seconds": s.prompt_seconds, "generated": s.generated_tokens,
             "generation_seconds": s.generation_seconds, "grammar_fallbacks": s.grammar_fallbacks,
             "wall_seconds": w})).collect::<Vec<_>>(),
+        "prompt_lookup": drafting,
         "same_answers_warm_and_cold": warm.iter().zip(&cold).all(|(w, c)| w.0.generated_tokens == c.0.generated_tokens),
     });
     println!("{line}");

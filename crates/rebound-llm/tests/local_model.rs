@@ -331,6 +331,51 @@ async fn alternating_prompts_each_find_their_own_prefix() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn prompt_lookup_gives_the_same_answer_in_fewer_steps() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("prompt_lookup_gives_the_same_answer_in_fewer_steps") else {
+        return;
+    };
+    let code = "def total(items):\n    result = 0\n    for item in items:\n        result += item.price * item.quantity\n    return result\n\n\ndef count(items):\n    return len(items)\n";
+    let edit = ChatRequest::new()
+        .system("You edit Python code. Answer with the whole new code in one ```python block.")
+        .message(Message::user(format!(
+            "Rename the function `count` to `item_count`; change nothing else.\n```python\n{code}```"
+        )))
+        .max_tokens(120);
+    let plan = ChatRequest::new()
+        .message(Message::user(
+            "List the files src/app.py, src/db.py and tests/test_app.py as a JSON object {\"files\": [...]}.",
+        ))
+        .response_schema(
+            "Files",
+            serde_json::json!({"type": "object", "properties": {"files": {"type": "array", "items": {"type": "string"}}}, "required": ["files"]}),
+        )
+        .max_tokens(60);
+    for request in [edit, plan] {
+        model.set_prompt_lookup(false);
+        model.forget_cache();
+        let started = Instant::now();
+        let (plain, plain_stats) = model.chat_with_stats(&request).await.unwrap();
+        let plain_time = started.elapsed();
+        model.set_prompt_lookup(true);
+        model.forget_cache();
+        let started = Instant::now();
+        let (drafted, stats) = model.chat_with_stats(&request).await.unwrap();
+        let drafted_time = started.elapsed();
+        eprintln!(
+            "prompt lookup: {} tokens in {plain_time:?} plain, {drafted_time:?} drafted ({} drafted, {} kept in {} checks)",
+            stats.generated_tokens, stats.draft_tokens, stats.accepted_draft_tokens, stats.verify_steps
+        );
+        assert_eq!(plain_stats.draft_tokens, 0);
+        assert_eq!(drafted.text, plain.text, "the same answer token for token");
+        assert_eq!(drafted.finish_reason, plain.finish_reason);
+        assert_eq!(stats.generated_tokens, plain_stats.generated_tokens);
+        assert!(stats.accepted_draft_tokens > 0, "{stats:?}");
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn an_overflowing_prompt_is_context_too_long() {
     let _serial = SERIAL.lock().await;
     let Some(model) = small_model("an_overflowing_prompt_is_context_too_long") else {

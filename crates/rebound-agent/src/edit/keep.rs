@@ -88,6 +88,23 @@ pub(crate) fn losses(
     lost
 }
 
+/// A replacement that would drop the span's definitions, read as an
+/// addition beside it: `span_text` kept, `code` after it, one blank line
+/// between. A small model asked to add a function (`median`) to a file
+/// often rewrites the definition it was shown (`mean`) into the new one;
+/// the instruction was an addition. Returns the code to splice over the
+/// span, or `None` when `code` defines no name `before` (the file's text)
+/// lacks: then it is a rewrite, and dropping is refused as before.
+pub(crate) fn as_addition(file: &str, before: &str, span_text: &str, code: &str) -> Option<String> {
+    let language = Language::from_path(file)?;
+    let defined_before = names(language, before)?;
+    let defined_by_code = names(language, code)?;
+    defined_by_code
+        .iter()
+        .any(|name| !defined_before.contains(name))
+        .then(|| format!("{}\n\n{}", span_text.trim_end(), code.trim_end()))
+}
+
 /// Extensions of data files, whose words are their keys and values.
 const DATA_FILES: &[&str] = &["json", "toml", "yaml", "yml", "ini", "cfg"];
 
@@ -145,6 +162,25 @@ mod tests {
     use super::*;
 
     const STATS: &str = "def mean(values):\n    return sum(values) / len(values)\n\n\ndef spread(values):\n    return max(values) - min(values)\n";
+
+    #[test]
+    fn a_new_definition_in_place_of_the_shown_one_is_an_addition() {
+        let span = "def mean(values):\n    return sum(values) / len(values)\n";
+        let median = "def median(values):\n    ordered = sorted(values)\n    return ordered[len(ordered) // 2]\n";
+        let added = as_addition("stats.py", STATS, span, median).unwrap();
+        assert!(added.starts_with(span.trim_end()), "{added}");
+        assert!(
+            added.ends_with("return ordered[len(ordered) // 2]"),
+            "{added}"
+        );
+        assert!(added.contains("\n\ndef median"), "{added}");
+        // A rewrite of the shown definition defines nothing new.
+        let rewrite = "def mean(values):\n    return sum(values) / max(len(values), 1)\n";
+        assert_eq!(as_addition("stats.py", STATS, span, rewrite), None);
+        // Code in no known language, or that does not parse: no reading.
+        assert_eq!(as_addition("notes.txt", STATS, span, median), None);
+        assert_eq!(as_addition("stats.py", STATS, span, "def median(:\n"), None);
+    }
 
     #[test]
     fn a_rewrite_that_keeps_every_definition_drops_none() {

@@ -18,6 +18,7 @@ use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
 use super::file::file_named_in;
+use super::keep::as_addition;
 use super::mutate::{mutants, Mutant};
 use super::rename::renames;
 use super::syntax_repair::repair_syntax;
@@ -406,7 +407,7 @@ async fn try_candidates(
         let key = format!("{label}:candidate");
         let response = sample_candidate(ctx, deps, &key, &request, number).await?;
         tokens += response.usage.input_tokens + response.usage.output_tokens;
-        let new_text = match extract_code(&response.text)
+        let (code, new_text) = match extract_code(&response.text)
             .and_then(|code| splice(original, span, &code).map(|text| (code, text)))
         {
             Ok((code, text)) => {
@@ -418,7 +419,7 @@ async fn try_candidates(
                     });
                     continue;
                 }
-                text
+                (code, text)
             }
             Err(EditError::NoChange) if !job.implicated => {
                 // No failing check points at this file, and the model
@@ -447,14 +448,29 @@ async fn try_candidates(
                 continue;
             }
         };
-        let dropped = losses(
-            &span.file,
-            original,
-            &new_text,
-            &step.description,
-            span.is_whole_file(original),
-            matches!(syntax_before, super::Syntax::Invalid(_)),
-        );
+        let lost = |text: &str| {
+            losses(
+                &span.file,
+                original,
+                text,
+                &step.description,
+                span.is_whole_file(original),
+                matches!(syntax_before, super::Syntax::Invalid(_)),
+            )
+        };
+        let mut new_text = new_text;
+        let mut dropped = lost(&new_text);
+        if !dropped.is_empty() {
+            // New definitions in place of the shown ones: an addition
+            // beside them, when that keeps everything.
+            if let Some(text) = as_addition(&span.file, original, &span.text, &code)
+                .and_then(|added| splice(original, span, &added).ok())
+                .filter(|text| lost(text).is_empty())
+            {
+                new_text = text;
+                dropped = Vec::new();
+            }
+        }
         if !dropped.is_empty() {
             tried.push(Tried {
                 name: candidate_name(number),

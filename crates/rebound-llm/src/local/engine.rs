@@ -23,6 +23,8 @@ use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
+use super::answer::Answer;
+use super::draft;
 use super::prefix_store::{shared_prefix, PrefixStore};
 use super::prompt::TemplateMessage;
 use super::LocalStats;
@@ -123,6 +125,9 @@ pub(crate) struct Engine {
     cached: Vec<LlamaToken>,
     /// The states of recent prompts (host copies of sequence 0).
     saved: PrefixStore<SeqState, LlamaToken>,
+    /// Whether greedy answers are drafted by prompt lookup ([`draft`]);
+    /// on unless turned off ([`super::LocalModel::set_prompt_lookup`]).
+    pub(crate) prompt_lookup: bool,
 }
 
 /// The llama.cpp backend, initialised once per process.
@@ -188,6 +193,7 @@ impl Engine {
             template,
             cached: Vec::new(),
             saved: PrefixStore::new(SAVED_PROMPTS_BYTES),
+            prompt_lookup: true,
         })
     }
 
@@ -227,7 +233,7 @@ impl Engine {
     fn generate_inner(
         &mut self,
         input: &GenerateInput,
-        mut on_text: Option<&mut dyn FnMut(&str)>,
+        on_text: Option<&mut dyn FnMut(&str)>,
     ) -> Result<Generation, EngineError> {
         let model = self.model;
         let vocab = model.vocab();
@@ -300,7 +306,7 @@ impl Engine {
 
         let prompt_started = Instant::now();
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
-        let mut logits_index = self.decode(&mut batch, &tokens[reused..])?;
+        let logits_index = self.decode(&mut batch, &tokens[reused..])?;
         let prompt_seconds = prompt_started.elapsed().as_secs_f64();
         self.save_prompt(&tokens);
 
@@ -313,59 +319,96 @@ impl Engine {
         };
 
         let generation_started = Instant::now();
-        let mut one = LlamaBatch::new(1, 1);
-        let mut bytes = Vec::new();
-        let mut generated = 0usize;
-        let mut hit_limit = false;
-        let mut grammar_fallbacks = 0;
-        let hold = input
-            .stop
-            .iter()
-            .map(String::len)
-            .max()
-            .unwrap_or(1)
-            .saturating_sub(1);
-        let mut emitted = 0usize;
         let mut rng = input
             .sampling
             .filter(|s| s.temperature > 0.0)
             .map(|s| (s.temperature, SplitMix64(s.seed)));
-        loop {
-            if generated >= max_tokens {
-                hit_limit = true;
-                break;
+        // Drafts are checked greedily: with sampling, one token at a time.
+        let drafting = rng.is_none() && self.prompt_lookup;
+        let mut answer = Answer::new(max_tokens, &input.stop, on_text);
+        let mut history = tokens.clone();
+        let mut draft_length = draft::FIRST_DRAFT;
+        let mut batch = LlamaBatch::new(draft::MAX_DRAFT + 1, 1);
+        let mut grammar_fallbacks = 0;
+        let (mut drafted, mut accepted_drafts, mut verify_steps) = (0, 0, 0);
+        let mut next = match rng.as_mut() {
+            _ if max_tokens == 0 => None,
+            Some((temperature, random)) => {
+                Some(self.sample(logits_index, grammar.as_mut(), *temperature, random)?)
             }
-            let (token, fell_back) = match rng.as_mut() {
-                Some((temperature, random)) => {
-                    self.sample(logits_index, grammar.as_mut(), *temperature, random)?
-                }
-                None => self.pick(logits_index, grammar.as_mut())?,
-            };
+            None => Some(self.pick(logits_index, grammar.as_mut())?),
+        };
+        if max_tokens == 0 {
+            answer.hit_limit = true;
+        }
+        while let Some((token, fell_back)) = next.take() {
             grammar_fallbacks += usize::from(fell_back);
-            if vocab.is_eog(token) {
+            if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
                 break;
             }
-            generated += 1;
-            bytes.extend(vocab.token_to_piece(token, false, None));
-            if let Some(end) = stop_position(&bytes, &input.stop) {
-                bytes.truncate(end);
-                break;
+            history.push(token);
+            // The token, then a draft of the ones likely to follow, decoded
+            // in one batch; the model's own choice at each position keeps
+            // the draft's tokens up to the first it would not write.
+            let room = (max_tokens - answer.generated)
+                .min(self.n_ctx().saturating_sub(self.cached.len() + 1));
+            let guess = if drafting {
+                draft::lookup(&history, draft_length.min(room))
+            } else {
+                Vec::new()
+            };
+            let mut fed = Vec::with_capacity(guess.len() + 1);
+            fed.push(token);
+            fed.extend_from_slice(&guess);
+            let base = self.cached.len();
+            self.decode_every(&mut batch, &fed)?;
+            let mut kept = 0;
+            for position in 0..=guess.len() {
+                let index = i32::try_from(position).unwrap_or(i32::MAX);
+                let choice = match rng.as_mut() {
+                    Some((temperature, random)) => {
+                        self.sample(index, grammar.as_mut(), *temperature, random)?
+                    }
+                    None => self.pick(index, grammar.as_mut())?,
+                };
+                if guess.get(position) == Some(&choice.0) {
+                    grammar_fallbacks += usize::from(choice.1);
+                    kept += 1;
+                } else {
+                    next = Some(choice);
+                    break;
+                }
             }
-            if let Some(on_text) = on_text.as_mut() {
-                let ready = bytes.len().saturating_sub(hold);
-                emitted += emit_utf8(&bytes[emitted.min(ready)..ready], on_text);
+            if !guess.is_empty() {
+                verify_steps += 1;
+                drafted += guess.len();
+                accepted_drafts += kept;
+                draft_length = draft::next_length(draft_length, guess.len(), kept);
             }
-            logits_index = self.decode(&mut one, &[token])?;
+            if kept < guess.len() {
+                // Forget the draft's rejected tokens.
+                let from = base + 1 + kept;
+                let start = u32::try_from(from).unwrap_or(u32::MAX);
+                match self.context.clear_kv_cache_seq(Some(0), Some(start), None) {
+                    Ok(true) => self.cached.truncate(from),
+                    _ => return Err(EngineError::Failed("cannot drop a rejected draft".into())),
+                }
+            }
+            for &token in &guess[..kept] {
+                if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
+                    next = None;
+                    break;
+                }
+                history.push(token);
+            }
         }
-        if let Some(on_text) = on_text.as_mut() {
-            if emitted < bytes.len() {
-                on_text(&String::from_utf8_lossy(&bytes[emitted..]));
-            }
-        }
+        let hit_limit = answer.hit_limit;
+        let generated = answer.generated;
+        let text = answer.finish();
         let generation_seconds = generation_started.elapsed().as_secs_f64();
 
         Ok(Generation {
-            text: String::from_utf8_lossy(&bytes).into_owned(),
+            text,
             hit_limit,
             stats: LocalStats {
                 prompt_tokens: tokens.len(),
@@ -375,6 +418,9 @@ impl Engine {
                 generated_tokens: generated,
                 generation_seconds,
                 grammar_fallbacks,
+                draft_tokens: drafted,
+                accepted_draft_tokens: accepted_drafts,
+                verify_steps,
             },
         })
     }
@@ -393,6 +439,27 @@ impl Engine {
             }
             Err(error) => tracing::debug!("the prompt's state was not saved: {error}"),
         }
+    }
+
+    /// Decodes `tokens` (at most one batch) after the cached ones, with
+    /// logits for each: batch index `i` holds those after `tokens[i]`.
+    fn decode_every(
+        &mut self,
+        batch: &mut LlamaBatch<'_>,
+        tokens: &[LlamaToken],
+    ) -> Result<(), EngineError> {
+        let failed =
+            |e: &dyn std::fmt::Display| EngineError::Failed(format!("decoding failed: {e}"));
+        batch.clear();
+        for (i, &token) in tokens.iter().enumerate() {
+            let position = i32::try_from(self.cached.len() + i).map_err(|e| failed(&e))?;
+            batch
+                .add(token, position, &[0], true)
+                .map_err(|e| failed(&e))?;
+        }
+        self.context.decode(batch).map_err(|e| failed(&e))?;
+        self.cached.extend_from_slice(tokens);
+        Ok(())
     }
 
     /// Decodes `tokens` after the cached ones; returns the batch index of
@@ -579,27 +646,4 @@ fn argmax(values: impl Iterator<Item = (usize, f32)>) -> Option<usize> {
 /// The token with vocabulary index `index`.
 fn token_at(index: usize) -> LlamaToken {
     LlamaToken(i32::try_from(index).unwrap_or(i32::MAX))
-}
-
-/// Hands the whole UTF-8 characters at the start of `bytes` to `on_text`
-/// (nothing when there are none yet); returns how many bytes it handed.
-fn emit_utf8(bytes: &[u8], on_text: &mut &mut dyn FnMut(&str)) -> usize {
-    let valid = match std::str::from_utf8(bytes) {
-        Ok(text) => text.len(),
-        Err(error) => error.valid_up_to(),
-    };
-    if valid > 0 {
-        if let Ok(text) = std::str::from_utf8(&bytes[..valid]) {
-            on_text(text);
-        }
-    }
-    valid
-}
-
-/// Where the first stop sequence starts in `bytes`, if one occurs.
-fn stop_position(bytes: &[u8], stop: &[String]) -> Option<usize> {
-    stop.iter()
-        .filter(|s| !s.is_empty())
-        .filter_map(|s| bytes.windows(s.len()).position(|w| w == s.as_bytes()))
-        .min()
 }

@@ -9,6 +9,15 @@
 //!   (top-40, softmax at that temperature) from a stream seeded by the
 //!   request's `seed` (0 when unset), so a sampled answer is reproducible
 //!   too.
+//! - A greedy answer is drafted by prompt lookup
+//!   ([`LocalModel::set_prompt_lookup`] turns it off): after each token,
+//!   the tokens that followed its last few tokens earlier in the prompt or
+//!   the answer are checked by the model in one batch, and kept up to the
+//!   first one it would not write — the same answer in fewer decode steps
+//!   when it copies its prompt. On a 2-core CPU a small batch costs nearly
+//!   as much as its tokens one by one, so drafts are short and it wins
+//!   little (generation 1.17–1.57x on an edit, 0.88–1.35x on a plan over
+//!   four runs of `examples/local_bench.rs`).
 //! - A `response_schema` is enforced with a llama.cpp JSON-schema grammar
 //!   (each object's properties written in the order of its `required`
 //!   list: [`crate::schema_text_in_required_order`]); a raw GBNF `grammar`
@@ -33,6 +42,8 @@
 //! # }
 //! ```
 
+mod answer;
+mod draft;
 mod engine;
 mod prefix_store;
 mod prompt;
@@ -76,6 +87,12 @@ pub struct LocalStats {
     /// Generated tokens for which the greedy token broke the response
     /// schema's grammar, so the whole vocabulary was filtered (the slow path).
     pub grammar_fallbacks: usize,
+    /// Tokens drafted by prompt lookup and checked by the model.
+    pub draft_tokens: usize,
+    /// Drafted tokens the model kept (each one a decode step saved).
+    pub accepted_draft_tokens: usize,
+    /// Batches that checked a draft.
+    pub verify_steps: usize,
 }
 
 /// A GGUF model run in-process through llama.cpp.
@@ -132,6 +149,15 @@ impl LocalModel {
     /// The context window, in tokens.
     pub fn context_tokens(&self) -> usize {
         lock(&self.engine).n_ctx()
+    }
+
+    /// Turns prompt-lookup drafting of greedy answers on or off (on by
+    /// default): the answer is the same either way; drafting makes answers
+    /// that copy their prompt (an edit of code it was shown) faster, by
+    /// as much as a batch of tokens costs less than its tokens one by one.
+    /// Every [`LocalModel`] of the same file shares the setting.
+    pub fn set_prompt_lookup(&self, on: bool) {
+        lock(&self.engine).prompt_lookup = on;
     }
 
     /// Forgets the KV cache and the saved prompt states, so the next call
