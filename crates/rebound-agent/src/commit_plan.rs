@@ -12,8 +12,11 @@
 //! A path named in a sentence that also says to leave something out, not
 //! to commit, delete or touch it ("notes.txt is my scratch file: leave it
 //! out of the commit") is never staged. When the goal names nothing that
-//! is uncommitted and does not say "all", the planner decides (found on
-//! dev: the model planned `git commit -m` without `git add`, repeated it
+//! is uncommitted and does not say "all", or that says where the commit
+//! goes beyond its message (a branch, an amend, a merge, a tag), the
+//! planner decides: its message check then cannot prove the goal either
+//! (found on test as false successes: the harness committed on `main`
+//! what the goal wanted on a branch). Found on dev: the model planned `git commit -m` without `git add`, repeated it
 //! after git's own hint, then edited files to "change the message").
 
 use std::collections::BTreeSet;
@@ -22,7 +25,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::checks::clauses::{commit_message, commit_message_check, path_words, single_quote};
+use crate::checks::clauses::{
+    commit_message, commit_message_check, names_commit_place, path_words, single_quote,
+};
 use crate::checks::CheckResult;
 use crate::PlanStep;
 
@@ -68,6 +73,10 @@ pub(crate) async fn commit_plan(
     workspace: &Path,
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
+    if names_commit_place(goal) {
+        // A branch, an amend, a merge: more than staging and committing.
+        return None;
+    }
     let message = commit_message(goal)?;
     let check = commit_message_check(&message);
     let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
@@ -204,6 +213,17 @@ mod tests {
                 left_out: changed(&["b.py"])
             })
         );
+    }
+
+    #[tokio::test]
+    async fn a_goal_that_names_a_branch_gets_no_harness_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        test_git(root, &["init", "-q"]);
+        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
+        let goal = "Create the branch feature/csv, commit all my changes there with the message 'Add CSV'.";
+        let results = [result(&commit_message_check("Add CSV"), false)];
+        assert!(commit_plan(goal, &results, root, &[]).await.is_none());
     }
 
     #[test]

@@ -56,6 +56,38 @@ static REVERT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\bgit\s+revert\b|\brevert\b[^.;\n]{0,40}\bwith\s+git\b").ok()
 });
 
+/// Words about the code's structure, which tests do not show: "refactor",
+/// "extract ... into one function", "instead of repeating the code",
+/// "defined in one place", "move ... into a new module".
+static STRUCTURE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\brefactor\w*|\bextract\b[^.;\n]{0,80}\binto\b[^.;\n]{0,40}\b(?:function|method|helper|class|module)|\binstead\s+of\s+(?:repeating|duplicating|copying)\b|\bin\s+one\s+place\b|\bmove\b[^.;\n]{0,60}\binto\s+(?:a\s+)?new\s+(?:module|file)\b").ok()
+});
+
+/// The goal's first words about the code's structure (see [`STRUCTURE`]),
+/// if any: a finish its tests pass is still unverified, for they show what
+/// the code does, not how it is arranged.
+pub fn structure_clause(goal: &str) -> Option<String> {
+    STRUCTURE
+        .as_ref()?
+        .find(goal)
+        .map(|m| m.as_str().to_string())
+}
+
+/// Words that put a commit somewhere its message does not show: a branch,
+/// a merge, a rebase, an amend, a tag.
+static COMMIT_PLACE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bbranch(?:es)?\b|\bmerg(?:e|es|ing)\b|\brebas(?:e|ing)\b|\bamend\w*|\bcherry-pick|\bcheckout\b|\bswitch\b|\btag\b").ok()
+});
+
+/// Whether the goal says where a commit goes beyond its message (a
+/// branch, an amend, ...): then the last commit's message cannot prove
+/// the goal alone, and the harness does not make the commit.
+pub fn names_commit_place(goal: &str) -> bool {
+    COMMIT_PLACE
+        .as_ref()
+        .is_none_or(|regex| regex.is_match(goal))
+}
+
 /// The rule of "without changing its values" (a JSON file's values kept).
 pub const RULE_SAME_VALUES: &str = "same values";
 
@@ -256,7 +288,9 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         add(prints_check(&program, &expected), RULE_PRINTS, true);
     }
     if let Some(message) = commit_message(goal) {
-        add(commit_message_check(&message), RULE_COMMIT_MESSAGE, true);
+        // A commit on a branch, or an amend, is more than its message.
+        let proves = !names_commit_place(goal);
+        add(commit_message_check(&message), RULE_COMMIT_MESSAGE, proves);
     }
     if let Some(runner) = named_runner(goal, workspace) {
         add(runner, RULE_RUNNER, true);
@@ -825,6 +859,49 @@ mod tests {
             .status
             .success());
         assert!(!dir.path().join("x").exists(), "the value is not code");
+    }
+
+    #[test]
+    fn a_commit_message_proves_a_goal_only_when_the_goal_asks_nothing_more_of_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let proves = |goal: &str| {
+            clause_checks(goal, dir.path())
+                .iter()
+                .find_map(|c| match &c.source {
+                    CheckSource::Clause { rule, proves } if rule == RULE_COMMIT_MESSAGE => {
+                        Some(*proves)
+                    }
+                    _ => None,
+                })
+                .unwrap()
+        };
+        assert!(proves(
+            "Commit all my changes with the message 'Add greeting'."
+        ));
+        assert!(!proves(
+            "On a new branch fix/empty, commit the fix with the message 'Handle empty input'."
+        ));
+        assert!(!proves(
+            "Amend the last commit so its message is 'Fix typo'."
+        ));
+    }
+
+    #[test]
+    fn words_about_the_codes_structure_are_read() {
+        for goal in [
+            "Extract them into one function, normalize_email(email), and make both call it.",
+            "Make both functions call it instead of repeating the code.",
+            "Move it into a new module config.py so that it is defined in one place only.",
+            "Refactor parse() into smaller pieces.",
+        ] {
+            assert!(structure_clause(goal).is_some(), "{goal}");
+        }
+        for goal in [
+            "Extract the e-mail addresses from log.txt into emails.txt, one per line.",
+            "Fix the off-by-one error in pages().",
+        ] {
+            assert_eq!(structure_clause(goal), None, "{goal}");
+        }
     }
 
     #[test]

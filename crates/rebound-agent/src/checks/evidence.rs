@@ -47,6 +47,11 @@ pub struct Evidence {
     /// give ([`Evidence::uncovered`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub named_programs: Vec<String>,
+    /// The goal's words about the code's structure ("extract them into one
+    /// function", "instead of repeating the code"): tests show behaviour,
+    /// not structure, so no detected check covers them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structure: Option<String>,
 }
 
 impl Evidence {
@@ -63,6 +68,7 @@ impl Evidence {
     pub fn for_goal(goal: &str, checks: Vec<Check>) -> Self {
         Evidence {
             named_programs: super::named_programs(goal),
+            structure: super::clauses::structure_clause(goal),
             ..Evidence::new(checks)
         }
     }
@@ -89,6 +95,11 @@ impl Evidence {
                     .any(|c| super::runs_program(&c.command, program))
             })
             .cloned()
+            .chain(
+                self.structure
+                    .iter()
+                    .map(|s| format!("the code's structure (\"{s}\")")),
+            )
             .collect()
     }
 
@@ -113,6 +124,7 @@ impl Evidence {
             proposals: self.proposals,
             passing_reviews: self.passing_reviews,
             named_programs: self.named_programs.clone(),
+            structure: self.structure.clone(),
         }
     }
 
@@ -256,6 +268,21 @@ mod tests {
         own.checks
             .push(Check::new("./bars | grep -c '#'", CheckSource::Agent));
         assert!(!own.wants_proposal());
+    }
+
+    #[test]
+    fn a_goal_about_the_codes_structure_is_not_verified_by_its_tests() {
+        let goal = "Extract the copied lines into one function, normalize(email), and call it instead of repeating the code.";
+        let evidence = Evidence::for_goal(goal, vec![detected("python3 -m unittest")]).after(&run(
+            CheckWhen::Start,
+            "python3 -m unittest",
+            false,
+        ));
+        let passing = run(CheckWhen::AfterChange, "python3 -m unittest", true);
+        assert!(!evidence.settles(&passing), "tests show behaviour only");
+        let evidence = evidence.after(&passing);
+        assert_eq!(evidence.finish_reason(), StopReason::FinishedUnverified);
+        assert_eq!(evidence.uncovered().len(), 1, "{:?}", evidence.uncovered());
     }
 
     #[test]
