@@ -16,8 +16,9 @@
 //! goes beyond its message (a branch, an amend, a merge, a tag), the
 //! planner decides: its message check then cannot prove the goal either
 //! (found on test as false successes: the harness committed on `main`
-//! what the goal wanted on a branch). Found on dev: the model planned `git commit -m` without `git add`, repeated it
-//! after git's own hint, then edited files to "change the message").
+//! what the goal wanted on a branch). Found on dev: the model planned
+//! `git commit -m` without `git add`, repeated it after git's own hint,
+//! then edited files to "change the message".
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -83,13 +84,7 @@ pub(crate) async fn commit_plan(
     if failing.len() != 1 || failing[0].command != check {
         return None;
     }
-    let status = crate::git::git(
-        workspace,
-        &["status", "--porcelain", "--untracked-files=all", "--", "."],
-    )
-    .await
-    .ok()?;
-    let mut changed = changed_paths(&status);
+    let mut changed = crate::git::uncommitted_paths(workspace).await;
     changed.sort();
     let (paths, only) = match staging(goal, &changed)? {
         Staging::All { left_out } => (
@@ -125,18 +120,6 @@ pub(crate) async fn commit_plan(
         },
     ];
     (!tried.contains(&plan)).then_some(plan)
-}
-
-/// The paths `git status --porcelain` lists (a rename's new path), without
-/// rebound's own `.rebound/`.
-fn changed_paths(status: &str) -> Vec<String> {
-    status
-        .lines()
-        .filter_map(|line| line.get(3..))
-        .map(|path| path.rsplit(" -> ").next().unwrap_or(path))
-        .map(|path| path.trim_matches('"').to_string())
-        .filter(|path| !path.starts_with(".rebound/"))
-        .collect()
 }
 
 /// What the goal says goes in the commit, among the `changed` paths.
@@ -232,14 +215,6 @@ mod tests {
         assert_eq!(
             staging(goal, &changed(&["docs/a.md", "docs/b.md", "src/x.rs"])),
             Some(Staging::Only(changed(&["docs/a.md", "docs/b.md"])))
-        );
-    }
-
-    #[test]
-    fn renames_and_rebounds_own_files_in_the_status() {
-        assert_eq!(
-            changed_paths("R  old.py -> new.py\n?? .rebound/run.db\n M a.py"),
-            changed(&["new.py", "a.py"])
         );
     }
 

@@ -159,27 +159,47 @@ pub(crate) async fn rollback(dir: &Path, commit: &str) -> Result<(), GitError> {
 /// these files (found on dev: with nothing telling it the changes were
 /// made already, the planner edited the file a commit message named).
 pub(crate) async fn uncommitted(dir: &Path, max: usize) -> String {
-    let Ok(status) = git(
-        dir,
-        &["status", "--short", "--untracked-files=all", "--", "."],
-    )
-    .await
-    else {
-        return String::new();
-    };
-    let lines: Vec<&str> = status
-        .lines()
-        .filter(|line| {
-            line.get(3..)
-                .is_some_and(|path| !path.starts_with(".rebound/"))
-        })
-        .collect();
+    let lines = status_lines(dir).await;
     let more = lines.len().saturating_sub(max);
     let mut text = lines[..lines.len().min(max)].join("\n");
     if more > 0 {
         text.push_str(&format!("\n(and {more} more)"));
     }
     text
+}
+
+/// The paths of the changes in `dir` not committed yet, relative to `dir`
+/// (a rename's new path), rebound's own `.rebound/` left out; empty when
+/// `dir` is not in a git work tree.
+pub(crate) async fn uncommitted_paths(dir: &Path) -> Vec<String> {
+    status_lines(dir)
+        .await
+        .iter()
+        .filter_map(|line| line.get(3..))
+        .map(|path| path.rsplit(" -> ").next().unwrap_or(path))
+        .map(|path| path.trim_matches('"').to_string())
+        .collect()
+}
+
+/// `git status --short` of `dir` (every untracked file listed), a line
+/// per change, without rebound's own `.rebound/`.
+async fn status_lines(dir: &Path) -> Vec<String> {
+    let Ok(status) = git(
+        dir,
+        &["status", "--short", "--untracked-files=all", "--", "."],
+    )
+    .await
+    else {
+        return Vec::new();
+    };
+    status
+        .lines()
+        .filter(|line| {
+            line.get(3..)
+                .is_some_and(|path| !path.starts_with(".rebound/"))
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
@@ -203,5 +223,9 @@ mod tests {
         std::fs::write(root.join(".rebound/runs.db"), "x").unwrap();
         assert_eq!(uncommitted(root, 10).await, " M a.txt\n?? b.txt");
         assert_eq!(uncommitted(root, 1).await, " M a.txt\n(and 1 more)");
+        assert_eq!(uncommitted_paths(root).await, ["a.txt", "b.txt"]);
+        // A rename is listed by its new path.
+        test_git(root, &["mv", "a.txt", "c.txt"]);
+        assert_eq!(uncommitted_paths(root).await, ["c.txt", "b.txt"]);
     }
 }

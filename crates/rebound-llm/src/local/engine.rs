@@ -331,16 +331,12 @@ impl Engine {
         let mut batch = LlamaBatch::new(draft::MAX_DRAFT + 1, 1);
         let mut grammar_fallbacks = 0;
         let (mut drafted, mut accepted_drafts, mut verify_steps) = (0, 0, 0);
-        let mut next = match rng.as_mut() {
-            _ if max_tokens == 0 => None,
-            Some((temperature, random)) => {
-                Some(self.sample(logits_index, grammar.as_mut(), *temperature, random)?)
-            }
-            None => Some(self.pick(logits_index, grammar.as_mut())?),
-        };
-        if max_tokens == 0 {
+        let mut next = if max_tokens == 0 {
             answer.hit_limit = true;
-        }
+            None
+        } else {
+            Some(self.choose(logits_index, grammar.as_mut(), rng.as_mut())?)
+        };
         while let Some((token, fell_back)) = next.take() {
             grammar_fallbacks += usize::from(fell_back);
             if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
@@ -365,12 +361,7 @@ impl Engine {
             let mut kept = 0;
             for position in 0..=guess.len() {
                 let index = i32::try_from(position).unwrap_or(i32::MAX);
-                let choice = match rng.as_mut() {
-                    Some((temperature, random)) => {
-                        self.sample(index, grammar.as_mut(), *temperature, random)?
-                    }
-                    None => self.pick(index, grammar.as_mut())?,
-                };
+                let choice = self.choose(index, grammar.as_mut(), rng.as_mut())?;
                 if guess.get(position) == Some(&choice.0) {
                     grammar_fallbacks += usize::from(choice.1);
                     kept += 1;
@@ -485,6 +476,22 @@ impl Engine {
             last = i32::try_from(chunk.len()).map_err(|e| failed(&e))? - 1;
         }
         Ok(last)
+    }
+
+    /// The next token from the logits at `logits_index`: drawn from
+    /// `rng` (a temperature and its random stream) when sampling
+    /// ([`Engine::sample`]), else greedy ([`Engine::pick`]). Returns the
+    /// token and whether the grammar's slow path was taken.
+    fn choose(
+        &self,
+        logits_index: i32,
+        grammar: Option<&mut LlamaSampler>,
+        rng: Option<&mut (f32, SplitMix64)>,
+    ) -> Result<(LlamaToken, bool), EngineError> {
+        match rng {
+            Some((temperature, random)) => self.sample(logits_index, grammar, *temperature, random),
+            None => self.pick(logits_index, grammar),
+        }
     }
 
     /// The next token: the most likely one, or, under a grammar, the most
