@@ -13,12 +13,19 @@
 //! to commit, delete or touch it ("notes.txt is my scratch file: leave it
 //! out of the commit") is never staged. When the goal names nothing that
 //! is uncommitted and does not say "all", or that says where the commit
-//! goes beyond its message (a branch, an amend, a merge, a tag), the
-//! planner decides: its message check then cannot prove the goal either
-//! (found on test as false successes: the harness committed on `main`
-//! what the goal wanted on a branch). Found on dev: the model planned
-//! `git commit -m` without `git add`, repeated it after git's own hint,
-//! then edited files to "change the message".
+//! goes beyond its message (a branch, a merge, a tag), the planner
+//! decides: its message check then cannot prove the goal either (found on
+//! test as false successes: the harness committed on `main` what the goal
+//! wanted on a branch). Found on dev: the model planned `git commit -m`
+//! without `git add`, repeated it after git's own hint, then edited files
+//! to "change the message".
+//!
+//! A goal that says to amend gets `git commit --amend --only -m M` (the
+//! commit keeps its changes; what is staged stays out), or, when it names
+//! uncommitted files to add, those staged and amended in. The message
+//! may also come from "`git log -1 --format=%s` should print `M`". The
+//! message check still proves nothing alone for an amend (it would pass
+//! for a new commit too).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -27,7 +34,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::checks::clauses::{
-    commit_message, commit_message_check, names_commit_place, path_words, single_quote,
+    commit_message, commit_message_check, names_commit_place, path_words, prints, prints_check,
+    single_quote,
 };
 use crate::checks::CheckResult;
 use crate::PlanStep;
@@ -45,6 +53,35 @@ static LEAVE_OUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     )
     .ok()
 });
+
+/// "amend", "amending", "amended": the last commit is rewritten, not a
+/// new one made.
+static AMEND: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?i)\bamend\w*").ok());
+
+/// `git log -1 --format=%s` (or `--pretty=format:%s`, `%s` quoted): the
+/// command that prints the last commit's subject.
+static SUBJECT_COMMAND: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#"^git\s+log\s+(?:-1|-n\s*1|--max-count=1)\s+--(?:format|pretty)=(?:format:)?['"]?%s['"]?$"#)
+        .ok()
+});
+
+/// The message the goal gives the last commit, and the check that tests
+/// it: "with the message 'M'" ([`commit_message`]), or "`git log -1
+/// --format=%s` should print `M`" (a prints clause of the subject).
+fn subject(goal: &str) -> Option<(String, String)> {
+    if let Some(message) = commit_message(goal) {
+        let check = commit_message_check(&message);
+        return Some((message, check));
+    }
+    let command = SUBJECT_COMMAND.as_ref()?;
+    prints(goal)
+        .into_iter()
+        .find(|(program, expected)| command.is_match(program.trim()) && !expected.contains('\n'))
+        .map(|(program, expected)| {
+            let check = prints_check(&program, &expected);
+            (expected, check)
+        })
+}
 
 /// The most paths the harness stages by name; past that, the planner
 /// decides.
@@ -74,18 +111,22 @@ pub(crate) async fn commit_plan(
     workspace: &Path,
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
-    if names_commit_place(goal) {
-        // A branch, an amend, a merge: more than staging and committing.
+    let amend = AMEND.as_ref()?.is_match(goal);
+    let besides_amend = AMEND.as_ref()?.replace_all(goal, "");
+    if names_commit_place(&besides_amend) {
+        // A branch, a merge, a tag: more than staging and committing.
         return None;
     }
-    let message = commit_message(goal)?;
-    let check = commit_message_check(&message);
+    let (message, check) = subject(goal)?;
     let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
     if failing.len() != 1 || failing[0].command != check {
         return None;
     }
     let mut changed = crate::git::uncommitted_paths(workspace).await;
     changed.sort();
+    if amend {
+        return amend_plan(goal, &message, &changed, tried);
+    }
     let (paths, only) = match staging(goal, &changed)? {
         Staging::All { left_out } => (
             changed
@@ -119,6 +160,57 @@ pub(crate) async fn commit_plan(
             )
         },
     ];
+    (!tried.contains(&plan)).then_some(plan)
+}
+
+/// The plan that rewrites the last commit's message to `message`: with
+/// `--only` and no paths, what is staged stays out and the commit keeps
+/// its changes exactly ("keep its changes as they are"); when the goal
+/// names uncommitted paths to add (or says "all my changes"), those are
+/// staged and amended in. Found on dev: the planner wrote the new
+/// message as an edit of the code, four times.
+fn amend_plan(
+    goal: &str,
+    message: &str,
+    changed: &[String],
+    tried: &[Vec<PlanStep>],
+) -> Option<Vec<PlanStep>> {
+    let amend = format!("git commit --amend -q -m {}", single_quote(message));
+    let paths: Vec<String> = match staging(goal, changed) {
+        Some(Staging::All { left_out }) => changed
+            .iter()
+            .filter(|path| !left_out.contains(path))
+            .cloned()
+            .collect(),
+        Some(Staging::Only(paths)) => paths,
+        None => Vec::new(),
+    };
+    if paths.len() > MAX_PATHS {
+        return None;
+    }
+    let plan = if paths.is_empty() {
+        vec![PlanStep::command(
+            format!("Amend the last commit's message to the one the goal gives ({message}), keeping its changes"),
+            format!("git commit --amend --only -q -m {}", single_quote(message)),
+        )]
+    } else {
+        let quoted: Vec<String> = paths.iter().map(|p| single_quote(p)).collect();
+        vec![
+            PlanStep::command(
+                format!(
+                    "Stage what the goal asks to add to the last commit: {}",
+                    paths.join(", ")
+                ),
+                format!("git add -A -- {}", quoted.join(" ")),
+            ),
+            PlanStep::command(
+                format!(
+                    "Amend the last commit with them and the message the goal gives: {message}"
+                ),
+                amend,
+            ),
+        ]
+    };
     (!tried.contains(&plan)).then_some(plan)
 }
 
@@ -207,6 +299,61 @@ mod tests {
         let goal = "Create the branch feature/csv, commit all my changes there with the message 'Add CSV'.";
         let results = [result(&commit_message_check("Add CSV"), false)];
         assert!(commit_plan(goal, &results, root, &[]).await.is_none());
+    }
+
+    #[tokio::test]
+    async fn an_amend_rewrites_the_message_and_keeps_the_commit_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        test_git(root, &["init", "-q"]);
+        std::fs::write(root.join("pager.py"), "a = 1\n").unwrap();
+        test_git(root, &["add", "-A"]);
+        test_git(root, &["commit", "-qm", "start"]);
+        std::fs::write(root.join("pager.py"), "a = 2\n").unwrap();
+        test_git(root, &["commit", "-qam", "Fix paginaton offest"]);
+        // Staged but not the goal's: must stay out of the commit.
+        std::fs::write(root.join("other.py"), "x\n").unwrap();
+        test_git(root, &["add", "other.py"]);
+        let goal = "The message of my last commit has typos. Change it to 'Fix pagination offset' by amending that commit (no extra commit), keeping its changes exactly as they are. Afterwards `git log -1 --format=%s` should print `Fix pagination offset`.";
+        let check = prints_check("git log -1 --format=%s", "Fix pagination offset");
+        let results = [result(&check, false)];
+        let plan = commit_plan(goal, &results, root, &[]).await.unwrap();
+        assert_eq!(
+            plan.iter()
+                .map(|s| s.command.clone().unwrap())
+                .collect::<Vec<_>>(),
+            ["git commit --amend --only -q -m 'Fix pagination offset'"]
+        );
+        for step in &plan {
+            let run = std::process::Command::new("bash")
+                .arg("-c")
+                .arg(step.command.as_deref().unwrap())
+                .env("GIT_AUTHOR_NAME", "t")
+                .env("GIT_AUTHOR_EMAIL", "t@localhost")
+                .env("GIT_COMMITTER_NAME", "t")
+                .env("GIT_COMMITTER_EMAIL", "t@localhost")
+                .current_dir(root)
+                .output()
+                .unwrap();
+            assert!(run.status.success(), "{run:?}");
+        }
+        let log = std::process::Command::new("git")
+            .args(["log", "--format=%s", "--name-only"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&log.stdout),
+            "Fix pagination offset\n\npager.py\nstart\n\npager.py\n",
+            "one commit rewritten, other.py not in it"
+        );
+        assert!(
+            commit_plan(goal, &results, root, &[plan]).await.is_none(),
+            "a plan that was tried is not made again"
+        );
+        let no_amend = "Change the message to 'X' and merge it into main.";
+        let results = [result(&commit_message_check("X"), false)];
+        assert!(commit_plan(no_amend, &results, root, &[]).await.is_none());
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub mod progress;
 pub mod prompts;
 mod protect;
 pub mod reflect;
+mod revert_plan;
 pub mod scratch;
 mod script;
 pub mod step_check;

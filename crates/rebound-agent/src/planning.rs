@@ -393,6 +393,14 @@ pub(crate) async fn make_plan(
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
     if let Some(steps) =
+        crate::revert_plan::revert_plan(goal, context.checks, workspace, &context.progress.tried)
+            .await
+    {
+        // The goal asks for a revert of a commit it names: the harness
+        // reverts it (no model call), and the checks judge.
+        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
+    }
+    if let Some(steps) =
         crate::commit_plan::commit_plan(goal, context.checks, workspace, &context.progress.tried)
             .await
     {
@@ -473,10 +481,15 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = computed_files_as_scripts(
-        without_copied_examples(repaired_steps(steps, workspace, &protected)),
+    let steps = scripts_as_edits(
+        merged_scripts(computed_files_as_scripts(
+            without_copied_examples(repaired_steps(steps, workspace, &protected)),
+            goal,
+            workspace,
+        )),
         goal,
         workspace,
+        &protected,
     );
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when
@@ -571,6 +584,84 @@ fn computed_files_as_scripts(
             }
         })
         .collect()
+}
+
+/// `steps` with each run of consecutive `script` steps made one, its
+/// description theirs joined with "then": each program runs on its own
+/// and passes nothing to the next, so a small planner's "read the
+/// tickets", "remove duplicates", "sort them", each a script, is one
+/// program written three times, each reading and writing everything
+/// again (found on dev: four script steps, a model call each, in runs
+/// that ended at their time limit).
+fn merged_scripts(steps: Vec<PlanStep>) -> Vec<PlanStep> {
+    let mut merged: Vec<PlanStep> = Vec::with_capacity(steps.len());
+    for step in steps {
+        if step.kind == StepKind::Script {
+            if let Some(last) = merged.last_mut().filter(|l| l.kind == StepKind::Script) {
+                let joined = format!(
+                    "{}; then {}",
+                    last.description.trim_end().trim_end_matches('.'),
+                    step.description.trim()
+                );
+                last.description = crate::llm::shorten(&joined, MAX_DESCRIPTION_CHARS);
+                continue;
+            }
+        }
+        merged.push(step);
+    }
+    merged
+}
+
+/// Words of a goal that asks for a program to be fixed.
+static FIX_WORDS: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b(?:fix|fixes|repair|correct|bug|buggy|broken|wrong)\b").ok()
+});
+
+/// `steps` with each `script` step made an edit of the source file the
+/// goal names, when the goal names exactly one (an existing file of a
+/// language the harness parses, not a test, not protected) and asks for
+/// no file to be written: the goal is to fix that program, and a script
+/// step would compute an answer beside it instead (found on dev: "Fix
+/// total.sh (not the data file)" planned as programs that summed the
+/// data into an `out.txt` nobody asked for, three plans in a row).
+fn scripts_as_edits(
+    steps: Vec<PlanStep>,
+    goal: &str,
+    workspace: &std::path::Path,
+    protected: &[String],
+) -> Vec<PlanStep> {
+    if crate::checks::clauses::output_file(goal).is_some()
+        || !steps.iter().any(|s| s.kind == StepKind::Script)
+        || !FIX_WORDS.as_ref().is_some_and(|words| words.is_match(goal))
+    {
+        return steps;
+    }
+    let mut named: Vec<&str> = crate::checks::clauses::path_words(goal)
+        .filter(|word| {
+            crate::localize::Language::from_path(word)
+                .is_some_and(|language| language != crate::localize::Language::Json)
+                && workspace.join(word).is_file()
+                && !crate::localize::is_test_file(word)
+                && !protected.iter().any(|p| p == word)
+        })
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let [file] = named.as_slice() else {
+        return steps;
+    };
+    let mut edits: Vec<PlanStep> = steps
+        .into_iter()
+        .map(|step| {
+            if step.kind == StepKind::Script {
+                PlanStep::edit(step.description, *file, "")
+            } else {
+                step
+            }
+        })
+        .collect();
+    edits.dedup();
+    edits
 }
 
 /// Whether `goal` names a file or directory of `workspace` other than
@@ -879,6 +970,74 @@ mod tests {
             computed_files_as_scripts(vec![create.clone()], by_hand, ws),
             [create],
             "no data named"
+        );
+    }
+
+    #[test]
+    fn a_script_step_is_an_edit_of_the_one_program_the_goal_asks_to_fix() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("total.sh"), "echo 1\n").unwrap();
+        std::fs::write(ws.join("expenses.txt"), "1\n").unwrap();
+        let script = PlanStep {
+            kind: StepKind::Script,
+            description: "Count the expenses".into(),
+            command: None,
+            file: None,
+            target: None,
+        };
+        let goal = "total.sh leaves out the last line of expenses.txt. Fix the script (not the data file).";
+        assert_eq!(
+            scripts_as_edits(vec![script.clone(), step("bash total.sh")], goal, ws, &[]),
+            vec![
+                PlanStep::edit("Count the expenses", "total.sh", ""),
+                step("bash total.sh")
+            ]
+        );
+        let protected = vec!["total.sh".to_string()];
+        assert_eq!(
+            scripts_as_edits(vec![script.clone()], goal, ws, &protected),
+            vec![script.clone()],
+            "a protected file is not edited"
+        );
+        let artifact =
+            "Fix the sums: run total.sh on expenses.txt and write sum.txt with the total.";
+        assert_eq!(
+            scripts_as_edits(vec![script.clone()], artifact, ws, &[]),
+            vec![script.clone()],
+            "the goal asks for a file: a script computes it"
+        );
+        let no_fix = "total.sh counts expenses.txt; print what it says.";
+        assert_eq!(
+            scripts_as_edits(vec![script.clone()], no_fix, ws, &[]),
+            vec![script.clone()]
+        );
+    }
+
+    #[test]
+    fn consecutive_script_steps_are_one_program() {
+        let script = |description: &str| PlanStep {
+            kind: StepKind::Script,
+            description: description.into(),
+            command: None,
+            file: None,
+            target: None,
+        };
+        let steps = vec![
+            script("Read the tickets and extract the addresses."),
+            script("Remove duplicates"),
+            script("Sort them (write emails.txt)"),
+            step("cat emails.txt"),
+            script("Count them"),
+        ];
+        let merged = merged_scripts(steps);
+        assert_eq!(
+            merged,
+            vec![
+                script("Read the tickets and extract the addresses; then Remove duplicates; then Sort them (write emails.txt)"),
+                step("cat emails.txt"),
+                script("Count them"),
+            ]
         );
     }
 

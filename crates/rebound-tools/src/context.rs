@@ -15,6 +15,7 @@ pub type OutputSink = Arc<dyn Fn(rebound_protocol::Stream, &str) + Send + Sync>;
 pub struct ToolContext {
     workspace: PathBuf,
     artifacts: PathBuf,
+    caches: PathBuf,
     cancellation: CancellationToken,
     output: Option<OutputSink>,
     call_id: String,
@@ -25,13 +26,17 @@ impl ToolContext {
     /// A context for calls in `workspace`, which must exist: it is
     /// canonicalized here, so that path checks compare real paths. Full logs
     /// go to `workspace/.rebound/artifacts` until
-    /// [`ToolContext::with_artifacts`] says otherwise.
+    /// [`ToolContext::with_artifacts`] says otherwise, and tools' caches
+    /// to `workspace/.rebound/cache` until [`ToolContext::with_caches`]
+    /// does.
     pub fn new(workspace: impl AsRef<Path>) -> std::io::Result<Self> {
         let workspace = std::fs::canonicalize(workspace.as_ref())?;
         let artifacts = workspace.join(".rebound").join("artifacts");
+        let caches = workspace.join(".rebound").join("cache");
         Ok(ToolContext {
             workspace,
             artifacts,
+            caches,
             cancellation: CancellationToken::new(),
             output: None,
             call_id: "call".to_string(),
@@ -42,6 +47,13 @@ impl ToolContext {
     /// The same context, saving full logs in `dir` (created when needed).
     pub fn with_artifacts(mut self, dir: impl Into<PathBuf>) -> Self {
         self.artifacts = dir.into();
+        self
+    }
+
+    /// The same context, giving sandboxed commands' tools their caches in
+    /// `dir` (see [`crate::shell::run_command`]).
+    pub fn with_caches(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.caches = dir.into();
         self
     }
 
@@ -81,6 +93,12 @@ impl ToolContext {
         &self.artifacts
     }
 
+    /// Where sandboxed commands' tools keep the caches they would keep in
+    /// the home directory, which the sandbox does not let them write.
+    pub fn caches(&self) -> &Path {
+        &self.caches
+    }
+
     /// The call's cancellation token.
     pub fn cancellation(&self) -> &CancellationToken {
         &self.cancellation
@@ -107,6 +125,7 @@ impl std::fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("workspace", &self.workspace)
             .field("artifacts", &self.artifacts)
+            .field("caches", &self.caches)
             .field("call_id", &self.call_id)
             .field("idempotency_key", &self.idempotency_key)
             .finish_non_exhaustive()

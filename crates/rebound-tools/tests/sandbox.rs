@@ -111,6 +111,32 @@ async fn writes_outside_the_workspace_fail_and_inside_succeed() {
 }
 
 #[tokio::test]
+async fn a_tools_home_cache_moves_into_the_workspace_under_the_sandbox() {
+    // Go refuses to build without its build cache, which it keeps under
+    // the home directory the sandbox makes read-only.
+    if skip() || std::env::var_os("GOCACHE").is_some() {
+        return;
+    }
+    let (workspace, ctx) = workspace();
+    let command = "echo \"$GOCACHE\" && mkdir -p \"$GOCACHE\" && echo cached > \"$GOCACHE/x\"";
+    let result = run(command, SandboxPolicy::default(), &ctx).await;
+    assert!(result.success(), "{}", result.output);
+    let expected = workspace
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join(".rebound/cache/go-build");
+    assert_eq!(result.output, format!("{}\n", expected.display()));
+    assert_eq!(
+        std::fs::read_to_string(expected.join("x")).unwrap(),
+        "cached\n"
+    );
+    // Unsandboxed, the tool keeps its own place.
+    let result = run("echo \"[$GOCACHE]\"", SandboxPolicy::off(), &ctx).await;
+    assert_eq!(result.output, "[]\n");
+}
+
+#[tokio::test]
 async fn reading_anywhere_and_writing_temp_files_and_dev_null_work() {
     if skip() {
         return;

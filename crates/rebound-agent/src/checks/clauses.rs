@@ -25,7 +25,10 @@
 //!   the values it must hold as JSON ([`RULE_SAME_VALUES`]); weak;
 //! - "biggest total first", "in descending order", "lowest first": the
 //!   written file's lines are in that order by the last number on each
-//!   ([`RULE_FILE_ORDER`]); weak too.
+//!   ([`RULE_FILE_ORDER`]); weak too;
+//! - "convert a.csv to a.json ... the first element should be: {...}":
+//!   the file holds that element, types included
+//!   ([`super::json_example`]); weak.
 
 use std::path::Path;
 use std::sync::LazyLock;
@@ -49,6 +52,11 @@ pub const RULE_REVERT: &str = "git revert";
 /// The last commit is one `git revert` made: its message has git's
 /// "This reverts commit <id>." line.
 const REVERT_CHECK: &str = "git log -1 --format=%B | grep -q '^This reverts commit [0-9a-f]'";
+
+/// The check of [`RULE_REVERT`]: the last commit is a revert.
+pub(crate) fn revert_check() -> String {
+    REVERT_CHECK.to_string()
+}
 
 /// "git revert", "`git revert`", "revert it with git": the goal names the
 /// tool that undoes a commit by a new one.
@@ -202,6 +210,15 @@ static INTO_NEW_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// "Convert products.csv to products.json", "turn notes.yaml into
+/// notes.json": the file converted to is the one written.
+static CONVERT_TO: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:convert|converts|turn|turns|transform|transforms|export|exports)\b\s+`?[A-Za-z0-9_./-]+`?\s+(?:in)?to\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?:named\s+|called\s+)?`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
+    )
+    .ok()
+});
+
 /// "biggest total first", "highest first", "in descending order", "from
 /// the largest to": the numbers go down.
 static DESCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -226,7 +243,8 @@ pub(crate) fn output_file(goal: &str) -> Option<String> {
     let captures = OUTPUT_FILE
         .as_ref()?
         .captures(goal)
-        .or_else(|| INTO_NEW_FILE.as_ref()?.captures(goal))?;
+        .or_else(|| INTO_NEW_FILE.as_ref()?.captures(goal))
+        .or_else(|| CONVERT_TO.as_ref()?.captures(goal))?;
     let file = captures.get(1)?.as_str().trim_end_matches('.').to_string();
     safe_path(&file).then_some(file)
 }
@@ -304,7 +322,8 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     if let Some((file, shape)) = file_shape(goal) {
         add(
             format!(
-                "test -s {file} && ! grep -vxE {} {file}",
+                // `-e`: a shape that starts with `-` is not an option.
+                "test -s {file} && ! grep -vxE -e {} {file}",
                 single_quote(&shape)
             ),
             RULE_FILE_SHAPE,
@@ -313,6 +332,13 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     }
     if let Some((file, order)) = file_order(goal) {
         add(order_check(&file, order), RULE_FILE_ORDER, false);
+    }
+    if let Some((file, example, position)) = super::json_example::json_example(goal) {
+        add(
+            super::json_example::json_example_check(&file, &example, position),
+            super::json_example::RULE_JSON_EXAMPLE,
+            false,
+        );
     }
     checks
 }
@@ -448,7 +474,7 @@ fn is_file_name(text: &str) -> bool {
 /// The command that runs `program` and compares what it prints with
 /// `expected`: a diff of the two (the output with a final newline, as a
 /// line of text has), so a failure shows what was printed.
-fn prints_check(program: &str, expected: &str) -> String {
+pub(crate) fn prints_check(program: &str, expected: &str) -> String {
     format!(
         "diff <({program} | sed -e '$a\\') <(printf '%s\\n' {})",
         single_quote(expected)
@@ -463,16 +489,47 @@ pub(crate) fn commit_message_check(message: &str) -> String {
     )
 }
 
-/// The message the goal asks a commit to have: a quoted message in a
-/// sentence about a commit.
+/// Where a sentence ends: `.`, `!` or `?` and a space, or a line break.
+static SENTENCE_BREAK: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"[.!?]\s|\n").ok());
+
+/// "tag", "tags", "tagged": a message after it is the tag's.
+static TAG_WORD: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)\btag(?:s|ged)?\b").ok());
+
+/// "commit", "commits", "committed": a message after it is a commit's.
+static COMMIT_WORD: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)\bcommit(?:s|ted)?\b").ok());
+
+/// The message the goal asks a commit to have: a quoted message in a goal
+/// about a commit, unless the nearest of "commit" and "tag" before it in
+/// its sentence is "tag" ("tag the current commit: an annotated tag with
+/// the message 'Release 1.2.0'" gives the tag's message, not a commit's;
+/// found on dev: that check could only pass by making a commit nobody
+/// asked for).
 pub fn commit_message(goal: &str) -> Option<String> {
     let regex = MESSAGE.as_ref()?;
-    let lower = goal.to_lowercase();
-    if !lower.contains("commit") {
+    let (tag_word, commit_word) = (TAG_WORD.as_ref()?, COMMIT_WORD.as_ref()?);
+    if !goal.to_lowercase().contains("commit") {
         return None;
     }
     regex
         .captures_iter(goal)
+        .filter(|c| {
+            let start = c.get(0).map_or(0, |m| m.start());
+            // A sentence ends at `.`, `!` or `?` before a space (not
+            // inside `v1.1.0`), or at a line break.
+            let sentence_start = SENTENCE_BREAK
+                .as_ref()
+                .and_then(|re| re.find_iter(&goal[..start]).last())
+                .map_or(0, |m| m.end());
+            let before = &goal[sentence_start..start];
+            let last = |word: &Regex| word.find_iter(before).last().map(|m| m.start());
+            match (last(tag_word), last(commit_word)) {
+                (Some(tag), Some(commit)) => commit > tag,
+                (Some(_), None) => false,
+                _ => true,
+            }
+        })
         .find_map(|c| quoted_value(&c, 1))
         .filter(|m| !m.trim().is_empty())
 }
@@ -573,7 +630,12 @@ pub fn line_shape(example: &str) -> String {
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
-        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
+        // A `-` is a number's sign only where a number may start (not
+        // between the parts of `2024-03-04`).
+        let signed = c == '-'
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+            && (i == 0 || !chars[i - 1].is_alphanumeric());
+        if c.is_ascii_digit() || signed {
             i += 1;
             while i < chars.len()
                 && (chars[i].is_ascii_digit()
@@ -754,6 +816,14 @@ mod tests {
             Some("out/list.txt".to_string())
         );
         assert_eq!(output_file("Fix the parser in parse.py."), None);
+        assert_eq!(
+            output_file("Convert products.csv to products.json for the web shop."),
+            Some("products.json".to_string())
+        );
+        assert_eq!(
+            output_file("Turn `config.yaml` into a file named config.json."),
+            Some("config.json".to_string())
+        );
     }
 
     #[test]
@@ -926,6 +996,22 @@ mod tests {
             commit_message("Print the message 'hi' when it starts"),
             None
         );
+        assert_eq!(
+            commit_message("Tag the current commit as v1.2.0: an annotated tag, like v1.1.0, with the message 'Release 1.2.0'."),
+            None,
+            "the tag's message"
+        );
+        assert_eq!(
+            commit_message("Commit everything with the message 'Ship it' and tag that commit v2.")
+                .as_deref(),
+            Some("Ship it")
+        );
+        assert_eq!(
+            commit_message("Tag v2 first. Then commit the rest with the message 'Later'.")
+                .as_deref(),
+            Some("Later"),
+            "a tag in another sentence"
+        );
     }
 
     #[test]
@@ -986,8 +1072,13 @@ mod tests {
             file_shape("Write hits.txt, one line per page (sorted like `sort -n`), in the form `index.html 12`."),
             Some(("hits.txt".to_string(), "[^[:space:]]+[[:space:]]+-?[0-9]+([.,][0-9]+)*".to_string()))
         );
-        let (file, _) = file_shape("Write errors_by_hour.txt with one line per hour, oldest first, in the form `2024-03-04 22:00 5` (date, hour, count).").unwrap();
+        let (file, shape) = file_shape("Write errors_by_hour.txt with one line per hour, oldest first, in the form `2024-03-04 22:00 5` (date, hour, count).").unwrap();
         assert_eq!(file, "errors_by_hour.txt");
+        assert_eq!(
+            shape,
+            "-?[0-9]+([.,][0-9]+)*--?[0-9]+([.,][0-9]+)*--?[0-9]+([.,][0-9]+)*[[:space:]]+-?[0-9]+([.,][0-9]+)*:-?[0-9]+([.,][0-9]+)*[[:space:]]+-?[0-9]+([.,][0-9]+)*",
+            "a date's dashes are separators"
+        );
         assert_eq!(
             file_shape("Create emails.txt with one address per line, like `ann@example.com`.")
                 .map(|(f, _)| f)
@@ -1009,6 +1100,20 @@ mod tests {
         assert!(run("alice: 3\nbob-2: 10\n"));
         assert!(!run("alice: 3\nbob 10\n"));
         assert!(!run(""));
+        // A shape that starts with a number (which may be negative)
+        // starts with `-`: grep must not read it as an option (found on
+        // dev: every file passed).
+        let hours = clause_checks(
+            "Write hours.txt with one line per hour, in the form `2024-03-04 22:00 5`.",
+            dir.path(),
+        );
+        let hour = |text: &str| {
+            std::fs::write(dir.path().join("hours.txt"), text).unwrap();
+            bash(dir.path(), &hours[0].command).status.success()
+        };
+        assert!(hour("2024-03-04 22:00 5\n2024-03-05 09:00 1\n"));
+        assert!(!hour("2024-03-05 09:10:35 1\n"));
+        assert!(!hour("22:00 5\n"));
         assert!(matches!(
             checks[0].source,
             CheckSource::Clause { proves: false, .. }

@@ -11,6 +11,7 @@ mod evidence;
 mod fingerprint;
 mod goal;
 pub mod guard;
+pub mod json_example;
 pub mod proposal;
 mod run;
 pub mod verify;

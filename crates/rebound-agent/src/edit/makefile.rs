@@ -3,11 +3,7 @@
 //! applying a replacement with whitespace tolerance: in a Makefile, a
 //! recipe line indented with spaces gets the tab `make` requires.
 
-/// Whether `file` (a path relative to the workspace) is a Makefile.
-pub(crate) fn is_makefile(file: &str) -> bool {
-    let name = file.rsplit('/').next().unwrap_or(file);
-    matches!(name, "Makefile" | "makefile" | "GNUmakefile") || name.ends_with(".mk")
-}
+pub(crate) use crate::localize::is_makefile;
 
 /// `lines` with the leading spaces of each recipe line (a line indented
 /// with spaces after a rule line or another recipe line, not continuing

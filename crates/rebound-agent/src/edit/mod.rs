@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod build_flags;
 mod error;
 mod fence;
 mod file;

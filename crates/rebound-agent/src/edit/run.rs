@@ -17,6 +17,7 @@ use crate::model_call::sample_candidate;
 use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
+use super::build_flags::build_mutants;
 use super::file::file_named_in;
 use super::keep::as_addition;
 use super::mutate::{mutants, Mutant};
@@ -367,10 +368,23 @@ async fn try_candidates(
     // Mutants (renames of a missing name, then one-token changes of the
     // span) are tried while the checks fail.
     let mutable = deps.config.edit_mutants > 0 && before.as_ref().is_some_and(|b| !b.passed());
+    // A build that lacks a flag its output names (`-lm`, `-Iinclude`):
+    // its mutants go before any model call.
+    let flags_first = mutable
+        && !build_mutants(
+            workspace,
+            &span.file,
+            original,
+            baseline.as_deref().unwrap_or(&[]),
+        )
+        .is_empty();
     // The greedy answer, then (when it did not do it) the one-token
     // changes of the span, then samples that cost a model call each.
-    let attempts = std::iter::once(Some(0))
-        .chain(mutable.then_some(None))
+    let attempts = flags_first
+        .then_some(None)
+        .into_iter()
+        .chain(std::iter::once(Some(0)))
+        .chain((mutable && !flags_first).then_some(None))
         .chain((1..=candidates).map(Some));
     for attempt in attempts {
         let Some(number) = attempt else {
@@ -654,6 +668,13 @@ async fn try_mutants(
         .await?;
     let parses = !matches!(syntax_before, super::Syntax::Invalid(_));
     let operators = job.implicated && !localize::is_test_file(&span.file) && parses;
+    // A build file's missing flags first: the checks' output names them.
+    let flagged = build_mutants(
+        workspace,
+        &span.file,
+        original,
+        baseline.as_deref().unwrap_or(&[]),
+    );
     let mut found = Vec::new();
     if !parses {
         found.extend(repair_syntax(&span.file, original).map(|r| Mutant {
@@ -666,9 +687,10 @@ async fn try_mutants(
             original,
             span,
             job.hint,
-            limit.saturating_sub(renamed.len()),
+            limit.saturating_sub(renamed.len() + flagged.len()),
         );
     }
+    found.splice(0..0, flagged);
     let total = renamed.len() + found.len();
     if total == 0 {
         return Ok(MutantsTried {
@@ -723,7 +745,7 @@ async fn try_mutants(
     }
     Ok(MutantsTried {
         verdict: Some(format!(
-            "{judged} mutants tried (renames of a missing name, syntax repairs, one-token changes); none makes every check pass"
+            "{judged} mutants tried (renames of a missing name, a build's missing flags, syntax repairs, one-token changes); none makes every check pass"
         )),
         run: None,
     })

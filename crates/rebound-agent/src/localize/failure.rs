@@ -18,6 +18,8 @@ pub enum FailureKind {
     UnittestFailure,
     /// A failed or erroring test of a pytest report.
     PytestFailure,
+    /// A `not ok` test of a TAP report of node's test runner.
+    NodeTestFailure,
     /// A rustc error (`error[E0308]: mismatched types` + ` --> src/lib.rs:2:21`).
     RustCompileError,
     /// A Rust panic (`thread 'tests::t' panicked at src/lib.rs:10:9:`).

@@ -16,7 +16,7 @@ use super::test_files::{in_rust_test, is_test_file};
 pub const MAX_FILES_SCANNED: usize = 5000;
 
 /// Directories never searched: dependencies, build output, caches.
-const SKIPPED_DIRS: &[&str] = &[
+pub(crate) const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
     "target",
     "__pycache__",

@@ -16,8 +16,10 @@
 //! let text = render(&failures, &suspects, 1500);
 //! ```
 //!
-//! - [`parse`] reads Python tracebacks, unittest and pytest reports, rustc
-//!   errors, Rust panics, gcc/clang and linker errors, `make` errors, and
+//! - [`parse`] reads Python tracebacks, unittest and pytest reports, node's
+//!   TAP reports, rustc errors, Rust panics, gcc/clang and linker errors
+//!   (a header the workspace has but the include path misses is placed at
+//!   the build file's compiler line), `make` errors, and
 //!   JSON (`json`, `jq`), TOML (`tomllib`) and YAML (PyYAML) errors; output
 //!   in no known format is one [`FailureKind::Unknown`] failure holding its
 //!   last lines, and empty output no failure. Paths are made relative to
@@ -35,6 +37,7 @@
 //! [`called_names`], [`find_definition`], [`Window`]) are public for
 //! harness code that edits a definition.
 
+mod build;
 mod calls;
 mod definitions;
 mod failure;
@@ -49,6 +52,7 @@ mod text;
 mod undefined;
 mod window;
 
+pub(crate) use build::{build_file, compiler_at, is_makefile, missing_flags, BuildFlag};
 pub use calls::called_names;
 pub use definitions::{enclosing_definition, DefinitionKind, Span};
 pub use failure::{Failure, FailureKind, Location, Place, MAX_MESSAGE_CHARS};

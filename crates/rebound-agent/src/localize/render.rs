@@ -172,9 +172,10 @@ fn header(failure: &Failure) -> String {
 /// The word a failure's headline starts with.
 fn label(failure: &Failure) -> &'static str {
     match failure.kind {
-        FailureKind::UnittestFailure | FailureKind::PytestFailure | FailureKind::TestAssertion => {
-            "FAIL"
-        }
+        FailureKind::UnittestFailure
+        | FailureKind::PytestFailure
+        | FailureKind::NodeTestFailure
+        | FailureKind::TestAssertion => "FAIL",
         FailureKind::RustPanic if failure.test.is_some() => "FAIL",
         FailureKind::RustPanic => "PANIC",
         FailureKind::PythonTraceback => "ERROR",

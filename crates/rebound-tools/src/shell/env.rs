@@ -32,6 +32,24 @@ pub(crate) const NON_INTERACTIVE: &[(&str, &str)] = &[
     ("PYTHONDONTWRITEBYTECODE", "1"),
 ];
 
+/// Tools that refuse to run without a cache they keep under the home
+/// directory, which a sandboxed command may not write: the variable that
+/// moves it, and the cache's directory under the context's
+/// [`crate::ToolContext::caches`]. Go builds nothing without its build
+/// cache (`failed to initialize build cache at ~/.cache/go-build:
+/// permission denied`, found on the eval's Go tasks).
+pub(crate) const TOOL_CACHES: &[(&str, &str)] = &[("GOCACHE", "go-build")];
+
+/// Points each tool of [`TOOL_CACHES`] whose variable the process does not
+/// set at its directory under `caches`.
+pub(crate) fn tool_caches(command: &mut tokio::process::Command, caches: &std::path::Path) {
+    for (name, dir) in TOOL_CACHES {
+        if std::env::var_os(name).is_none() {
+            command.env(name, caches.join(dir));
+        }
+    }
+}
+
 /// Whether an environment variable called `name` holds a secret that a
 /// command must not see: a known provider key (`OPENAI_API_KEY`,
 /// `ANTHROPIC_API_KEY`, `AWS_ACCESS_KEY_ID`, ...) or any name ending in

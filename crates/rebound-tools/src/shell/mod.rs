@@ -81,6 +81,10 @@ pub async fn run_command(
         .process_group(0)
         .kill_on_drop(true);
     env::apply(&mut bash, &config.env_allow);
+    if config.sandbox.mode != sandbox::SandboxMode::Off {
+        // The sandbox keeps the home directory read-only.
+        env::tool_caches(&mut bash, ctx.caches());
+    }
 
     let started = Instant::now();
     let spawned = sandbox::spawn(bash, &config.sandbox, ctx.workspace()).await?;

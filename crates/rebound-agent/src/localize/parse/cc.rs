@@ -106,6 +106,12 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
         }
         let mut failure = Failure::new(FailureKind::CCompileError, one_line([rest]));
         failure.location = Some(context.location(path, number, column, function_name));
+        if let Some((build, note)) = context.include_path_fault(rest) {
+            // The workspace has the header: the `#include` is right and
+            // the build's command line is what lacks its directory.
+            failure.message = one_line([format!("{rest} ({note})").as_str()]);
+            failure.location = Some(build);
+        }
         claims.claim(i..i + 1);
         found.push(Found::at(i, failure));
     }
@@ -198,5 +204,34 @@ mod tests {
                 "fatal error: 'nope.h' file not found"
             ]
         );
+    }
+
+    #[test]
+    fn a_header_the_workspace_has_is_a_fault_of_the_build_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir_all(ws.join("include")).unwrap();
+        std::fs::create_dir_all(ws.join("src")).unwrap();
+        std::fs::write(ws.join("include/ops.h"), "int apply(void);\n").unwrap();
+        std::fs::write(ws.join("src/main.c"), "#include \"ops.h\"\n").unwrap();
+        std::fs::write(
+            ws.join("build.sh"),
+            "#!/bin/bash\nset -e\nmkdir -p build\ngcc -Iheaders -o build/calc src/main.c\n",
+        )
+        .unwrap();
+        let output = "src/main.c:1:10: fatal error: ops.h: No such file or directory\n    1 | #include \"ops.h\"\ncompilation terminated.\n";
+        let failures = parse_output("./build.sh", output, ws);
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(
+            failures[0].message,
+            "fatal error: ops.h: No such file or directory (ops.h is in include/ of the workspace: the compiler's include path (-I) in build.sh does not name it)"
+        );
+        let at = failures[0].location.as_ref().unwrap();
+        assert_eq!((at.file.as_str(), at.line), ("build.sh", 4));
+        // A header the workspace lacks is the code's (or the system's).
+        let output = "src/main.c:1:10: fatal error: nope.h: No such file or directory\n";
+        let failures = parse_output("./build.sh", output, ws);
+        let at = failures[0].location.as_ref().unwrap();
+        assert_eq!((at.file.as_str(), at.line), ("src/main.c", 1));
     }
 }

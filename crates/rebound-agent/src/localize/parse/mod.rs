@@ -11,6 +11,7 @@ mod panic;
 mod pytest;
 mod python;
 mod rustc;
+mod tap;
 mod unittest;
 
 use std::ops::Range;
@@ -45,9 +46,10 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
     let context = Context::new(command, workspace);
     let lines = output.lines();
     let mut claims = Claims::new(lines.len());
-    let parsers: [Parser; 10] = [
+    let parsers: [Parser; 11] = [
         unittest::parse,
         pytest::parse,
+        tap::parse,
         panic::parse,
         rustc::parse,
         python::parse,
@@ -148,6 +150,9 @@ impl Claims {
 #[derive(Debug)]
 pub(crate) struct Context {
     paths: Paths,
+    /// The workspace file holding the build commands the command runs (a
+    /// Makefile, a build script), when it names one.
+    build_file: Option<String>,
     /// The command's words that name a file, for data-file errors that do
     /// not name it.
     words: Vec<String>,
@@ -164,6 +169,7 @@ impl Context {
             .collect();
         let root_prefixes = paths.root_prefixes();
         Context {
+            build_file: crate::localize::build::build_file(command, workspace),
             paths,
             words,
             root_prefixes,
@@ -186,6 +192,29 @@ impl Context {
             function: function.map(str::to_string),
             place,
         }
+    }
+
+    /// Where a header the compiler could not find should be named to it:
+    /// the line of the build file (a Makefile, a build script the command
+    /// runs) where the compiler first runs, with a note saying where the
+    /// workspace has the header, when it has it. `None` when the header
+    /// is nowhere in the workspace (a missing `#include` of the code, a
+    /// system header) or the command names no build file.
+    pub(crate) fn include_path_fault(&self, message: &str) -> Option<(Location, String)> {
+        let header = crate::localize::build::missing_header(message)?;
+        let dirs = crate::localize::build::header_dirs(self.paths.root(), &header);
+        let dir = dirs.first()?;
+        let build = self.build_file.as_deref()?;
+        let text = read_workspace_file(self.paths.root(), build)?;
+        let line = crate::localize::build::first_compiler_line(
+            &text,
+            crate::localize::build::is_makefile(build),
+        )?;
+        let shown = if dir.is_empty() { "." } else { dir.as_str() };
+        let note = format!(
+            "{header} is in {shown}/ of the workspace: the compiler's include path (-I) in {build} does not name it"
+        );
+        Some((self.location(build, line, None, None), note))
     }
 
     /// The first word of the command naming a file with one of
