@@ -46,6 +46,9 @@ pub const SCRIPT: &str = include_str!("../prompts/script.md");
 pub const SCRIPT_USER: &str = include_str!("../prompts/script_user.md");
 /// What the script model is told after its program failed to run.
 pub const SCRIPT_FAILED: &str = include_str!("../prompts/script_failed.md");
+/// What the next script candidate is told when the last one ran but a
+/// check failed on what it wrote.
+pub const SCRIPT_CHECKS_FAILED: &str = include_str!("../prompts/script_checks_failed.md");
 /// The reviewer's system text.
 pub const REVIEWER: &str = include_str!("../prompts/reviewer.md");
 /// The reviewer's user message: goal, plan, results.

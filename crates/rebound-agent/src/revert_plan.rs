@@ -162,30 +162,23 @@ mod tests {
         let dir = repo();
         let root = dir.path();
         let results = [failing(&revert_check())];
-        let plan = revert_plan(
-            "My last commit broke the tests. Undo it with git revert.",
-            &results,
-            root,
-            &[],
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            plan[0].command.as_deref(),
-            Some(format!("git revert --no-edit '{}'", hash(root, "HEAD")).as_str())
-        );
-        let plan = revert_plan(
-            "Use git revert to undo 'Simplify the discount', keeping later work.",
-            &results,
-            root,
-            &[],
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            plan[0].command.as_deref(),
-            Some(format!("git revert --no-edit '{}'", hash(root, "HEAD~1")).as_str())
-        );
+        for (goal, rev) in [
+            (
+                "My last commit broke the tests. Undo it with git revert.",
+                "HEAD",
+            ),
+            (
+                "Use git revert to undo 'Simplify the discount', keeping later work.",
+                "HEAD~1",
+            ),
+        ] {
+            let plan = revert_plan(goal, &results, root, &[]).await.unwrap();
+            assert_eq!(
+                plan[0].command.as_deref(),
+                Some(format!("git revert --no-edit '{}'", hash(root, rev)).as_str()),
+                "{goal}"
+            );
+        }
         let short = &hash(root, "HEAD~1")[..8];
         let plan = revert_plan(
             &format!("Revert commit {short} with git."),

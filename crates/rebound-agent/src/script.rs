@@ -87,6 +87,8 @@ struct Ran {
     checks_passed: Option<bool>,
     /// The checks' failures in the copy, in a line.
     checks_note: String,
+    /// The failing checks with their output, for the next candidate.
+    checks_failures: String,
 }
 
 /// Runs a script step: see the module's doc.
@@ -149,19 +151,29 @@ pub(crate) async fn run_script_step(
             // The next candidate sees this one and how it failed (its
             // traceback's end), not only the first request: a resample
             // alone often repeats the same mistake.
-            request = after_failure(&first, &response.text, &ran.output);
+            request = after_failure(&first, &response.text, prompts::SCRIPT_FAILED, &ran.output);
             continue;
         }
         let passes = ran.checks_passed == Some(true);
         // A program that ran and wrote nothing only looked: the checks
         // cannot judge it, and another sample would only look again.
         let looked = ran.written.is_empty() && ran.deleted.is_empty();
+        let failing = ran.checks_failures.clone();
         if kept.is_none() || passes {
             kept = Some(ran);
         }
         if passes || looked || !judged {
             break;
         }
+        // The next candidate sees this program and the checks it failed
+        // (found on dev: five samples in a row kept every CSV value a
+        // string, none shown the check that said so).
+        request = after_failure(
+            &first,
+            &response.text,
+            prompts::SCRIPT_CHECKS_FAILED,
+            &failing,
+        );
     }
     let Some(ran) = kept else {
         return Ok(StepOutcome {
@@ -278,6 +290,7 @@ async fn run_candidate(
         )
         .await?;
         ran.checks_passed = Some(run.passed());
+        ran.checks_failures = crate::checks::failures_text(&run.results);
         ran.checks_note = run
             .results
             .iter()
@@ -290,14 +303,14 @@ async fn run_candidate(
 }
 
 /// The request for the next candidate after the program of `answer` failed
-/// with `output`: the first request, that answer, and the output,
-/// shortened.
-fn after_failure(first: &ChatRequest, answer: &str, output: &str) -> ChatRequest {
+/// (`prompt`: it crashed, or a check failed on what it wrote) with
+/// `output`: the first request, that answer, and the output, shortened.
+fn after_failure(first: &ChatRequest, answer: &str, prompt: &str, output: &str) -> ChatRequest {
     first
         .clone()
         .message(Message::assistant(answer.trim_end().to_string()))
         .message(Message::user(render(
-            prompts::SCRIPT_FAILED,
+            prompt,
             &[("error", &shorten(output.trim(), FAILURE_CHARS))],
         )))
 }

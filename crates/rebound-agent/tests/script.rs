@@ -62,7 +62,11 @@ async fn the_candidate_the_checks_pass_in_a_scratch_copy_is_kept() {
     let model = Arc::new(ScriptedModel::new([
         script_plan(),
         program(WRONG).expect_user_contains("orders.csv: (4 lines)\nitem,qty"),
-        program(RIGHT),
+        // The next candidate is shown the check that failed on what the
+        // wrong program wrote, and its output.
+        program(RIGHT)
+            .expect_user_contains("a check of the goal still fails")
+            .expect_user_contains("< cups: 3"),
     ]));
     let graph = graph(&model, &work, dir.path());
     let input = PevState::new("Write totals.txt from orders.csv", 6)

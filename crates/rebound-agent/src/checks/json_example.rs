@@ -107,14 +107,22 @@ fn balanced_end(text: &str) -> Option<usize> {
 /// The command that passes when `file` holds `example` at `position`,
 /// compared as canonical JSON (keys sorted), so types count.
 pub fn json_example_check(file: &str, example: &str, position: Position) -> String {
-    let test = match position {
-        Position::First => "isinstance(d, list) and len(d) > 0 and c(d[0]) == e",
-        Position::Anywhere => {
-            "c(d) == e or (isinstance(d, list) and any(c(x) == e for x in d)) or (isinstance(d, dict) and any(c(x) == e for x in d.values()))"
-        }
+    let (test, wanted, found) = match position {
+        Position::First => (
+            "isinstance(d, list) and len(d) > 0 and c(d[0]) == e",
+            "the first element",
+            "c(d[0]) if isinstance(d, list) and d else c(d)",
+        ),
+        Position::Anywhere => (
+            "c(d) == e or (isinstance(d, list) and any(c(x) == e for x in d)) or (isinstance(d, dict) and any(c(x) == e for x in d.values()))",
+            "an element",
+            "c(d[0]) if isinstance(d, list) and d else c(d)",
+        ),
     };
+    // On a mismatch it prints both, so that the next attempt sees what
+    // differs (a string for a number, a missing key).
     let program = format!(
-        "import json, sys\nc = lambda v: json.dumps(v, sort_keys=True)\ne = c(json.loads(sys.argv[2]))\nd = json.load(open(sys.argv[1]))\nsys.exit(0 if ({test}) else 1)"
+        "import json, sys\nc = lambda v: json.dumps(v, sort_keys=True)\ne = c(json.loads(sys.argv[2]))\nd = json.load(open(sys.argv[1]))\nok = {test}\nif not ok:\n    print('expected {wanted} (keys sorted): ' + e)\n    print('found: ' + ({found})[:600])\nsys.exit(0 if ok else 1)"
     );
     format!(
         "python3 -c {} {} {}",
@@ -160,14 +168,7 @@ mod tests {
         let command = json_example_check(&file, &example, position);
         let run = |text: &str| {
             std::fs::write(dir.path().join("products.json"), text).unwrap();
-            std::process::Command::new("bash")
-                .arg("-c")
-                .arg(&command)
-                .current_dir(dir.path())
-                .output()
-                .unwrap()
-                .status
-                .success()
+            passes(&command, dir.path())
         };
         let right = r#"[{"active": true, "name": "Desk {lamp}", "price": 24.9, "sku": "00417", "stock": 13}, {"x": 1}]"#;
         assert!(run(right));
@@ -187,11 +188,28 @@ mod tests {
             "not first"
         );
         assert!(!run("not json"));
+        std::fs::write(
+            dir.path().join("products.json"),
+            right.replace("24.9", "\"24.90\""),
+        )
+        .unwrap();
+        let shown = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&command)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&shown.stdout);
+        assert!(
+            shown.contains(r#"found: {"active": true, "name": "Desk {lamp}", "price": "24.90""#),
+            "{shown}"
+        );
         std::fs::remove_file(dir.path().join("products.json")).unwrap();
-        assert!(!run_missing(&command, dir.path()));
+        assert!(!passes(&command, dir.path()), "no file");
     }
 
-    fn run_missing(command: &str, dir: &std::path::Path) -> bool {
+    /// Whether `command` exits 0 in `dir`.
+    fn passes(command: &str, dir: &std::path::Path) -> bool {
         std::process::Command::new("bash")
             .arg("-c")
             .arg(command)
