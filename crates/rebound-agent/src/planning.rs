@@ -483,7 +483,11 @@ pub(crate) async fn make_plan(
     }
     let steps = scripts_as_edits(
         merged_scripts(computed_files_as_scripts(
-            without_copied_examples(repaired_steps(steps, workspace, &protected)),
+            without_example_file(
+                without_copied_examples(repaired_steps(steps, workspace, &protected)),
+                goal,
+                workspace,
+            ),
             goal,
             workspace,
         )),
@@ -540,6 +544,34 @@ fn without_copied_examples(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
         step.command
             .as_deref()
             .is_some_and(|c| proposal::PROMPT_EXAMPLES.iter().any(|e| c.contains(e)))
+    };
+    if steps.iter().any(|step| !copies(step)) {
+        steps.retain(|step| !copies(step));
+    }
+    steps
+}
+
+/// `steps` without the `create` and `edit` steps that write the check
+/// request's example file ([`proposal::EXAMPLE_FILE`]) when the goal does
+/// not name it and the workspace does not have it, unless no other step
+/// is left: nothing asked for that file (found on dev: "write the count
+/// and total to out.txt" planned beside the real fix, three plans in a
+/// row, in a run whose goal was to fix a script).
+fn without_example_file(
+    mut steps: Vec<PlanStep>,
+    goal: &str,
+    workspace: &std::path::Path,
+) -> Vec<PlanStep> {
+    let example = proposal::EXAMPLE_FILE;
+    if goal.contains(example) || workspace.join(example).exists() {
+        return steps;
+    }
+    let copies = |step: &PlanStep| {
+        matches!(step.kind, StepKind::Create | StepKind::Edit)
+            && step
+                .file
+                .as_deref()
+                .is_some_and(|f| f.trim().trim_start_matches("./") == example)
     };
     if steps.iter().any(|step| !copies(step)) {
         steps.retain(|step| !copies(step));
@@ -1038,6 +1070,41 @@ mod tests {
                 step("cat emails.txt"),
                 script("Count them"),
             ]
+        );
+    }
+
+    #[test]
+    fn a_step_writing_the_check_examples_file_is_left_out_unless_the_goal_names_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        let create = PlanStep {
+            kind: StepKind::Create,
+            description: "Write the count and total to out.txt.".into(),
+            command: None,
+            file: Some("out.txt".into()),
+            target: None,
+        };
+        let fix = PlanStep::edit("Count the last line too", "total.sh", "");
+        let goal = "total.sh leaves out the last line. Fix the script.";
+        assert_eq!(
+            without_example_file(vec![fix.clone(), create.clone()], goal, ws),
+            vec![fix.clone()]
+        );
+        assert_eq!(
+            without_example_file(vec![create.clone()], goal, ws),
+            vec![create.clone()],
+            "alone, it stays"
+        );
+        let named = "Write the totals to out.txt.";
+        assert_eq!(
+            without_example_file(vec![fix.clone(), create.clone()], named, ws),
+            [fix.clone(), create.clone()]
+        );
+        std::fs::write(ws.join("out.txt"), "x\n").unwrap();
+        assert_eq!(
+            without_example_file(vec![fix.clone(), create.clone()], goal, ws),
+            [fix, create],
+            "the workspace has it"
         );
     }
 

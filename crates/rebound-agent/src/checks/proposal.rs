@@ -28,6 +28,10 @@ const EXISTENCE_ONLY: &[&str] = &["test", "[", "ls", "stat"];
 /// the goal's own.)
 pub const PROMPT_EXAMPLES: &[&str] = &["expected line"];
 
+/// The file the check request's example reads (`out.txt`): a step that
+/// writes it, in a run whose goal never names it, copied the example.
+pub const EXAMPLE_FILE: &str = "out.txt";
+
 /// What considering a proposal gave: the run's evidence afterwards (with
 /// the check adopted, or only the proposal counted), and whether the user
 /// answered "approve all" while it ran.
