@@ -34,8 +34,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::checks::clauses::{
-    commit_message, commit_message_check, names_commit_place, path_words, prints, prints_check,
-    single_quote,
+    commit_subject, names_amend, names_place_besides_amend, path_words, single_quote, SENTENCE_END,
 };
 use crate::checks::CheckResult;
 use crate::PlanStep;
@@ -54,43 +53,9 @@ static LEAVE_OUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// "amend", "amending", "amended": the last commit is rewritten, not a
-/// new one made.
-static AMEND: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?i)\bamend\w*").ok());
-
-/// `git log -1 --format=%s` (or `--pretty=format:%s`, `%s` quoted): the
-/// command that prints the last commit's subject.
-static SUBJECT_COMMAND: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r#"^git\s+log\s+(?:-1|-n\s*1|--max-count=1)\s+--(?:format|pretty)=(?:format:)?['"]?%s['"]?$"#)
-        .ok()
-});
-
-/// The message the goal gives the last commit, and the check that tests
-/// it: "with the message 'M'" ([`commit_message`]), or "`git log -1
-/// --format=%s` should print `M`" (a prints clause of the subject).
-fn subject(goal: &str) -> Option<(String, String)> {
-    if let Some(message) = commit_message(goal) {
-        let check = commit_message_check(&message);
-        return Some((message, check));
-    }
-    let command = SUBJECT_COMMAND.as_ref()?;
-    prints(goal)
-        .into_iter()
-        .find(|(program, expected)| command.is_match(program.trim()) && !expected.contains('\n'))
-        .map(|(program, expected)| {
-            let check = prints_check(&program, &expected);
-            (expected, check)
-        })
-}
-
 /// The most paths the harness stages by name; past that, the planner
 /// decides.
 const MAX_PATHS: usize = 60;
-
-/// A sentence's end: `.`, `!` or `?` before a space or the end, or a line
-/// break.
-static SENTENCE_END: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"[.!?](?:\s+|$)|\n").ok());
 
 /// What to stage for the commit.
 #[derive(Debug, PartialEq)]
@@ -99,6 +64,20 @@ enum Staging {
     All { left_out: Vec<String> },
     /// Only these paths.
     Only(Vec<String>),
+}
+
+impl Staging {
+    /// The paths staged, among the `changed` ones.
+    fn paths(self, changed: &[String]) -> Vec<String> {
+        match self {
+            Staging::All { left_out } => changed
+                .iter()
+                .filter(|path| !left_out.contains(path))
+                .cloned()
+                .collect(),
+            Staging::Only(paths) => paths,
+        }
+    }
 }
 
 /// The commit plan for `goal` in `workspace`, given the checks' last
@@ -111,32 +90,23 @@ pub(crate) async fn commit_plan(
     workspace: &Path,
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
-    let amend = AMEND.as_ref()?.is_match(goal);
-    let besides_amend = AMEND.as_ref()?.replace_all(goal, "");
-    if names_commit_place(&besides_amend) {
+    if names_place_besides_amend(goal) {
         // A branch, a merge, a tag: more than staging and committing.
         return None;
     }
-    let (message, check) = subject(goal)?;
+    let (message, check) = commit_subject(goal)?;
     let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
     if failing.len() != 1 || failing[0].command != check {
         return None;
     }
     let mut changed = crate::git::uncommitted_paths(workspace).await;
     changed.sort();
-    if amend {
+    if names_amend(goal) {
         return amend_plan(goal, &message, &changed, tried);
     }
-    let (paths, only) = match staging(goal, &changed)? {
-        Staging::All { left_out } => (
-            changed
-                .into_iter()
-                .filter(|path| !left_out.contains(path))
-                .collect::<Vec<_>>(),
-            false,
-        ),
-        Staging::Only(paths) => (paths, true),
-    };
+    let staged = staging(goal, &changed)?;
+    let only = matches!(staged, Staging::Only(_));
+    let paths = staged.paths(&changed);
     if paths.is_empty() || paths.len() > MAX_PATHS {
         return None;
     }
@@ -176,15 +146,7 @@ fn amend_plan(
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
     let amend = format!("git commit --amend -q -m {}", single_quote(message));
-    let paths: Vec<String> = match staging(goal, changed) {
-        Some(Staging::All { left_out }) => changed
-            .iter()
-            .filter(|path| !left_out.contains(path))
-            .cloned()
-            .collect(),
-        Some(Staging::Only(paths)) => paths,
-        None => Vec::new(),
-    };
+    let paths = staging(goal, changed).map_or_else(Vec::new, |staged| staged.paths(changed));
     if paths.len() > MAX_PATHS {
         return None;
     }
@@ -251,6 +213,7 @@ fn staging(goal: &str, changed: &[String]) -> Option<Staging> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::clauses::commit_message_check;
     use crate::checks::test_git;
 
     fn changed(paths: &[&str]) -> Vec<String> {
@@ -315,7 +278,8 @@ mod tests {
         std::fs::write(root.join("other.py"), "x\n").unwrap();
         test_git(root, &["add", "other.py"]);
         let goal = "The message of my last commit has typos. Change it to 'Fix pagination offset' by amending that commit (no extra commit), keeping its changes exactly as they are. Afterwards `git log -1 --format=%s` should print `Fix pagination offset`.";
-        let check = prints_check("git log -1 --format=%s", "Fix pagination offset");
+        let (message, check) = commit_subject(goal).unwrap();
+        assert_eq!(message, "Fix pagination offset");
         let results = [result(&check, false)];
         let plan = commit_plan(goal, &results, root, &[]).await.unwrap();
         assert_eq!(
@@ -325,16 +289,7 @@ mod tests {
             ["git commit --amend --only -q -m 'Fix pagination offset'"]
         );
         for step in &plan {
-            let run = std::process::Command::new("bash")
-                .arg("-c")
-                .arg(step.command.as_deref().unwrap())
-                .env("GIT_AUTHOR_NAME", "t")
-                .env("GIT_AUTHOR_EMAIL", "t@localhost")
-                .env("GIT_COMMITTER_NAME", "t")
-                .env("GIT_COMMITTER_EMAIL", "t@localhost")
-                .current_dir(root)
-                .output()
-                .unwrap();
+            let run = crate::checks::test_bash(root, step.command.as_deref().unwrap());
             assert!(run.status.success(), "{run:?}");
         }
         let log = std::process::Command::new("git")

@@ -481,20 +481,11 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = scripts_as_edits(
-        merged_scripts(computed_files_as_scripts(
-            without_example_file(
-                without_copied_examples(repaired_steps(steps, workspace, &protected)),
-                goal,
-                workspace,
-            ),
-            goal,
-            workspace,
-        )),
-        goal,
-        workspace,
-        &protected,
-    );
+    let steps = repaired_steps(steps, workspace, &protected);
+    let steps = without_copied_examples(steps);
+    let steps = without_example_file(steps, goal, workspace);
+    let steps = computed_files_as_scripts(steps, goal, workspace);
+    let steps = scripts_as_edits(merged_scripts(steps), goal, workspace, &protected);
     let mut steps = skip_repeated_failure(steps, context.failure);
     // An edit exactly like one that failed in this run is left out (when
     // the plan has other steps): it would meet the same end.
@@ -539,12 +530,20 @@ pub(crate) async fn make_plan(
 /// step looks for text nothing asks for, like the check it was copied
 /// with (found on dev: `grep -qx 'expected line' out.txt` planned as a
 /// step in four runs whose goals had no check, and run in each repair).
-fn without_copied_examples(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
-    let copies = |step: &PlanStep| {
+fn without_copied_examples(steps: Vec<PlanStep>) -> Vec<PlanStep> {
+    without_unless_alone(steps, |step| {
         step.command
             .as_deref()
             .is_some_and(|c| proposal::PROMPT_EXAMPLES.iter().any(|e| c.contains(e)))
-    };
+    })
+}
+
+/// `steps` without those `copies` says copied the check request's
+/// example, unless no other step would be left.
+fn without_unless_alone(
+    mut steps: Vec<PlanStep>,
+    copies: impl Fn(&PlanStep) -> bool,
+) -> Vec<PlanStep> {
     if steps.iter().any(|step| !copies(step)) {
         steps.retain(|step| !copies(step));
     }
@@ -558,7 +557,7 @@ fn without_copied_examples(mut steps: Vec<PlanStep>) -> Vec<PlanStep> {
 /// and total to out.txt" planned beside the real fix, three plans in a
 /// row, in a run whose goal was to fix a script).
 fn without_example_file(
-    mut steps: Vec<PlanStep>,
+    steps: Vec<PlanStep>,
     goal: &str,
     workspace: &std::path::Path,
 ) -> Vec<PlanStep> {
@@ -566,17 +565,13 @@ fn without_example_file(
     if goal.contains(example) || workspace.join(example).exists() {
         return steps;
     }
-    let copies = |step: &PlanStep| {
+    without_unless_alone(steps, |step| {
         matches!(step.kind, StepKind::Create | StepKind::Edit)
             && step
                 .file
                 .as_deref()
                 .is_some_and(|f| f.trim().trim_start_matches("./") == example)
-    };
-    if steps.iter().any(|step| !copies(step)) {
-        steps.retain(|step| !copies(step));
-    }
-    steps
+    })
 }
 
 /// `steps` with a `create` of the file the goal asks to be written made a
@@ -959,6 +954,16 @@ mod tests {
         PlanStep::command(command, command)
     }
 
+    fn script(description: &str) -> PlanStep {
+        PlanStep {
+            kind: StepKind::Script,
+            description: description.into(),
+            command: None,
+            file: None,
+            target: None,
+        }
+    }
+
     #[test]
     fn an_edit_planned_twice_is_done_once_but_a_command_may_run_again() {
         let mean = PlanStep::edit("edit", "stats.c", "mean");
@@ -1011,13 +1016,7 @@ mod tests {
         let ws = dir.path();
         std::fs::write(ws.join("total.sh"), "echo 1\n").unwrap();
         std::fs::write(ws.join("expenses.txt"), "1\n").unwrap();
-        let script = PlanStep {
-            kind: StepKind::Script,
-            description: "Count the expenses".into(),
-            command: None,
-            file: None,
-            target: None,
-        };
+        let script = script("Count the expenses");
         let goal = "total.sh leaves out the last line of expenses.txt. Fix the script (not the data file).";
         assert_eq!(
             scripts_as_edits(vec![script.clone(), step("bash total.sh")], goal, ws, &[]),
@@ -1048,13 +1047,6 @@ mod tests {
 
     #[test]
     fn consecutive_script_steps_are_one_program() {
-        let script = |description: &str| PlanStep {
-            kind: StepKind::Script,
-            description: description.into(),
-            command: None,
-            file: None,
-            target: None,
-        };
         let steps = vec![
             script("Read the tickets and extract the addresses."),
             script("Remove duplicates"),

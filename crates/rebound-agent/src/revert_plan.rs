@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::checks::clauses::{revert_check, single_quote};
+use crate::checks::clauses::{quoted_value, single_quote, QUOTED_TEXT, REVERT_CHECK};
 use crate::checks::CheckResult;
 use crate::PlanStep;
 
@@ -29,9 +29,9 @@ static LAST_COMMIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:last|latest|most\s+recent|previous|newest)\s+commit\b").ok()
 });
 
-/// A quoted text: `'…'`, `"…"`, `` `…` ``, `“…”`.
-static QUOTED: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r#"'([^'\n]+)'|"([^"\n]+)"|`([^`\n]+)`|“([^”\n]+)”"#).ok());
+/// A quoted text (`'…'`, `"…"`, `` `…` ``, `“…”`), as the goal's other
+/// rules read one.
+static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
 
 /// A word of 7 to 40 hex digits.
 static COMMIT_ID: LazyLock<Option<Regex>> =
@@ -50,8 +50,10 @@ pub(crate) async fn revert_plan(
     workspace: &Path,
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
-    let check = revert_check();
-    if !results.iter().any(|r| r.command == check && !r.passed) {
+    if !results
+        .iter()
+        .any(|r| r.command == REVERT_CHECK && !r.passed)
+    {
         return None;
     }
     let (commit, named) = named_commit(goal, workspace).await?;
@@ -64,59 +66,55 @@ pub(crate) async fn revert_plan(
 
 /// The commit the goal names (an id git resolves) and how, for a user.
 async fn named_commit(goal: &str, workspace: &Path) -> Option<(String, String)> {
-    let id = |args: Vec<String>| async move {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        crate::git::git(workspace, &args)
-            .await
-            .ok()
-            .map(|out| out.trim().to_string())
-            .filter(|out| !out.is_empty())
-    };
     if LAST_COMMIT.as_ref()?.is_match(goal) {
-        let head = id(vec![
-            "rev-parse".into(),
-            "--verify".into(),
-            "-q".into(),
-            "HEAD".into(),
-        ])
-        .await?;
+        let head = commit_id(workspace, "HEAD").await?;
         return Some((head, "the last commit".to_string()));
     }
-    let log = id(vec![
-        "log".into(),
-        "-n".into(),
-        SUBJECTS_SEARCHED.into(),
-        "--format=%H%x09%s".into(),
-    ])
-    .await
-    .unwrap_or_default();
-    for captures in QUOTED.as_ref()?.captures_iter(goal) {
-        let Some(quoted) = (1..=4).find_map(|i| captures.get(i)) else {
-            continue;
-        };
-        let wanted = quoted.as_str().trim();
-        let found = log.lines().find_map(|line| {
-            let (hash, subject) = line.split_once('\t')?;
-            (subject.trim() == wanted).then(|| hash.to_string())
-        });
-        if let Some(hash) = found {
-            return Some((hash, format!("the commit '{wanted}'")));
+    let quoted: Vec<String> = QUOTED
+        .as_ref()?
+        .captures_iter(goal)
+        .filter_map(|captures| quoted_value(&captures, 1))
+        .map(|value| value.trim().to_string())
+        .filter(|value| !value.is_empty())
+        .collect();
+    if !quoted.is_empty() {
+        let log = git_output(
+            workspace,
+            &["log", "-n", SUBJECTS_SEARCHED, "--format=%H%x09%s"],
+        )
+        .await
+        .unwrap_or_default();
+        for wanted in &quoted {
+            let found = log.lines().find_map(|line| {
+                let (hash, subject) = line.split_once('\t')?;
+                (subject.trim() == wanted).then(|| hash.to_string())
+            });
+            if let Some(hash) = found {
+                return Some((hash, format!("the commit '{wanted}'")));
+            }
         }
     }
     for word in COMMIT_ID.as_ref()?.find_iter(goal) {
-        let spec = format!("{}^{{commit}}", word.as_str());
-        if let Some(hash) = id(vec![
-            "rev-parse".into(),
-            "--verify".into(),
-            "-q".into(),
-            spec,
-        ])
-        .await
-        {
+        if let Some(hash) = commit_id(workspace, word.as_str()).await {
             return Some((hash, format!("commit {}", word.as_str())));
         }
     }
     None
+}
+
+/// The full id of the commit `name` (`HEAD`, a short id), if git knows it.
+async fn commit_id(workspace: &Path, name: &str) -> Option<String> {
+    let spec = format!("{name}^{{commit}}");
+    git_output(workspace, &["rev-parse", "--verify", "-q", &spec]).await
+}
+
+/// What `git args` printed, when it succeeded and printed something.
+async fn git_output(workspace: &Path, args: &[&str]) -> Option<String> {
+    crate::git::git(workspace, args)
+        .await
+        .ok()
+        .map(|out| out.trim().to_string())
+        .filter(|out| !out.is_empty())
 }
 
 #[cfg(test)]
@@ -161,7 +159,7 @@ mod tests {
     async fn the_last_commit_a_quoted_subject_or_an_id_is_reverted() {
         let dir = repo();
         let root = dir.path();
-        let results = [failing(&revert_check())];
+        let results = [failing(REVERT_CHECK)];
         for (goal, rev) in [
             (
                 "My last commit broke the tests. Undo it with git revert.",

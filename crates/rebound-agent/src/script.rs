@@ -20,7 +20,7 @@ use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
 use serde::{Deserialize, Serialize};
 
-use crate::checks::{run_checks, CheckWhen, Evidence};
+use crate::checks::{run_checks, CheckResult, CheckWhen, Evidence};
 use crate::edit::{extract_code, FENCE_GRAMMAR};
 use crate::executor::{from_tool_outcome, tool_context, StepOutcome, SHELL_TOOL};
 use crate::llm::shorten;
@@ -85,10 +85,8 @@ struct Ran {
     deleted: Vec<String>,
     /// Every check passed in the copy afterwards (`None`: no check ran).
     checks_passed: Option<bool>,
-    /// The checks' failures in the copy, in a line.
-    checks_note: String,
-    /// The failing checks with their output, for the next candidate.
-    checks_failures: String,
+    /// The checks that failed in the copy, with their output.
+    failing: Vec<CheckResult>,
 }
 
 /// Runs a script step: see the module's doc.
@@ -158,7 +156,7 @@ pub(crate) async fn run_script_step(
         // A program that ran and wrote nothing only looked: the checks
         // cannot judge it, and another sample would only look again.
         let looked = ran.written.is_empty() && ran.deleted.is_empty();
-        let failing = ran.checks_failures.clone();
+        let failing = crate::checks::failures_text(&ran.failing);
         if kept.is_none() || passes {
             kept = Some(ran);
         }
@@ -290,14 +288,7 @@ async fn run_candidate(
         )
         .await?;
         ran.checks_passed = Some(run.passed());
-        ran.checks_failures = crate::checks::failures_text(&run.results);
-        ran.checks_note = run
-            .results
-            .iter()
-            .filter(|r| !r.passed)
-            .map(|r| r.headline())
-            .collect::<Vec<_>>()
-            .join(", ");
+        ran.failing = run.results.into_iter().filter(|r| !r.passed).collect();
     }
     Ok((ran, approved))
 }
@@ -337,7 +328,14 @@ fn verdict(ran: &Ran) -> String {
     let files = written_names(ran);
     match ran.checks_passed {
         Some(true) => format!("ran, wrote {files}; every check passes"),
-        Some(false) => format!("ran, wrote {files}; failing: {}", ran.checks_note),
+        Some(false) => format!(
+            "ran, wrote {files}; failing: {}",
+            ran.failing
+                .iter()
+                .map(CheckResult::headline)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         None => format!("ran, wrote {files}"),
     }
 }

@@ -51,12 +51,8 @@ pub const RULE_REVERT: &str = "git revert";
 
 /// The last commit is one `git revert` made: its message has git's
 /// "This reverts commit <id>." line.
-const REVERT_CHECK: &str = "git log -1 --format=%B | grep -q '^This reverts commit [0-9a-f]'";
-
-/// The check of [`RULE_REVERT`]: the last commit is a revert.
-pub(crate) fn revert_check() -> String {
-    REVERT_CHECK.to_string()
-}
+pub(crate) const REVERT_CHECK: &str =
+    "git log -1 --format=%B | grep -q '^This reverts commit [0-9a-f]'";
 
 /// "git revert", "`git revert`", "revert it with git": the goal names the
 /// tool that undoes a commit by a new one.
@@ -81,16 +77,30 @@ pub fn structure_clause(goal: &str) -> Option<String> {
         .map(|m| m.as_str().to_string())
 }
 
-/// Words that put a commit somewhere its message does not show: a branch,
-/// a merge, a rebase, an amend, a tag.
+/// Words that put a commit somewhere its message does not show, besides
+/// an amend: a branch, a merge, a rebase, a tag.
 static COMMIT_PLACE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bbranch(?:es)?\b|\bmerg(?:e|es|ing)\b|\brebas(?:e|ing)\b|\bamend\w*|\bcherry-pick|\bcheckout\b|\bswitch\b|\btag\b").ok()
+    Regex::new(r"(?i)\bbranch(?:es)?\b|\bmerg(?:e|es|ing)\b|\brebas(?:e|ing)\b|\bcherry-pick|\bcheckout\b|\bswitch\b|\btag\b").ok()
 });
+
+/// "amend", "amending", "amended": the last commit is rewritten, not a
+/// new one made.
+static AMEND: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?i)\bamend\w*").ok());
 
 /// Whether the goal says where a commit goes beyond its message (a
 /// branch, an amend, ...): then the last commit's message cannot prove
 /// the goal alone, and the harness does not make the commit.
 pub fn names_commit_place(goal: &str) -> bool {
+    names_amend(goal) || names_place_besides_amend(goal)
+}
+
+/// Whether the goal asks to amend the last commit.
+pub fn names_amend(goal: &str) -> bool {
+    AMEND.as_ref().is_none_or(|regex| regex.is_match(goal))
+}
+
+/// Whether the goal names a branch, a merge, a rebase or a tag.
+pub(crate) fn names_place_besides_amend(goal: &str) -> bool {
     COMMIT_PLACE
         .as_ref()
         .is_none_or(|regex| regex.is_match(goal))
@@ -155,13 +165,13 @@ pub const RULE_FILE_ORDER: &str = "file order";
 
 /// A quoted value: '...', "...", `...` or “...” (the inside is group 1, 2,
 /// 3 or 4).
-const QUOTED: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|“([^”\n]*)”)"#;
+pub(crate) const QUOTED_TEXT: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|“([^”\n]*)”)"#;
 
 /// "`X` prints 'Y'" or "./x prints 'Y'", with a few words allowed between
 /// the program and the verb ("should", "then", "now").
 static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s+|out\s+)?:?\s*{QUOTED}"
+        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s+|out\s+)?:?\s*{QUOTED_TEXT}"
     ))
     .ok()
 });
@@ -178,7 +188,7 @@ static PRINTS_BLOCK: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// "message 'M'", "message to 'M'", "message: 'M'", "message of 'M'".
 static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\bmessage\s*(?:(?:is|of|to|reading|saying|as)\s+|:\s*)?{QUOTED}"
+        r"(?i)\bmessage\s*(?:(?:is|of|to|reading|saying|as)\s+|:\s*)?{QUOTED_TEXT}"
     ))
     .ok()
 });
@@ -187,7 +197,7 @@ static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// `X`".
 static EXAMPLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:such\s+as|e\.g\.|e\.g|for\s+example|for\s+instance|like|example|in\s+the\s+form(?:at)?(?:\s+of)?|formatted\s+as|in\s+the\s+format)[:,]?\s*{QUOTED}"
+        r"(?i)(?:such\s+as|e\.g\.|e\.g|for\s+example|for\s+instance|like|example|in\s+the\s+form(?:at)?(?:\s+of)?|formatted\s+as|in\s+the\s+format)[:,]?\s*{QUOTED_TEXT}"
     ))
     .ok()
 });
@@ -303,7 +313,10 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         }
     };
     for (program, expected) in prints(goal) {
-        add(prints_check(&program, &expected), RULE_PRINTS, true);
+        // The last commit's subject proves no more than a commit message
+        // does: nothing, when the goal says where the commit goes.
+        let proves = !(shows_last_subject(&program) && names_commit_place(goal));
+        add(prints_check(&program, &expected), RULE_PRINTS, proves);
     }
     if let Some(message) = commit_message(goal) {
         // A commit on a branch, or an amend, is more than its message.
@@ -407,8 +420,8 @@ fn files_under(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// The value of a [`QUOTED`] match starting at capture group `first`.
-fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> {
+/// The value of a [`QUOTED_TEXT`] match starting at capture group `first`.
+pub(crate) fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> {
     (first..first + 4).find_map(|i| captures.get(i).map(|m| m.as_str().to_string()))
 }
 
@@ -474,7 +487,7 @@ fn is_file_name(text: &str) -> bool {
 /// The command that runs `program` and compares what it prints with
 /// `expected`: a diff of the two (the output with a final newline, as a
 /// line of text has), so a failure shows what was printed.
-pub(crate) fn prints_check(program: &str, expected: &str) -> String {
+fn prints_check(program: &str, expected: &str) -> String {
     format!(
         "diff <({program} | sed -e '$a\\') <(printf '%s\\n' {})",
         single_quote(expected)
@@ -490,7 +503,8 @@ pub(crate) fn commit_message_check(message: &str) -> String {
 }
 
 /// Where a sentence ends: `.`, `!` or `?` and a space, or a line break.
-static SENTENCE_BREAK: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"[.!?]\s|\n").ok());
+pub(crate) static SENTENCE_END: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"[.!?](?:\s+|$)|\n").ok());
 
 /// "tag", "tags", "tagged": a message after it is the tag's.
 static TAG_WORD: LazyLock<Option<Regex>> =
@@ -499,6 +513,37 @@ static TAG_WORD: LazyLock<Option<Regex>> =
 /// "commit", "commits", "committed": a message after it is a commit's.
 static COMMIT_WORD: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\bcommit(?:s|ted)?\b").ok());
+
+/// `git log -1 --format=%s` (or `--pretty=format:%s`, `%s` quoted): the
+/// command that prints the last commit's subject.
+static SUBJECT_COMMAND: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#"^git\s+log\s+(?:-1|-n\s*1|--max-count=1)\s+--(?:format|pretty)=(?:format:)?['"]?%s['"]?$"#)
+        .ok()
+});
+
+/// Whether `program` prints the last commit's subject.
+fn shows_last_subject(program: &str) -> bool {
+    SUBJECT_COMMAND
+        .as_ref()
+        .is_some_and(|regex| regex.is_match(program.trim()))
+}
+
+/// The message the goal gives the last commit, and the check that tests
+/// it: "with the message 'M'" ([`commit_message`]), or "`git log -1
+/// --format=%s` should print `M`" (a prints clause of the subject).
+pub(crate) fn commit_subject(goal: &str) -> Option<(String, String)> {
+    if let Some(message) = commit_message(goal) {
+        let check = commit_message_check(&message);
+        return Some((message, check));
+    }
+    prints(goal)
+        .into_iter()
+        .find(|(program, expected)| shows_last_subject(program) && !expected.contains('\n'))
+        .map(|(program, expected)| {
+            let check = prints_check(&program, &expected);
+            (expected, check)
+        })
+}
 
 /// The message the goal asks a commit to have: a quoted message in a goal
 /// about a commit, unless the nearest of "commit" and "tag" before it in
@@ -518,7 +563,7 @@ pub fn commit_message(goal: &str) -> Option<String> {
             let start = c.get(0).map_or(0, |m| m.start());
             // A sentence ends at `.`, `!` or `?` before a space (not
             // inside `v1.1.0`), or at a line break.
-            let sentence_start = SENTENCE_BREAK
+            let sentence_start = SENTENCE_END
                 .as_ref()
                 .and_then(|re| re.find_iter(&goal[..start]).last())
                 .map_or(0, |m| m.end());
@@ -682,15 +727,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    /// `command` run with `bash -c` in `dir`.
-    fn bash(dir: &Path, command: &str) -> std::process::Output {
-        std::process::Command::new("bash")
-            .arg("-c")
-            .arg(command)
-            .current_dir(dir)
-            .output()
-            .unwrap()
-    }
+    use crate::checks::test_bash as bash;
 
     #[test]
     fn a_program_and_what_it_prints_are_read_from_the_goal() {
@@ -954,6 +991,27 @@ mod tests {
         assert!(!proves(
             "Amend the last commit so its message is 'Fix typo'."
         ));
+        // The subject printed by `git log` proves no more than the
+        // message rule does.
+        let subject_proves = |goal: &str| {
+            clause_checks(goal, dir.path())
+                .iter()
+                .find_map(|c| match &c.source {
+                    CheckSource::Clause { rule, proves } if rule == RULE_PRINTS => Some(*proves),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        assert!(!subject_proves(
+            "Fix the message by amending the commit. Afterwards `git log -1 --format=%s` should print `Fix typo`."
+        ));
+        assert!(subject_proves(
+            "Commit it. Afterwards `git log -1 --format=%s` should print `Fix typo`."
+        ));
+        assert!(
+            subject_proves("On a new branch, `./hello` should print 'hi'."),
+            "another program's output"
+        );
     }
 
     #[test]

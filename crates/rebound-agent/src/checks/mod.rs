@@ -220,6 +220,23 @@ pub fn unframed(result: &CheckResult) -> String {
     lines.collect::<Vec<_>>().join("\n")
 }
 
+/// Runs `command` with `bash -c` in `dir` for a test, with a throwaway
+/// git identity (for commands that commit).
+#[cfg(test)]
+pub(crate) fn test_bash(dir: &std::path::Path, command: &str) -> std::process::Output {
+    #[allow(clippy::unwrap_used)]
+    std::process::Command::new("bash")
+        .arg("-c")
+        .arg(command)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@localhost")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@localhost")
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 /// Runs `git args` in `dir` for a test (with a throwaway identity) and
 /// asserts that it succeeded.
 #[cfg(test)]

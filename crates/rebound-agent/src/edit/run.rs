@@ -243,6 +243,9 @@ struct EditJob {
     implicated: bool,
     /// The line of the span's file that localization suspects.
     hint: Option<u32>,
+    /// The flags a failing build's output says the span's file (a build
+    /// file a failing check runs) lacks, as mutants of it: tried first.
+    flag_mutants: Vec<Mutant>,
 }
 
 /// Gets `step` ready: where the checks stand (the evidence's last results
@@ -320,9 +323,16 @@ async fn prepare(
         Ok(text) => text,
         Err(error) => return Ok(Err(format!("cannot read {}: {error}", span.file))),
     };
+    let flag_mutants = build_mutants(
+        &workspace,
+        &span.file,
+        &original,
+        baseline.as_deref().unwrap_or(&[]),
+    );
     Ok(Ok(EditJob {
         implicated,
         hint,
+        flag_mutants,
         label,
         workspace,
         span,
@@ -370,14 +380,7 @@ async fn try_candidates(
     let mutable = deps.config.edit_mutants > 0 && before.as_ref().is_some_and(|b| !b.passed());
     // A build that lacks a flag its output names (`-lm`, `-Iinclude`):
     // its mutants go before any model call.
-    let flags_first = mutable
-        && !build_mutants(
-            workspace,
-            &span.file,
-            original,
-            baseline.as_deref().unwrap_or(&[]),
-        )
-        .is_empty();
+    let flags_first = mutable && !job.flag_mutants.is_empty();
     // The greedy answer, then (when it did not do it) the one-token
     // changes of the span, then samples that cost a model call each.
     let attempts = flags_first
@@ -668,13 +671,6 @@ async fn try_mutants(
         .await?;
     let parses = !matches!(syntax_before, super::Syntax::Invalid(_));
     let operators = job.implicated && !localize::is_test_file(&span.file) && parses;
-    // A build file's missing flags first: the checks' output names them.
-    let flagged = build_mutants(
-        workspace,
-        &span.file,
-        original,
-        baseline.as_deref().unwrap_or(&[]),
-    );
     let mut found = Vec::new();
     if !parses {
         found.extend(repair_syntax(&span.file, original).map(|r| Mutant {
@@ -687,10 +683,11 @@ async fn try_mutants(
             original,
             span,
             job.hint,
-            limit.saturating_sub(renamed.len() + flagged.len()),
+            limit.saturating_sub(renamed.len() + job.flag_mutants.len()),
         );
     }
-    found.splice(0..0, flagged);
+    // A build file's missing flags first: the checks' output names them.
+    found.splice(0..0, job.flag_mutants.iter().cloned());
     let total = renamed.len() + found.len();
     if total == 0 {
         return Ok(MutantsTried {

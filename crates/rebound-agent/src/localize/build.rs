@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::find::SKIPPED_DIRS;
+use super::find::{workspace_files, MAX_FILES_SCANNED};
 use super::paths::normalize;
 
 /// A flag a C build's command line lacks.
@@ -126,9 +126,6 @@ static COMPILER: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// The most workspace files looked through for a missing header.
-const MAX_FILES: usize = 2_000;
-
 /// The most directories offered for one missing header.
 const MAX_HEADER_DIRS: usize = 3;
 
@@ -168,22 +165,8 @@ pub(crate) fn header_dirs(workspace: &Path, header: &str) -> Vec<String> {
     if header.split('/').any(|part| part == "..") {
         return Vec::new();
     }
-    let walker = ignore::WalkBuilder::new(workspace)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| {
-            !(entry.file_type().is_some_and(|t| t.is_dir())
-                && entry.depth() > 0
-                && entry
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|name| SKIPPED_DIRS.contains(&name)))
-        })
-        .build();
-    let mut dirs: Vec<String> = walker
-        .flatten()
-        .take(MAX_FILES)
-        .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+    let mut dirs: Vec<String> = workspace_files(workspace)
+        .take(MAX_FILES_SCANNED)
         .filter_map(|entry| {
             let file = normalize(entry.path().strip_prefix(workspace).ok()?)?;
             if file == header {
@@ -211,8 +194,12 @@ pub(crate) fn missing_flags(output: &str, workspace: &Path) -> Vec<BuildFlag> {
             flags.push(flag);
         }
     };
+    let mut headers: Vec<String> = Vec::new();
     for line in output.lines() {
         if let Some(header) = missing_header(line) {
+            if headers.contains(&header) {
+                continue;
+            }
             for dir in header_dirs(workspace, &header) {
                 add(BuildFlag::Include(if dir.is_empty() {
                     ".".to_string()
@@ -220,6 +207,7 @@ pub(crate) fn missing_flags(output: &str, workspace: &Path) -> Vec<BuildFlag> {
                     dir
                 }));
             }
+            headers.push(header);
             continue;
         }
         let Some(captures) = UNDEFINED.as_ref().and_then(|re| re.captures(line)) else {
@@ -307,9 +295,7 @@ pub(crate) fn build_file(command: &str, workspace: &Path) -> Option<String> {
                 .get(1)
                 .filter(|word| !word.starts_with('-'))
                 .and_then(|script| workspace_file(workspace, script)),
-            program if program.starts_with("./") => {
-                workspace_file(workspace, program).filter(|file| is_text(&workspace.join(file)))
-            }
+            program if program.starts_with("./") => workspace_file(workspace, program),
             _ => None,
         };
         if found.is_some() {
@@ -344,18 +330,6 @@ fn makefile(arguments: &[&str], workspace: &Path) -> Option<String> {
             .iter()
             .find_map(|name| workspace_file(workspace, &join(name))),
     }
-}
-
-/// Whether the file at `path` is text (a script), not a program: no NUL
-/// byte in its first 512 bytes.
-fn is_text(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 512];
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let read = file.read(&mut head).unwrap_or(0);
-    !head[..read].contains(&0)
 }
 
 /// `path` relative to `workspace` (without `./`), when it is a file there

@@ -16,7 +16,7 @@ use super::test_files::{in_rust_test, is_test_file};
 pub const MAX_FILES_SCANNED: usize = 5000;
 
 /// Directories never searched: dependencies, build output, caches.
-pub(crate) const SKIPPED_DIRS: &[&str] = &[
+const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
     "target",
     "__pycache__",
@@ -102,12 +102,10 @@ pub(crate) struct SourceFile {
     pub(crate) source: String,
 }
 
-/// The workspace's source files in a tree-sitter language, by path:
-/// `.gitignore` respected, [`SKIPPED_DIRS`] and links not followed, files
-/// over 1 MB or not UTF-8 left out, at most [`MAX_FILES_SCANNED`] looked
-/// at.
-pub(crate) fn source_files(workspace: &Path) -> impl Iterator<Item = SourceFile> + '_ {
-    let walker = ignore::WalkBuilder::new(workspace)
+/// The workspace's files, sorted by path: `.gitignore` respected,
+/// [`SKIPPED_DIRS`] and links not followed.
+pub(crate) fn workspace_files(workspace: &Path) -> impl Iterator<Item = ignore::DirEntry> {
+    ignore::WalkBuilder::new(workspace)
         .require_git(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -120,10 +118,17 @@ pub(crate) fn source_files(workspace: &Path) -> impl Iterator<Item = SourceFile>
                     .is_some_and(|name| SKIPPED_DIRS.contains(&name));
             !skipped
         })
-        .build();
-    walker
+        .build()
         .flatten()
         .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+}
+
+/// The workspace's source files in a tree-sitter language, by path:
+/// `.gitignore` respected, [`SKIPPED_DIRS`] and links not followed, files
+/// over 1 MB or not UTF-8 left out, at most [`MAX_FILES_SCANNED`] looked
+/// at.
+pub(crate) fn source_files(workspace: &Path) -> impl Iterator<Item = SourceFile> + '_ {
+    workspace_files(workspace)
         .filter_map(|entry| {
             let language = Language::from_path(entry.path())?;
             Some((entry, language))

@@ -150,9 +150,8 @@ impl Claims {
 #[derive(Debug)]
 pub(crate) struct Context {
     paths: Paths,
-    /// The workspace file holding the build commands the command runs (a
-    /// Makefile, a build script), when it names one.
-    build_file: Option<String>,
+    /// The command whose output is read.
+    command: String,
     /// The command's words that name a file, for data-file errors that do
     /// not name it.
     words: Vec<String>,
@@ -169,7 +168,7 @@ impl Context {
             .collect();
         let root_prefixes = paths.root_prefixes();
         Context {
-            build_file: crate::localize::build::build_file(command, workspace),
+            command: command.to_string(),
             paths,
             words,
             root_prefixes,
@@ -202,19 +201,19 @@ impl Context {
     /// system header) or the command names no build file.
     pub(crate) fn include_path_fault(&self, message: &str) -> Option<(Location, String)> {
         let header = crate::localize::build::missing_header(message)?;
+        let build = crate::localize::build::build_file(&self.command, self.paths.root())?;
         let dirs = crate::localize::build::header_dirs(self.paths.root(), &header);
         let dir = dirs.first()?;
-        let build = self.build_file.as_deref()?;
-        let text = read_workspace_file(self.paths.root(), build)?;
+        let text = read_workspace_file(self.paths.root(), &build)?;
         let line = crate::localize::build::first_compiler_line(
             &text,
-            crate::localize::build::is_makefile(build),
+            crate::localize::build::is_makefile(&build),
         )?;
         let shown = if dir.is_empty() { "." } else { dir.as_str() };
         let note = format!(
             "{header} is in {shown}/ of the workspace: the compiler's include path (-I) in {build} does not name it"
         );
-        Some((self.location(build, line, None, None), note))
+        Some((self.location(&build, line, None, None), note))
     }
 
     /// The first word of the command naming a file with one of

@@ -52,37 +52,26 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
             .filter(|n| !n.is_empty());
         let indent = indent_of(&lines[i]);
         // The YAML block: `---` on the next line, up to `...` at its indent.
-        let has_block = lines
+        // A bare `not ok` (a summary line) has nothing to read.
+        let Some(block_indent) = lines
             .get(i + 1)
-            .is_some_and(|l| l.trim() == "---" && indent_of(l) > indent);
-        let end = if has_block {
-            let block_indent = indent_of(&lines[i + 1]);
-            (i + 2..lines.len())
-                .find(|&j| lines[j].trim() == "..." && indent_of(&lines[j]) == block_indent)
-                .map_or(lines.len(), |j| j + 1)
-        } else {
-            i + 1
-        };
-        let block = if has_block {
-            &lines[i + 2..end.saturating_sub(1).max(i + 2)]
-        } else {
-            &[][..]
-        };
-        if block.is_empty() && !has_block {
-            // A bare `not ok` (a parent test whose subtest failed, or a
-            // summary line): nothing to read.
+            .filter(|l| l.trim() == "---" && indent_of(l) > indent)
+            .map(|l| indent_of(l))
+        else {
             i += 1;
             continue;
-        }
-        let failure = read_block(name, block, context);
-        if block_is_only_a_parent(block) {
-            // "N subtests failed": the subtest's own block says where.
-            claims.claim(i..end);
-            i = end;
-            continue;
-        }
+        };
+        let close = (i + 2..lines.len())
+            .find(|&j| lines[j].trim() == "..." && indent_of(&lines[j]) == block_indent)
+            .unwrap_or(lines.len());
+        let block = &lines[i + 2..close];
+        let end = (close + 1).min(lines.len());
         claims.claim(i..end);
-        found.push(Found::at(i, failure));
+        // A parent that failed only because a subtest did ("N subtests
+        // failed"): the subtest's own block says where.
+        if !block_is_only_a_parent(block) {
+            found.push(Found::at(i, read_block(name, block, context)));
+        }
         i = end;
     }
     found
@@ -157,14 +146,12 @@ fn read_block(name: Option<String>, block: &[String], context: &Context) -> Fail
     }
     let mut failure = Failure::new(FailureKind::NodeTestFailure, one_line([message.as_str()]));
     failure.test = name;
-    failure.location = frames
-        .iter()
-        .rev()
-        .find(|f| f.in_workspace())
+    failure.frames = frames;
+    failure.location = failure
+        .innermost_workspace_frame()
         .cloned()
         .or(location)
-        .or_else(|| innermost_project_frame(&frames));
-    failure.frames = frames;
+        .or_else(|| innermost_project_frame(&failure.frames));
     failure
 }
 
