@@ -22,8 +22,11 @@ pub struct Evidence {
     pub results: Vec<CheckResult>,
     /// The workspace's fingerprint when they last ran (`None`: not yet).
     pub fingerprint: Option<u64>,
-    /// A check failed before the first plan: the checks tell done from
-    /// not done.
+    /// A check that is not a condition ([`CheckSource::is_condition`])
+    /// failed before the first plan: the checks tell done from not done. A condition
+    /// that failed then (a file's shape, a commit subject on an amend)
+    /// does not count: it never settles a goal, so it cannot make the
+    /// checks that passed from the start evidence either.
     pub failed_at_start: bool,
     /// The files the checks read (tests, scripts a check names) and their
     /// content hashes when the checks first ran.
@@ -115,7 +118,13 @@ impl Evidence {
             results: run.results.clone(),
             fingerprint: Some(run.fingerprint),
             failed_at_start: if run.when == CheckWhen::Start {
-                !run.passed()
+                run.results.iter().any(|result| {
+                    !result.passed
+                        && self
+                            .checks
+                            .iter()
+                            .any(|c| c.command == result.command && !c.source.is_condition())
+                })
             } else {
                 self.failed_at_start
             },
@@ -234,6 +243,47 @@ mod tests {
     fn detected(command: &str) -> Check {
         let reason = "Makefile".to_string();
         Check::new(command, CheckSource::Detected { reason })
+    }
+
+    #[test]
+    fn a_condition_that_failed_at_start_does_not_make_a_passing_guard_evidence() {
+        // Found in review: an amend goal's subject check (a condition)
+        // failed at start, the detected "nothing uncommitted" check passed
+        // from the start, and the two together verified a finish that a
+        // new commit would have reached as well.
+        let subject = "git log -1 --format=%s | grep -qx M";
+        let clean = "git status --porcelain && test -z \"$(git status --porcelain)\"";
+        let condition = Check::new(
+            subject,
+            CheckSource::Clause {
+                rule: "prints".to_string(),
+                proves: false,
+            },
+        );
+        let evidence = Evidence::for_goal("Amend it.", vec![condition.clone(), detected(clean)]);
+        let start = CheckRun {
+            results: vec![
+                run(CheckWhen::Start, subject, false).results.remove(0),
+                run(CheckWhen::Start, clean, true).results.remove(0),
+            ],
+            ..run(CheckWhen::Start, subject, false)
+        };
+        let after = evidence.after(&start);
+        assert!(!after.failed_at_start);
+        let passing = CheckRun {
+            when: CheckWhen::Finish,
+            results: vec![
+                run(CheckWhen::Finish, subject, true).results.remove(0),
+                run(CheckWhen::Finish, clean, true).results.remove(0),
+            ],
+            ..run(CheckWhen::Finish, subject, true)
+        };
+        let done = after.after(&passing);
+        assert!(!verify(&done.checks, &done.results, done.failed_at_start));
+        // The same with a check that can settle it failing at start.
+        let proving = Check::new(subject, CheckSource::Flag);
+        let evidence = Evidence::for_goal("Amend it.", vec![proving, detected(clean)]);
+        assert!(evidence.after(&start).failed_at_start);
     }
 
     #[test]

@@ -76,14 +76,18 @@ impl CheckSource {
         )
     }
 
+    /// Whether the check is a clause's condition only (a file's shape, a
+    /// commit subject on an amend): its failing shows a goal not reached,
+    /// its passing shows nothing.
+    pub fn is_condition(&self) -> bool {
+        matches!(self, CheckSource::Clause { proves: false, .. })
+    }
+
     /// Whether passing the check is only necessary, not sufficient: an
     /// agent-written check, or a clause's that shows a condition only.
     /// Such checks must pass for a finish, but never settle one alone.
     pub fn is_weak(&self) -> bool {
-        matches!(
-            self,
-            CheckSource::Agent | CheckSource::Clause { proves: false, .. }
-        )
+        self.is_condition() || matches!(self, CheckSource::Agent)
     }
 }
 
