@@ -45,6 +45,7 @@ mod script;
 pub mod step_check;
 mod stop;
 pub mod supervisor;
+mod tag_plan;
 pub mod tool_call;
 pub mod workflow;
 mod workspace;

@@ -401,6 +401,13 @@ pub(crate) async fn make_plan(
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
     if let Some(steps) =
+        crate::tag_plan::tag_plan(goal, context.checks, workspace, &context.progress.tried).await
+    {
+        // Only the tag the goal asks for is left: the harness tags the
+        // current commit as asked (no model call), and the checks judge.
+        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
+    }
+    if let Some(steps) =
         crate::commit_plan::commit_plan(goal, context.checks, workspace, &context.progress.tried)
             .await
     {

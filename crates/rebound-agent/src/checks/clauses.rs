@@ -6,6 +6,9 @@
 //!
 //! - "`X` prints 'Y'", "./hello should print \"hello, world\"": run X and
 //!   compare its output with Y ([`RULE_PRINTS`]);
+//! - "`./wordstat a.txt` should print the counts" (words, not a quoted
+//!   output): the command exits 0 and prints something
+//!   ([`super::runs`]); weak;
 //! - "commit ... with the message 'M'", "amend the message to 'M'": the
 //!   last commit's subject is M ([`RULE_COMMIT_MESSAGE`]);
 //! - "with pytest", "using cargo test": the named tool runs, as named
@@ -23,6 +26,9 @@
 //!   the values the file holds when the run starts (read leniently, as
 //!   JSON5: unquoted keys, single quotes, comments, trailing commas) are
 //!   the values it must hold as JSON ([`RULE_SAME_VALUES`]); weak;
+//! - "tag the current commit as v1.2.0, annotated, with the message
+//!   'M'": the tag exists, of that kind, on that commit, with that
+//!   message ([`super::tag`]); weak;
 //! - "biggest total first", "in descending order", "lowest first": the
 //!   written file's lines are in that order by the last number on each
 //!   ([`RULE_FILE_ORDER`]); weak too;
@@ -171,7 +177,7 @@ pub(crate) const QUOTED_TEXT: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|â
 /// the program and the verb ("should", "then", "now").
 static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s+|out\s+)?:?\s*{QUOTED_TEXT}"
+        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s*|out\s+)?:?\s*{QUOTED_TEXT}"
     ))
     .ok()
 });
@@ -343,6 +349,16 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             false,
         );
     }
+    for command in super::runs::described_outputs(goal, workspace) {
+        add(
+            super::runs::runs_check(&command),
+            super::runs::RULE_RUNS,
+            false,
+        );
+    }
+    if let Some(tag) = super::tag::tag_goal(goal) {
+        add(super::tag::tag_check(&tag), super::tag::RULE_TAG, false);
+    }
     if let Some((file, order)) = file_order(goal) {
         add(order_check(&file, order), RULE_FILE_ORDER, false);
     }
@@ -476,7 +492,7 @@ fn block_value(block: &str) -> Option<String> {
 /// Whether `text` is a bare file name (`calc.py`), not a command: a
 /// backticked file name before "prints" is the program's source, which
 /// cannot be run as it is.
-fn is_file_name(text: &str) -> bool {
+pub(crate) fn is_file_name(text: &str) -> bool {
     !text.contains(char::is_whitespace)
         && !text.starts_with("./")
         && text.rsplit_once('.').is_some_and(|(stem, ext)| {
@@ -552,14 +568,39 @@ pub(crate) fn commit_subject(goal: &str) -> Option<(String, String)> {
 /// found on dev: that check could only pass by making a commit nobody
 /// asked for).
 pub fn commit_message(goal: &str) -> Option<String> {
-    let regex = MESSAGE.as_ref()?;
-    let (tag_word, commit_word) = (TAG_WORD.as_ref()?, COMMIT_WORD.as_ref()?);
     if !goal.to_lowercase().contains("commit") {
         return None;
     }
+    quoted_messages(goal)
+        .into_iter()
+        .find_map(|(message, owner)| (owner == MessageOwner::Commit).then_some(message))
+}
+
+/// How close after "tag" a "commit" is the commit tagged ("tag the
+/// current commit"), not one made.
+const TAGGED_COMMIT_CHARS: usize = 24;
+
+/// What a quoted message in a goal belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MessageOwner {
+    /// A commit (or nothing said).
+    Commit,
+    /// A tag: "tag" is nearer before it in its sentence than "commit".
+    Tag,
+}
+
+/// The goal's quoted messages ("message 'M'", "message: `M`"), not empty,
+/// in order, each with what it belongs to: the nearest of "tag" and
+/// "commit" before it in its sentence.
+pub(crate) fn quoted_messages(goal: &str) -> Vec<(String, MessageOwner)> {
+    let (Some(regex), Some(tag_word), Some(commit_word)) =
+        (MESSAGE.as_ref(), TAG_WORD.as_ref(), COMMIT_WORD.as_ref())
+    else {
+        return Vec::new();
+    };
     regex
         .captures_iter(goal)
-        .filter(|c| {
+        .filter_map(|c| {
             let start = c.get(0).map_or(0, |m| m.start());
             // A sentence ends at `.`, `!` or `?` before a space (not
             // inside `v1.1.0`), or at a line break.
@@ -569,14 +610,19 @@ pub fn commit_message(goal: &str) -> Option<String> {
                 .map_or(0, |m| m.end());
             let before = &goal[sentence_start..start];
             let last = |word: &Regex| word.find_iter(before).last().map(|m| m.start());
-            match (last(tag_word), last(commit_word)) {
-                (Some(tag), Some(commit)) => commit > tag,
-                (Some(_), None) => false,
-                _ => true,
-            }
+            let owner = match (last(tag_word), last(commit_word)) {
+                (Some(tag), Some(commit)) if tag > commit => MessageOwner::Tag,
+                // "tag the current commit â€¦": the commit is what is tagged.
+                (Some(tag), Some(commit)) if commit - tag <= TAGGED_COMMIT_CHARS => {
+                    MessageOwner::Tag
+                }
+                (Some(_), None) => MessageOwner::Tag,
+                _ => MessageOwner::Commit,
+            };
+            let message = quoted_value(&c, 1).filter(|m| !m.trim().is_empty())?;
+            Some((message, owner))
         })
-        .find_map(|c| quoted_value(&c, 1))
-        .filter(|m| !m.trim().is_empty())
+        .collect()
 }
 
 /// The test runner the goal names in words ("with pytest", "using cargo

@@ -92,10 +92,12 @@ impl Evidence {
         self.named_programs
             .iter()
             .filter(|program| {
+                // A condition that runs it (it exits 0 and prints
+                // something) does not show what it prints.
                 !self
                     .checks
                     .iter()
-                    .any(|c| super::runs_program(&c.command, program))
+                    .any(|c| !c.source.is_condition() && super::runs_program(&c.command, program))
             })
             .cloned()
             .chain(

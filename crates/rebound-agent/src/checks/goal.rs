@@ -149,7 +149,7 @@ pub(crate) fn program(command: &str) -> Option<&str> {
 }
 
 /// Whether `command`'s program can run: found on `PATH`, or a path.
-fn runnable(command: &str, workspace: &Path) -> bool {
+pub(crate) fn runnable(command: &str, workspace: &Path) -> bool {
     let Some(program) = program(command) else {
         return false;
     };

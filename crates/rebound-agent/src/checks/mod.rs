@@ -14,6 +14,8 @@ pub mod guard;
 pub mod json_example;
 pub mod proposal;
 mod run;
+pub mod runs;
+pub mod tag;
 pub mod verify;
 
 use std::fmt;

@@ -105,6 +105,92 @@ pub(crate) fn as_addition(file: &str, before: &str, span_text: &str, code: &str)
         .then(|| format!("{}\n\n{}", span_text.trim_end(), code.trim_end()))
 }
 
+/// A replacement of a larger span (a whole file) that is only some of
+/// its definitions, rewritten, read as those definitions' rewrites: each
+/// outermost definition of `code` replaces the one definition of its
+/// name and kind in `before` (the file's text), with the comment lines
+/// just above it in `code` kept unless `before` has them there already;
+/// everything else in the file stays. A small model asked to fix a file
+/// given whole often answers with the one function it fixed (found on
+/// dev: a right `money` function refused as "drops most of the file").
+/// `None` when `code` defines nothing, a name `before` lacks (see
+/// [`as_addition`]) or has twice, or either side does not parse.
+pub(crate) fn as_definition_rewrites(file: &str, before: &str, code: &str) -> Option<String> {
+    let language = Language::from_path(file)?;
+    let spans = |source: &str| -> Option<Vec<crate::localize::Span>> {
+        let tree = parse_source(language, source)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
+        Some(
+            named_definitions(&tree, source, language)
+                .into_iter()
+                .map(|(_, span)| span)
+                .filter(|span| !span.name.is_empty())
+                .collect(),
+        )
+    };
+    let (in_file, in_code) = (spans(before)?, spans(code)?);
+    // The outermost definitions of the code (a method's class, not the
+    // method), in order.
+    let mut outermost: Vec<&crate::localize::Span> = Vec::new();
+    for span in &in_code {
+        if !outermost
+            .iter()
+            .any(|o| o.start_line <= span.start_line && span.end_line <= o.end_line)
+        {
+            outermost.push(span);
+        }
+    }
+    if outermost.is_empty() {
+        return None;
+    }
+    let code_lines: Vec<&str> = code.lines().collect();
+    let mut lines: Vec<String> = before.lines().map(str::to_string).collect();
+    let mut replacements: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    let mut previous_end = 0usize;
+    for span in outermost {
+        let mut same = in_file
+            .iter()
+            .filter(|f| f.name == span.name && f.kind == span.kind);
+        let (Some(target), None) = (same.next(), same.next()) else {
+            return None;
+        };
+        let (start, end) = (target.start_line as usize, target.end_line as usize);
+        // The code's lines from after the previous definition: comments
+        // above this one belong to it.
+        let from = previous_end;
+        let mut segment: Vec<&str> = code_lines
+            .get(from..span.end_line as usize)?
+            .iter()
+            .copied()
+            .skip_while(|l| l.trim().is_empty())
+            .collect();
+        previous_end = span.end_line as usize;
+        // Leading lines the file already has right above the definition.
+        let above = &lines[..start.saturating_sub(1)];
+        let lead = (span.start_line as usize).saturating_sub(from + 1);
+        let lead = lead.min(segment.len());
+        let kept_lead = segment[..lead]
+            .iter()
+            .rev()
+            .zip(above.iter().rev())
+            .take_while(|(a, b)| a.trim() == b.trim())
+            .count();
+        segment.drain(lead - kept_lead..lead);
+        replacements.push((start, end, segment.iter().map(|l| l.to_string()).collect()));
+    }
+    replacements.sort_by_key(|(start, _, _)| std::cmp::Reverse(*start));
+    for (start, end, with) in replacements {
+        lines.splice(start - 1..end, with);
+    }
+    let mut text = lines.join("\n");
+    if before.ends_with('\n') {
+        text.push('\n');
+    }
+    (text != before).then_some(text)
+}
+
 /// Extensions of data files, whose words are their keys and values.
 const DATA_FILES: &[&str] = &["json", "toml", "yaml", "yml", "ini", "cfg"];
 
@@ -180,6 +266,34 @@ mod tests {
         // Code in no known language, or that does not parse: no reading.
         assert_eq!(as_addition("notes.txt", STATS, span, median), None);
         assert_eq!(as_addition("stats.py", STATS, span, "def median(:\n"), None);
+    }
+
+    #[test]
+    fn one_definition_given_for_a_whole_file_rewrites_that_definition() {
+        let file = "package main\n\nimport \"fmt\"\n\n// money formats cents.\nfunc money(cents int) string {\n\treturn fmt.Sprintf(\"%d.%d\", cents/100, cents%100)\n}\n\nfunc main() {\n\tfmt.Println(money(105))\n}\n";
+        let code = "// money formats cents.\nfunc money(cents int) string {\n\treturn fmt.Sprintf(\"%.2f\", float64(cents)/100)\n}\n";
+        let rewritten = as_definition_rewrites("main.go", file, code).unwrap();
+        assert_eq!(
+            rewritten,
+            file.replace(
+                "\"%d.%d\", cents/100, cents%100",
+                "\"%.2f\", float64(cents)/100"
+            )
+        );
+        // Python, a method inside its class given alone.
+        let cart = "class Cart:\n    def total(self):\n        return 0\n\n    def add(self, x):\n        pass\n";
+        let method = "def total(self):\n    return sum(self.items)\n";
+        assert_eq!(
+            as_definition_rewrites("cart.py", cart, method),
+            None,
+            "a function is not the method"
+        );
+        // A name the file lacks, or nothing defined: no reading.
+        assert_eq!(
+            as_definition_rewrites("stats.py", STATS, "def median(v):\n    return v\n"),
+            None
+        );
+        assert_eq!(as_definition_rewrites("stats.py", STATS, "x +\n"), None);
     }
 
     #[test]

@@ -44,6 +44,7 @@ mod build_flags;
 mod error;
 mod fence;
 mod file;
+mod json5;
 mod keep;
 mod makefile;
 mod mutate;
@@ -55,6 +56,7 @@ mod splice;
 mod syntax;
 mod syntax_repair;
 pub(crate) mod target;
+mod toml_merge;
 
 pub use error::EditError;
 pub use fence::{extract_code, MAX_ANSWER_BYTES};

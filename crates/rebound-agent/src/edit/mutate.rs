@@ -80,7 +80,13 @@ const NON_COMMUTATIVE: &[&str] = &["-", "/", "//", "%"];
 const ARITHMETIC: &[&str] = &["+", "-", "*", "/", "//", "%"];
 
 /// The grammar's node kinds of an integer literal.
-const INTEGER_KINDS: &[&str] = &["integer", "integer_literal", "number_literal", "number"];
+const INTEGER_KINDS: &[&str] = &[
+    "integer",
+    "integer_literal",
+    "int_literal",
+    "number_literal",
+    "number",
+];
 
 /// A change found in the tree, before it is applied.
 struct Found {
@@ -112,6 +118,7 @@ pub(crate) fn mutants(
             Language::Python
                 | Language::Rust
                 | Language::C
+                | Language::Go
                 | Language::JavaScript
                 | Language::TypeScript
                 | Language::Tsx

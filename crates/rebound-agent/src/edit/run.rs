@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::build_flags::build_mutants;
 use super::file::file_named_in;
-use super::keep::as_addition;
+use super::keep::{as_addition, as_definition_rewrites};
 use super::mutate::{mutants, Mutant};
 use super::rename::renames;
 use super::syntax_repair::repair_syntax;
@@ -102,7 +102,9 @@ impl Tally {
             for failure in known {
                 if matches!(
                     failure.kind,
-                    FailureKind::RustCompileError | FailureKind::CCompileError
+                    FailureKind::RustCompileError
+                        | FailureKind::CCompileError
+                        | FailureKind::GoCompileError
                 ) {
                     tally.compile_errors += 1;
                 }
@@ -246,6 +248,10 @@ struct EditJob {
     /// The flags a failing build's output says the span's file (a build
     /// file a failing check runs) lacks, as mutants of it: tried first.
     flag_mutants: Vec<Mutant>,
+    /// The span's file repaired so that it parses, when it does not and
+    /// the line edits (or the JSON5 rewrite) can do it: tried first, as
+    /// the parser, not the model, says what is wrong.
+    syntax_repair: Option<Mutant>,
 }
 
 /// Gets `step` ready: where the checks stand (the evidence's last results
@@ -329,10 +335,21 @@ async fn prepare(
         &original,
         baseline.as_deref().unwrap_or(&[]),
     );
+    let syntax_repair = matches!(
+        check_syntax(&span.file, &original),
+        super::Syntax::Invalid(_)
+    )
+    .then(|| repair_syntax(&span.file, &original))
+    .flatten()
+    .map(|repair| Mutant {
+        text: repair.text,
+        change: repair.change,
+    });
     Ok(Ok(EditJob {
         implicated,
         hint,
         flag_mutants,
+        syntax_repair,
         label,
         workspace,
         span,
@@ -378,16 +395,17 @@ async fn try_candidates(
     // Mutants (renames of a missing name, then one-token changes of the
     // span) are tried while the checks fail.
     let mutable = deps.config.edit_mutants > 0 && before.as_ref().is_some_and(|b| !b.passed());
-    // A build that lacks a flag its output names (`-lm`, `-Iinclude`):
-    // its mutants go before any model call.
-    let flags_first = mutable && !job.flag_mutants.is_empty();
+    // A build that lacks a flag its output names (`-lm`, `-Iinclude`),
+    // or a file its parser can be walked through: those mutants go
+    // before any model call.
+    let mutants_first = mutable && (!job.flag_mutants.is_empty() || job.syntax_repair.is_some());
     // The greedy answer, then (when it did not do it) the one-token
     // changes of the span, then samples that cost a model call each.
-    let attempts = flags_first
+    let attempts = mutants_first
         .then_some(None)
         .into_iter()
         .chain(std::iter::once(Some(0)))
-        .chain((mutable && !flags_first).then_some(None))
+        .chain((mutable && !mutants_first).then_some(None))
         .chain((1..=candidates).map(Some));
     for attempt in attempts {
         let Some(number) = attempt else {
@@ -484,6 +502,13 @@ async fn try_candidates(
                 .and_then(|added| splice(original, span, &added).ok())
                 .filter(|text| lost(text).is_empty())
             {
+                new_text = text;
+                dropped = Vec::new();
+            } else if let Some(text) = as_definition_rewrites(&span.file, original, &code)
+                .filter(|text| lost(text).is_empty())
+            {
+                // Only the definitions it fixed, for a larger span: each
+                // replaces its own.
                 new_text = text;
                 dropped = Vec::new();
             }
@@ -673,10 +698,7 @@ async fn try_mutants(
     let operators = job.implicated && !localize::is_test_file(&span.file) && parses;
     let mut found = Vec::new();
     if !parses {
-        found.extend(repair_syntax(&span.file, original).map(|r| Mutant {
-            text: r.text,
-            change: r.change,
-        }));
+        found.extend(job.syntax_repair.clone());
     }
     if operators {
         found = mutants(

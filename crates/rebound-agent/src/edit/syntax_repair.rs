@@ -13,7 +13,10 @@
 //! another line, or there is none);
 //! after each, the parser is asked again, so a file with several errors
 //! is repaired in one go. Only a file that parses in the end is a
-//! candidate, and the checks judge it like any other.
+//! candidate, and the checks judge it like any other. A JSON file
+//! written as JavaScript (JSON5) is rewritten whole first
+//! ([`super::json5`]), and a TOML file's repeated tables and settings
+//! merged ([`super::toml_merge`]).
 
 use super::syntax::{check_syntax, Syntax};
 
@@ -34,6 +37,19 @@ const MAX_ROUNDS: usize = 8;
 /// checker, or the edits do not get the parser to the end.
 pub(crate) fn repair_syntax(file: &str, original: &str) -> Option<SyntaxRepair> {
     let format = Format::of(file);
+    // Whole-file repairs first: JavaScript-style JSON, and a TOML file
+    // with repeated tables or settings, however many lines they spoil.
+    let whole = match format {
+        Format::Json => super::json5::json5_as_json(original).map(|text| (text, "rewrote JavaScript-style JSON as JSON (keys and strings double-quoted, trailing commas and comments dropped)")),
+        Format::Toml => super::toml_merge::merge_duplicates(original).map(|text| (text, "merged the repeated tables and dropped the settings repeated with the same value")),
+        Format::Other => None,
+    };
+    if let Some((text, change)) = whole {
+        return Some(SyntaxRepair {
+            text,
+            change: change.to_string(),
+        });
+    }
     let mut text = original.to_string();
     let mut changes: Vec<String> = Vec::new();
     let mut syntax = check_syntax(file, &text);

@@ -137,7 +137,7 @@ fn collect(
 fn callee(node: Node<'_>, source: &str, language: Language) -> Option<String> {
     let function = match (language, node.kind()) {
         (Language::Python, "call")
-        | (Language::Rust | Language::C, "call_expression")
+        | (Language::Rust | Language::C | Language::Go, "call_expression")
         | (Language::JavaScript | Language::TypeScript | Language::Tsx, "call_expression") => {
             node.child_by_field_name("function")?
         }
@@ -156,7 +156,7 @@ fn last_identifier(node: Node<'_>, source: &str) -> Option<String> {
     let inner = match node.kind() {
         "attribute" => node.child_by_field_name("attribute")?,
         "member_expression" => node.child_by_field_name("property")?,
-        "field_expression" => node.child_by_field_name("field")?,
+        "field_expression" | "selector_expression" => node.child_by_field_name("field")?,
         "scoped_identifier" => node.child_by_field_name("name")?,
         "generic_function" => {
             return last_identifier(node.child_by_field_name("function")?, source)
@@ -262,6 +262,18 @@ mod tests {
                 2
             ),
             ["greet", "check_all"]
+        );
+    }
+
+    #[test]
+    fn go_calls() {
+        assert_eq!(
+            called_names(
+                "func TestParse(t *testing.T) {\n\tgot, err := size.Parse(strings.TrimSpace(in))\n}\n",
+                Language::Go,
+                2
+            ),
+            ["Parse", "TrimSpace"]
         );
     }
 

@@ -20,6 +20,13 @@ pub enum FailureKind {
     PytestFailure,
     /// A `not ok` test of a TAP report of node's test runner.
     NodeTestFailure,
+    /// A failed Go test (`--- FAIL: TestParse` and its
+    /// `size_test.go:20: message` line).
+    GoTestFailure,
+    /// A Go panic (`panic: runtime error: …` and its goroutine trace).
+    GoPanic,
+    /// A Go compiler or vet error (`calc/calc.go:4:13: undefined: c`).
+    GoCompileError,
     /// A rustc error (`error[E0308]: mismatched types` + ` --> src/lib.rs:2:21`).
     RustCompileError,
     /// A Rust panic (`thread 'tests::t' panicked at src/lib.rs:10:9:`).

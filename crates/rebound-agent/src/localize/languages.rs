@@ -18,6 +18,8 @@ pub enum Language {
     Rust,
     /// `.c`, `.h`.
     C,
+    /// `.go`.
+    Go,
     /// `.js`, `.mjs`, `.cjs`, `.jsx`.
     JavaScript,
     /// `.ts`, `.mts`, `.cts`.
@@ -38,6 +40,7 @@ impl Language {
             "py" | "pyi" => Language::Python,
             "rs" => Language::Rust,
             "c" | "h" => Language::C,
+            "go" => Language::Go,
             "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
             "ts" | "mts" | "cts" => Language::TypeScript,
             "tsx" => Language::Tsx,
@@ -53,6 +56,7 @@ impl Language {
             Language::Python => tree_sitter_python::LANGUAGE.into(),
             Language::Rust => tree_sitter_rust::LANGUAGE.into(),
             Language::C => tree_sitter_c::LANGUAGE.into(),
+            Language::Go => tree_sitter_go::LANGUAGE.into(),
             Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
             Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
             Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
@@ -126,6 +130,7 @@ mod tests {
     fn languages_by_extension() {
         assert_eq!(Language::from_path("a/b.py"), Some(Language::Python));
         assert_eq!(Language::from_path("x.h"), Some(Language::C));
+        assert_eq!(Language::from_path("size.go"), Some(Language::Go));
         assert_eq!(Language::from_path("x.mjs"), Some(Language::JavaScript));
         assert_eq!(Language::from_path("x.tsx"), Some(Language::Tsx));
         assert_eq!(Language::from_path("x.json"), Some(Language::Json));
@@ -140,6 +145,7 @@ mod tests {
             Language::Python,
             Language::Rust,
             Language::C,
+            Language::Go,
             Language::JavaScript,
             Language::TypeScript,
             Language::Tsx,

@@ -175,6 +175,7 @@ fn lead(workspace: &Path, failure: &Failure) -> Lead {
         failure.kind,
         FailureKind::RustCompileError
             | FailureKind::CCompileError
+            | FailureKind::GoCompileError
             | FailureKind::MakeError
             | FailureKind::JsonParseError
             | FailureKind::TomlParseError

@@ -175,11 +175,16 @@ fn label(failure: &Failure) -> &'static str {
         FailureKind::UnittestFailure
         | FailureKind::PytestFailure
         | FailureKind::NodeTestFailure
+        | FailureKind::GoTestFailure
         | FailureKind::TestAssertion => "FAIL",
+        FailureKind::GoPanic if failure.test.is_some() => "FAIL",
+        FailureKind::GoPanic => "PANIC",
         FailureKind::RustPanic if failure.test.is_some() => "FAIL",
         FailureKind::RustPanic => "PANIC",
         FailureKind::PythonTraceback => "ERROR",
-        FailureKind::RustCompileError | FailureKind::CCompileError => "BUILD",
+        FailureKind::RustCompileError
+        | FailureKind::CCompileError
+        | FailureKind::GoCompileError => "BUILD",
         FailureKind::MakeError => "MAKE",
         FailureKind::JsonParseError => "JSON",
         FailureKind::TomlParseError => "TOML",

@@ -61,6 +61,9 @@ impl DefinitionKind {
         match (self, language) {
             (K::Function | K::Method, Some(L::Python)) => "def",
             (K::Function | K::Method, Some(L::Rust)) => "fn",
+            (K::Function | K::Method, Some(L::Go)) => "func",
+            (K::Struct | K::Interface | K::TypeAlias, Some(L::Go)) => "type",
+            (K::Constant, Some(L::Go)) => "const",
             (K::Function, Some(L::JavaScript | L::TypeScript | L::Tsx | L::Bash)) => "function",
             (K::Constant, Some(L::Rust | L::JavaScript | L::TypeScript | L::Tsx)) => "const",
             (K::Macro, Some(L::Rust)) => "macro_rules!",
@@ -305,6 +308,22 @@ mod tests {
         assert_eq!(at(4), Some(span("point", DefinitionKind::Struct, 3, 5)));
         assert_eq!(at(9), Some(span("find", DefinitionKind::Function, 7, 10)));
         assert_eq!(at(12), None);
+    }
+
+    #[test]
+    fn go_functions_methods_types_and_constants() {
+        let source = "package size\n\nconst Limit = 10\n\ntype Unit struct {\n\tSuffix string\n}\n\nfunc Parse(s string) (int64, error) {\n\treturn 0, nil\n}\n\nfunc (u Unit) Bytes() int64 {\n\treturn 1\n}\n\nvar units = []Unit{\n\t{\"B\"},\n}\n";
+        let at = |line| enclosing_definition(source, Language::Go, line);
+        assert_eq!(at(3), Some(span("Limit", DefinitionKind::Constant, 3, 3)));
+        assert_eq!(at(6), Some(span("Unit", DefinitionKind::Struct, 5, 7)));
+        assert_eq!(at(10), Some(span("Parse", DefinitionKind::Function, 9, 11)));
+        assert_eq!(at(14), Some(span("Bytes", DefinitionKind::Method, 13, 15)));
+        assert_eq!(
+            at(18),
+            Some(span("units", DefinitionKind::Constant, 17, 19))
+        );
+        assert_eq!(at(1), None);
+        assert_eq!(DefinitionKind::Function.keyword(Some(Language::Go)), "func");
     }
 
     #[test]

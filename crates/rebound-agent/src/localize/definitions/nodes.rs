@@ -12,6 +12,7 @@ pub(crate) fn definition(node: Node<'_>, source: &str, language: Language) -> Op
         Language::Python => python(node, source)?,
         Language::Rust => rust(node, source)?,
         Language::C => c(node, source)?,
+        Language::Go => go(node, source)?,
         Language::JavaScript | Language::TypeScript | Language::Tsx => script(node, source)?,
         Language::Bash => {
             (node.kind() == "function_definition").then_some(())?;
@@ -147,6 +148,79 @@ fn c<'t>(node: Node<'t>, source: &str) -> Option<Found<'t>> {
             }
             let name = declared_name(declarator, source)?;
             Some((name, DefinitionKind::Constant, node))
+        }
+        _ => None,
+    }
+}
+
+/// Go: `func` (a method when it has a receiver), `type` (struct,
+/// interface or other), and top-level `const` and `var` with one name. A
+/// declaration of one spec is the definition (its keyword's line is
+/// where a line lookup starts); in a group (`const ( … )`) each spec is.
+fn go<'t>(node: Node<'t>, source: &str) -> Option<Found<'t>> {
+    match node.kind() {
+        "function_declaration" => Some((
+            field_text(node, "name", source)?,
+            DefinitionKind::Function,
+            node,
+        )),
+        "method_declaration" => Some((
+            field_text(node, "name", source)?,
+            DefinitionKind::Method,
+            node,
+        )),
+        "type_declaration" | "const_declaration" | "var_declaration" => {
+            let spec = only_spec(node)?;
+            let (name, kind, _) = go_spec(spec, source)?;
+            Some((name, kind, node))
+        }
+        "type_spec" | "type_alias" | "const_spec" | "var_spec" => {
+            // A spec alone in its declaration is the declaration's.
+            let declaration = node.parent()?;
+            if only_spec(declaration).is_some() {
+                return None;
+            }
+            go_spec(node, source)
+        }
+        _ => None,
+    }
+}
+
+/// The one spec of a Go declaration, when it has exactly one.
+fn only_spec(declaration: Node<'_>) -> Option<Node<'_>> {
+    let mut cursor = declaration.walk();
+    let mut specs = declaration
+        .named_children(&mut cursor)
+        .filter(|c| c.kind().ends_with("_spec") || c.kind() == "type_alias");
+    match (specs.next(), specs.next()) {
+        (Some(spec), None) => Some(spec),
+        _ => None,
+    }
+}
+
+/// What a Go spec defines: a type by its name and what it is; a
+/// top-level constant or variable with one name.
+fn go_spec<'t>(spec: Node<'t>, source: &str) -> Option<Found<'t>> {
+    match spec.kind() {
+        "type_spec" | "type_alias" => {
+            let kind = match spec.child_by_field_name("type").map(|t| t.kind()) {
+                Some("struct_type") => DefinitionKind::Struct,
+                Some("interface_type") => DefinitionKind::Interface,
+                _ => DefinitionKind::TypeAlias,
+            };
+            Some((field_text(spec, "name", source)?, kind, spec))
+        }
+        "const_spec" | "var_spec" => {
+            // Only at the top level: a function's own are not definitions.
+            spec.parent()?
+                .parent()
+                .filter(|p| p.kind() == "source_file")?;
+            let mut cursor = spec.walk();
+            let names: Vec<Node<'t>> = spec.children_by_field_name("name", &mut cursor).collect();
+            let [name] = names.as_slice() else {
+                return None;
+            };
+            Some((text(*name, source), DefinitionKind::Constant, spec))
         }
         _ => None,
     }

@@ -6,6 +6,7 @@ mod assertion;
 mod cc;
 mod data;
 mod git;
+mod gotest;
 mod make;
 mod panic;
 mod pytest;
@@ -46,10 +47,11 @@ pub fn parse(command: &str, output: &str, workspace: &Path) -> Vec<Failure> {
     let context = Context::new(command, workspace);
     let lines = output.lines();
     let mut claims = Claims::new(lines.len());
-    let parsers: [Parser; 11] = [
+    let parsers: [Parser; 12] = [
         unittest::parse,
         pytest::parse,
         tap::parse,
+        gotest::parse,
         panic::parse,
         rustc::parse,
         python::parse,
