@@ -21,6 +21,7 @@
 pub mod checks;
 mod commit_plan;
 mod config;
+mod convert;
 mod deps;
 pub mod edit;
 pub mod events;
@@ -31,6 +32,7 @@ mod llm;
 pub mod localize;
 pub mod model_call;
 pub mod module_name;
+mod package_init;
 pub mod pev;
 mod plan;
 pub mod plan_schema;

@@ -393,6 +393,13 @@ pub(crate) async fn make_plan(
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
     if let Some(steps) =
+        crate::package_init::init_plan(context.checks, workspace, &context.progress.tried)
+    {
+        // A package of the workspace lost its `__init__.py`: the harness
+        // writes one that imports what the code takes from it.
+        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
+    }
+    if let Some(steps) =
         crate::revert_plan::revert_plan(goal, context.checks, workspace, &context.progress.tried)
             .await
     {
@@ -791,9 +798,6 @@ pub fn localized_edit(
     checks: &[CheckResult],
     failed_edits: &[PlanStep],
 ) -> Option<PlanStep> {
-    let result = checks.iter().find(|r| !r.passed)?;
-    let failures = crate::localize::parse(&result.command, &result.output, workspace);
-    let suspects = crate::localize::locate(workspace, &failures);
     // A check's own script is never the harness's to edit: a check that
     // passes because its script changed proves nothing.
     let scripts: Vec<&str> = checks
@@ -801,9 +805,20 @@ pub fn localized_edit(
         .filter_map(|check| crate::checks::guard::script(&check.command))
         .map(|script| script.trim_start_matches("./"))
         .collect();
-    let suspect = suspects.iter().find(|s| {
-        s.reason != crate::localize::SuspectReason::Test && !scripts.contains(&s.file.as_str())
+    // The first failing check whose output leads somewhere (found on
+    // dev: `pip install -e .` failed first with output that names no
+    // place, and the `tomllib` check after it, which does, was never read).
+    let (result, failures, suspect) = checks.iter().filter(|r| !r.passed).find_map(|result| {
+        let failures = crate::localize::parse(&result.command, &result.output, workspace);
+        let suspect = crate::localize::locate(workspace, &failures)
+            .into_iter()
+            .find(|s| {
+                s.reason != crate::localize::SuspectReason::Test
+                    && !scripts.contains(&s.file.as_str())
+            })?;
+        Some((result, failures, suspect))
     })?;
+    let suspect = &suspect;
     let definition = match &suspect.span {
         Some(span)
             if !span.name.is_empty()

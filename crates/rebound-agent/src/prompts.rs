@@ -41,6 +41,9 @@ pub const EDITOR_USER: &str = include_str!("../prompts/editor_user.md");
 pub const EDITOR_INSERT: &str = include_str!("../prompts/editor_insert.md");
 /// The script step's system text.
 pub const SCRIPT: &str = include_str!("../prompts/script.md");
+/// The script step's system text when the artifact is a program file
+/// (`{{file}}`, its `{{language}}`, the `{{fence}}` tag).
+pub const PROGRAM_FILE: &str = include_str!("../prompts/program_file.md");
 /// The script step's user message: goal, step, files, the data's first
 /// lines.
 pub const SCRIPT_USER: &str = include_str!("../prompts/script_user.md");

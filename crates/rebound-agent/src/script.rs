@@ -12,6 +12,17 @@
 //! so the program never runs in the user's tree at all (files it deleted
 //! are reported, not deleted). The step's result is the program's exit
 //! code, its output and the files it wrote.
+//!
+//! A goal that converts one data file into another (YAML, JSON, TOML,
+//! CSV) gets the harness's own conversion programs as its first
+//! candidates ([`crate::convert`]), when checks can judge them.
+//!
+//! When the artifact is itself a program — the goal asks for a file
+//! `greet.sh` (or `.py`) and a check runs it — a candidate is that file:
+//! saved as it is in the scratch copy, not run as a generator, and judged
+//! by the checks that run it (found on dev: asked for `greet.sh`, the
+//! model's programs printed the greetings themselves, and a bash program
+//! fenced as Python was run by Python).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -101,7 +112,8 @@ pub(crate) async fn run_script_step(
 ) -> Result<StepOutcome, NodeError> {
     let label = format!("step{}", index + 1);
     let workspace = deps.workspace.workspace().to_path_buf();
-    let first = script_request(deps, goal, step, &workspace);
+    let saved = program_file(goal, evidence);
+    let first = script_request(deps, goal, step, &workspace, saved.as_ref());
     let mut request = first.clone();
     let judged = !evidence.checks.is_empty();
     // With no check to judge a program, the next one is asked for only
@@ -116,7 +128,42 @@ pub(crate) async fn run_script_step(
     let mut tried: Vec<String> = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
     let mut kept: Option<Ran> = None;
+    // A conversion of one data file into another: the harness's own
+    // programs first, judged by the checks like any candidate.
+    let conversions = match (&saved, judged) {
+        (None, true) => crate::checks::clauses::output_file(goal)
+            .and_then(|output| {
+                let source = crate::convert::conversion_source(goal, &output, &workspace)?;
+                Some(crate::convert::conversion_programs(&source, &output))
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    for (number, program) in conversions.iter().enumerate() {
+        let (ran, approved) = run_candidate(
+            ctx,
+            deps,
+            evidence,
+            &format!("{label}-convert{}", number + 1),
+            program,
+            Action::Generate(Interpreter::Python),
+            approved_all,
+        )
+        .await?;
+        approved_all |= approved;
+        tried.push(format!("- conversion {}: {}", number + 1, verdict(&ran)));
+        if ran.checks_passed == Some(true) {
+            kept = Some(ran);
+            break;
+        }
+    }
     for number in 0..=candidates {
+        if kept
+            .as_ref()
+            .is_some_and(|ran| ran.checks_passed == Some(true))
+        {
+            break;
+        }
         let key = format!("{label}:script");
         let response = sample_candidate(ctx, deps, &key, &request, number).await?;
         tokens += response.usage.input_tokens + response.usage.output_tokens;
@@ -130,16 +177,23 @@ pub(crate) async fn run_script_step(
         };
         if !seen.insert(code.trim().to_string()) {
             tried.push(format!("- {name}: the same as an earlier candidate"));
+            // Shown its last program, the model copies it (found on dev:
+            // four samples in a row, the same program): the next sample
+            // is of the first request, without it.
+            request = first.clone();
             continue;
         }
-        let interpreter = interpreter(&response.text);
+        let action = match &saved {
+            Some(file) => Action::Save(file),
+            None => Action::Generate(interpreter(&response.text, &code)),
+        };
         let (ran, approved) = run_candidate(
             ctx,
             deps,
             evidence,
             &format!("{label}-{}", number + 1),
             &code,
-            interpreter,
+            action,
             approved_all,
         )
         .await?;
@@ -191,6 +245,12 @@ pub(crate) async fn run_script_step(
     for (file, content) in &ran.written {
         crate::edit::write_file(ctx, deps, &tools, file, content).await?;
     }
+    if let Some(saved) = &saved {
+        // A program file may be run as `./greet.sh`.
+        if let Err(error) = executable(&workspace.join(&saved.file)) {
+            tracing::warn!(%error, file = %saved.file, "script: cannot make the program executable");
+        }
+    }
     Ok(StepOutcome {
         success: true,
         output: format!("{}\n{}", result_text(&ran), tried.join("\n")),
@@ -202,16 +262,51 @@ pub(crate) async fn run_script_step(
     })
 }
 
-/// Runs `code` with `interpreter` in a scratch copy of the workspace,
-/// then the checks there when it exited 0; what it did is journaled, so a
-/// node that runs again sees the same.
+/// What is done with a candidate's code.
+#[derive(Debug, Clone, Copy)]
+enum Action<'a> {
+    /// Run it with this interpreter: the files it writes are the result.
+    Generate(Interpreter),
+    /// Save it as this program file: the file is the result.
+    Save(&'a ProgramFile),
+}
+
+/// A program the goal asks to be written as a file a check runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ProgramFile {
+    /// Its path, relative to the workspace.
+    file: String,
+    /// What runs it.
+    interpreter: Interpreter,
+}
+
+/// The program file `goal` asks to be written, when its extension says
+/// how it runs (`.sh`, `.bash`, `.py`) and a check runs it.
+fn program_file(goal: &str, evidence: &Evidence) -> Option<ProgramFile> {
+    let file = crate::checks::clauses::output_file(goal)?;
+    let interpreter = match Path::new(&file).extension()?.to_str()? {
+        "sh" | "bash" => Interpreter::Bash,
+        "py" => Interpreter::Python,
+        _ => return None,
+    };
+    evidence
+        .checks
+        .iter()
+        .any(|check| crate::checks::runs_program(&check.command, &file))
+        .then_some(ProgramFile { file, interpreter })
+}
+
+/// Runs `code` in a scratch copy of the workspace as `action` says (run
+/// by an interpreter, or saved as a program file), then the checks there
+/// when it ran; what it did is journaled, so a node that runs again sees
+/// the same.
 async fn run_candidate(
     ctx: &NodeContext,
     deps: &AgentDeps,
     evidence: &Evidence,
     name: &str,
     code: &str,
-    interpreter: Interpreter,
+    action: Action<'_>,
     approved_all: bool,
 ) -> Result<(Ran, bool), NodeError> {
     let workspace = deps.workspace.workspace();
@@ -223,23 +318,68 @@ async fn run_candidate(
         Ok(deps) => deps,
         Err(error) => return Ok((refused(error.to_string()), false)),
     };
-    let script = format!(".rebound/scripts/{name}.{}", interpreter.extension());
-    let path = scratch.path().join(&script);
-    let program = match interpreter {
-        Interpreter::Python => format!("{PYTHON_PRELUDE}{code}"),
-        Interpreter::Bash => code.to_string(),
+    let before = match action {
+        // The saved file is the result: the state before it is written.
+        Action::Save(_) => Some(file_states(scratch.path())),
+        Action::Generate(_) => None,
     };
+    let (script, program, interpreter) = match action {
+        Action::Generate(interpreter) => (
+            format!(".rebound/scripts/{name}.{}", interpreter.extension()),
+            match interpreter {
+                Interpreter::Python => format!("{PYTHON_PRELUDE}{code}"),
+                Interpreter::Bash => code.to_string(),
+            },
+            interpreter,
+        ),
+        Action::Save(saved) => (
+            saved.file.clone(),
+            format!("{}\n", code.trim_end()),
+            saved.interpreter,
+        ),
+    };
+    let path = scratch.path().join(&script);
     let written = path
         .parent()
         .map(std::fs::create_dir_all)
         .transpose()
-        .and_then(|_| std::fs::write(&path, program));
+        .and_then(|_| std::fs::write(&path, program))
+        .and_then(|_| executable(&path));
     if let Err(error) = written {
         return Ok((refused(format!("cannot write the program: {error}")), false));
     }
-    let before = file_states(scratch.path());
+    let before = before.unwrap_or_else(|| file_states(scratch.path()));
     let tools = tool_context(ctx, &scratch_deps, name);
+    // A saved program is run as the checks run it; with no check, once,
+    // to see that it runs.
+    let judged_by_checks = matches!(action, Action::Save(_)) && !evidence.checks.is_empty();
     let command = format!("{} {script}", interpreter.program());
+    if judged_by_checks {
+        let root = scratch.path().to_path_buf();
+        let changes = ctx
+            .try_journal(&format!("{name}:files"), async {
+                Ok::<_, NodeError>(changes(&root, &before))
+            })
+            .await?;
+        let mut ran = Ran {
+            success: true,
+            output: format!("saved as {script}"),
+            written: changes.0,
+            deleted: changes.1,
+            ..Ran::default()
+        };
+        let run = run_checks(
+            ctx,
+            &scratch_deps,
+            &evidence.checks,
+            CheckWhen::AfterChange,
+            approved_all,
+        )
+        .await?;
+        ran.checks_passed = Some(run.passed());
+        ran.failing = run.results.into_iter().filter(|r| !r.passed).collect();
+        return Ok((ran, run.approved_all));
+    }
     let outcome = run_tool_call(
         ctx,
         &scratch_deps.tools,
@@ -304,6 +444,15 @@ fn after_failure(first: &ChatRequest, answer: &str, prompt: &str, output: &str) 
             prompt,
             &[("error", &shorten(output.trim(), FAILURE_CHARS))],
         )))
+}
+
+/// Makes the file at `path` executable by its owner (a program the
+/// checks may run as `./greet.sh`).
+fn executable(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut permissions = std::fs::metadata(path)?.permissions();
+    permissions.set_mode(permissions.mode() | 0o755);
+    std::fs::set_permissions(path, permissions)
 }
 
 /// A candidate that could not be run, and why.
@@ -389,11 +538,33 @@ impl Interpreter {
             Interpreter::Bash => "sh",
         }
     }
+
+    fn language(self) -> &'static str {
+        match self {
+            Interpreter::Python => "Python 3",
+            Interpreter::Bash => "bash",
+        }
+    }
 }
 
-/// The interpreter the answer's fence names (`bash`, `sh`, `shell`):
-/// Python otherwise.
-fn interpreter(answer: &str) -> Interpreter {
+/// The interpreter `code`'s `#!` line names (`bash`, `sh`), else the one
+/// the answer's fence names (`bash`, `sh`, `shell`), else Python (found on
+/// dev: a bash program fenced as Python).
+fn interpreter(answer: &str, code: &str) -> Interpreter {
+    if let Some(shebang) = code
+        .trim_start()
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("#!"))
+    {
+        let words: Vec<&str> = shebang.split(['/', ' ']).collect();
+        if words.iter().any(|w| matches!(*w, "bash" | "sh")) {
+            return Interpreter::Bash;
+        }
+        if words.iter().any(|w| w.starts_with("python")) {
+            return Interpreter::Python;
+        }
+    }
     let tag = answer
         .lines()
         .map(str::trim)
@@ -434,7 +605,13 @@ fn changes(root: &Path, before: &BTreeMap<String, u64>) -> (BTreeMap<String, Str
 /// The model call of a script step: the goal, the step, the project's
 /// files and the first lines of the data files it names, and the grammar
 /// of one fenced block.
-fn script_request(deps: &AgentDeps, goal: &str, step: &PlanStep, workspace: &Path) -> ChatRequest {
+fn script_request(
+    deps: &AgentDeps,
+    goal: &str,
+    step: &PlanStep,
+    workspace: &Path,
+    saved: Option<&ProgramFile>,
+) -> ChatRequest {
     let files = crate::workspace::listing(workspace, 40, 0);
     let data = data_heads(workspace, &format!("{goal}\n{}", step.description));
     let user = render(
@@ -446,8 +623,19 @@ fn script_request(deps: &AgentDeps, goal: &str, step: &PlanStep, workspace: &Pat
             ("data", &data),
         ],
     );
+    let system = match saved {
+        Some(saved) => render(
+            prompts::PROGRAM_FILE,
+            &[
+                ("file", &saved.file),
+                ("language", saved.interpreter.language()),
+                ("fence", saved.interpreter.extension()),
+            ],
+        ),
+        None => prompts::SCRIPT.to_string(),
+    };
     ChatRequest::new()
-        .system(prompts::SCRIPT)
+        .system(system)
         .message(Message::user(user))
         .max_tokens(SCRIPT_TOKENS.max(deps.config.max_answer_tokens))
         .grammar(FENCE_GRAMMAR)
@@ -525,10 +713,23 @@ mod tests {
 
     #[test]
     fn the_fence_names_the_interpreter() {
-        assert_eq!(interpreter("```bash\necho hi\n```"), Interpreter::Bash);
-        assert_eq!(interpreter("```sh\necho hi\n```"), Interpreter::Bash);
-        assert_eq!(interpreter("```python\nprint(1)\n```"), Interpreter::Python);
-        assert_eq!(interpreter("```\nprint(1)\n```"), Interpreter::Python);
+        let fenced = |answer: &str| {
+            let code = answer.lines().skip(1).take_while(|l| !l.starts_with("```"));
+            interpreter(answer, &code.collect::<Vec<_>>().join("\n"))
+        };
+        assert_eq!(fenced("```bash\necho hi\n```"), Interpreter::Bash);
+        assert_eq!(fenced("```sh\necho hi\n```"), Interpreter::Bash);
+        assert_eq!(fenced("```python\nprint(1)\n```"), Interpreter::Python);
+        assert_eq!(fenced("```\nprint(1)\n```"), Interpreter::Python);
+        // A `#!` line says more than the fence.
+        assert_eq!(
+            fenced("```python\n#!/bin/bash\necho hi\n```"),
+            Interpreter::Bash
+        );
+        assert_eq!(
+            fenced("```sh\n#!/usr/bin/env python3\nprint(1)\n```"),
+            Interpreter::Python
+        );
     }
 
     #[test]

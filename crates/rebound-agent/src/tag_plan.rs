@@ -98,7 +98,10 @@ mod tests {
         let command = plan[0].command.clone().unwrap();
         assert_eq!(command, "git tag -a 'v1.2.0' -m 'Release 1.2.0'");
         // Tried once: not again.
-        assert_eq!(tag_plan(goal, &results, root, &[plan.clone()]).await, None);
+        assert_eq!(
+            tag_plan(goal, &results, root, std::slice::from_ref(&plan)).await,
+            None
+        );
         // Other work left: the planner decides.
         let others = [result(&check, false), result("python3 -m pytest -q", false)];
         assert_eq!(tag_plan(goal, &others, root, &[]).await, None);

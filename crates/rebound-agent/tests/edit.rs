@@ -539,16 +539,19 @@ async fn repeated_steps_and_plans_are_caught() {
     assert!(work.join("NOTE.txt").is_file());
 }
 
-/// Runs `goal` in `work` with `check`, a model whose one answer is no
-/// use and no sampled candidates: asserts the run finished (by a mutant,
-/// after that one model call) and gives its events.
+/// Runs `goal` in `work` with `check`, a model whose answers (`answers`
+/// of them) are no use and no sampled candidates: asserts the run
+/// finished (by a mutant, after those model calls) and gives its events.
 async fn fixed_without_the_model(
     dir: &Path,
     work: &Path,
     goal: &str,
     check: &str,
+    answers: usize,
 ) -> Vec<AgentEvent> {
-    let model = Arc::new(ScriptedModel::new([Step::text("no code")]));
+    let model = Arc::new(ScriptedModel::new(
+        (0..answers).map(|_| Step::text("no code")),
+    ));
     let config = AgentConfig {
         edit_candidates: 0,
         ..AgentConfig::default()
@@ -597,6 +600,7 @@ async fn a_renamed_function_is_renamed_in_every_caller() {
         &work,
         "fix the docs",
         "python3 -m unittest -q test_docs",
+        1,
     )
     .await;
     let read = |name: &str| std::fs::read_to_string(work.join(name)).unwrap();
@@ -634,6 +638,8 @@ async fn a_data_file_with_two_syntax_errors_is_repaired_by_the_harness() {
         &work,
         "fix settings.toml",
         "python3 -c \"import tomllib; tomllib.load(open('settings.toml', 'rb'))\"",
+        // The parser says what is wrong: the repair goes before any model call.
+        0,
     )
     .await;
     assert_eq!(

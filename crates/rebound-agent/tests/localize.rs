@@ -367,14 +367,18 @@ fn a_pytest_collection_error_points_at_the_import() {
             ],
         )]
     );
+    // The module it imports from lacks the name: the addition (or the
+    // rename) goes there, not in the test.
     assert_eq!(
         briefs(&case.suspects()),
         [(
             0,
-            "tests/test_broken.py".into(),
-            1,
+            "shop/cart.py".into(),
+            15,
             None,
-            SuspectReason::Test
+            SuspectReason::Missing {
+                name: "Carts".into()
+            }
         )]
     );
 }

@@ -197,3 +197,42 @@ async fn observe_steps_left_after_every_check_passes_are_not_run() {
         "the observe step did not run"
     );
 }
+
+/// The goal's artifact is a program a check runs (`bash totals.sh`): a
+/// candidate is saved as that file, not run as a generator, and the
+/// checks that run it judge it; the bash program is kept although its
+/// fence says Python, and the file is executable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_file_the_goal_asks_for_is_saved_and_run_by_the_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    // Prints the totals itself: right output, but not the file asked for.
+    let generator = "print('cups: 3')\nprint('pens: 6')\n";
+    let script = "awk -F, 'NR > 1 { t[$1] += $2 } END { for (k in t) print k \": \" t[k] }' orders.csv | sort\n";
+    let model = Arc::new(ScriptedModel::new([
+        script_plan(),
+        program(generator).expect_system_contains("the file totals.sh"),
+        program(script).expect_user_contains("a check of the goal still fails"),
+    ]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new(
+        "Write totals.sh: it prints `item: total` for each item of orders.csv, sorted by item.",
+        6,
+    )
+    .with_checks(vec![Check::new(
+        "diff <(printf 'cups: 3\\npens: 6\\n') <(bash totals.sh)",
+        CheckSource::Flag,
+    )]);
+    let (state, _) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let saved = work.join("totals.sh");
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), script);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&saved).unwrap().permissions().mode();
+    assert_eq!(mode & 0o100, 0o100, "executable: {mode:o}");
+    assert!(
+        !work.join("totals.txt").exists() && !work.join(".rebound/scripts").exists(),
+        "nothing else is written"
+    );
+}

@@ -280,6 +280,11 @@ fn git_options_that_run_programs_make_the_allow_list_not_apply() {
         ("git log -p --textconv", "`git log --textconv`"),
         ("git show --output=/tmp/x HEAD", "`git show --output`"),
         ("git log --show-signature", "`git log --show-signature`"),
+        (
+            "git cat-file --textconv HEAD:a",
+            "`git cat-file --textconv`",
+        ),
+        ("git cat-file --filters HEAD:a", "`git cat-file --filters`"),
     ] {
         assert_asks(&on_risk(), line, &[problem]);
     }

@@ -26,6 +26,8 @@
 //!   the values the file holds when the run starts (read leniently, as
 //!   JSON5: unquoted keys, single quotes, comments, trailing commas) are
 //!   the values it must hold as JSON ([`RULE_SAME_VALUES`]); weak;
+//! - "rename calc_total to order_total": the old name is gone from the
+//!   source files of its language ([`super::rename`]); weak;
 //! - "tag the current commit as v1.2.0, annotated, with the message
 //!   'M'": the tag exists, of that kind, on that commit, with that
 //!   message ([`super::tag`]); weak;
@@ -179,6 +181,15 @@ static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
         r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s*|out\s+)?:?\s*{QUOTED_TEXT}"
     ))
+    .ok()
+});
+
+/// "`git describe` should print v1.2.0", "`./count` prints 42": a value
+/// with a digit, unquoted, as the whole of what is printed (group 3).
+static PRINTS_TOKEN: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s+)?([A-Za-z]{0,3}[0-9][A-Za-z0-9_.:+-]*?)(?:[.;!](?:\s|$)|$)",
+    )
     .ok()
 });
 
@@ -349,12 +360,19 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             false,
         );
     }
+    let printed = prints(goal);
     for command in super::runs::described_outputs(goal, workspace) {
-        add(
-            super::runs::runs_check(&command),
-            super::runs::RULE_RUNS,
-            false,
-        );
+        // A program whose output the goal quotes has its prints check.
+        if !printed.iter().any(|(program, _)| *program == command) {
+            add(
+                super::runs::runs_check(&command),
+                super::runs::RULE_RUNS,
+                false,
+            );
+        }
+    }
+    if let Some(check) = super::rename::rename_check(goal, workspace) {
+        add(check, super::rename::RULE_RENAME, false);
     }
     if let Some(tag) = super::tag::tag_goal(goal) {
         add(super::tag::tag_check(&tag), super::tag::RULE_TAG, false);
@@ -398,7 +416,33 @@ pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
         let Some(object) = captures.get(1) else {
             continue;
         };
-        for word in path_words(object.as_str()) {
+        // "without changing them", "don't touch it": the files its
+        // sentence names before the clause (found on dev: "so that
+        // main.py and test_inventory.py work as they are, without
+        // changing them" protected nothing, and main.py was edited).
+        let words = object
+            .as_str()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>();
+        let pronoun = words.first().is_some_and(|w| {
+            matches!(
+                w.as_str(),
+                "it" | "them" | "these" | "those" | "either" | "both" | "any"
+            )
+        }) && !path_words(object.as_str()).any(|word| workspace.join(word).exists());
+        let object_text = if pronoun {
+            let start = captures.get(0).map_or(0, |m| m.start());
+            let sentence_start = SENTENCE_END
+                .as_ref()
+                .and_then(|re| re.find_iter(&goal[..start]).last())
+                .map_or(0, |m| m.end());
+            &goal[sentence_start..start]
+        } else {
+            object.as_str()
+        };
+        for word in path_words(object_text) {
             let path = workspace.join(word);
             if path.is_file() {
                 files.push(word.to_string());
@@ -451,11 +495,20 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
     let inline = inline
         .captures_iter(goal)
         .filter_map(|c| Some((c.get(1).or_else(|| c.get(2))?, quoted_value(&c, 3)?)));
+    let tokens = PRINTS_TOKEN.as_ref().into_iter().flat_map(|token| {
+        token.captures_iter(goal).filter_map(|c| {
+            Some((
+                c.get(1).or_else(|| c.get(2))?,
+                c.get(3)?.as_str().to_string(),
+            ))
+        })
+    });
     let blocks = block.captures_iter(goal).filter_map(|c| {
         let program = c.get(1).or_else(|| c.get(2))?;
         Some((program, block_value(c.get(3)?.as_str())?))
     });
     inline
+        .chain(tokens)
         .chain(blocks)
         .filter_map(|(program, expected)| {
             let program = program.as_str().trim();
@@ -798,6 +851,17 @@ mod tests {
             "a file, not a command"
         );
         assert!(prints("./x prints ''").is_empty(), "nothing to compare");
+        // An unquoted value with a digit that ends the sentence.
+        assert_eq!(
+            prints("Tag it. Afterwards `git describe` should print v1.2.0."),
+            vec![("git describe".to_string(), "v1.2.0".to_string())]
+        );
+        assert_eq!(
+            prints("`./count` prints 42"),
+            vec![("./count".to_string(), "42".to_string())]
+        );
+        assert!(prints("`./count` prints 42 lines.").is_empty());
+        assert!(prints("`./count` prints the total.").is_empty());
     }
 
     #[test]
@@ -1242,6 +1306,12 @@ mod tests {
         );
         assert!(protected_files("Do not change the API. Fix spread.c.", ws).is_empty());
         assert!(protected_files("don't touch ../etc/passwd", ws).is_empty());
+        // A pronoun: the files its sentence names before it.
+        assert_eq!(
+            protected_files("Fix it so that spread.c and test_calc.py work as they are, without changing them. Fix calc.py.", ws),
+            vec!["spread.c", "test_calc.py"]
+        );
+        assert!(protected_files("Fix spread.c. Do not change it.", ws).is_empty());
     }
 
     #[test]

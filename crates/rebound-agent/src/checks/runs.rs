@@ -48,7 +48,7 @@ pub fn described_outputs(goal: &str, workspace: &Path) -> Vec<String> {
         // twelve characters read.
         let rest = &goal[captures.get(0).map_or(0, |m| m.end())..];
         let line_rest = format!("{after}{}", rest.lines().next().unwrap_or(""));
-        if line_rest.trim() == ":" || quoted.is_match(&line_rest) {
+        if line_rest.trim_end().ends_with(':') || quoted.is_match(&line_rest) {
             // A quoted output, or a block after "prints:": the prints rule's.
             continue;
         }
@@ -69,10 +69,13 @@ pub fn described_outputs(goal: &str, workspace: &Path) -> Vec<String> {
     commands
 }
 
-/// The check that `command` exits 0 and prints something (its first 40
-/// lines shown).
+/// The check that `command` exits 0 and prints something: its first 40
+/// lines are shown, and `grep .` fails when none has a character. No
+/// shell variable (the approval policy refuses an expansion it cannot
+/// read), and `sed` reads the whole output (no broken pipe for a long
+/// one).
 pub fn runs_check(command: &str) -> String {
-    format!("out=$({command}) || exit; printf '%s\\n' \"$out\" | head -n 40; test -n \"$out\"")
+    format!("set -o pipefail; {{ {command}; }} | sed -n '1,40p' | grep .")
 }
 
 #[cfg(test)]
@@ -109,6 +112,7 @@ mod tests {
             "./hello prints \"hello, world\"",
             "`python3 calc.py 2 3` must print exactly: `5`",
             "`./stats` should print:\n  mean 2\n",
+            "`bash greet.sh` must print exactly:\n\nHello, Ana!\n",
             "`calc.py` prints the sum",
             "`no-such-program-here --x` prints the sum",
         ] {
@@ -125,5 +129,19 @@ mod tests {
         let out = bash(root, &runs_check("echo partial; exit 3"));
         assert_eq!(out.status.code(), Some(3));
         assert!(!bash(root, &runs_check("./missing")).status.success());
+        // Long output is fine (no broken pipe), and it shows its start.
+        let long = bash(root, &runs_check("seq 1 100000"));
+        assert!(long.status.success(), "{long:?}");
+        assert_eq!(String::from_utf8_lossy(&long.stdout).lines().count(), 40);
+        // The harness's own safety rules let it run.
+        let policy = rebound_tools::approval::ApprovalPolicy::new(
+            rebound_tools::approval::ApprovalMode::OnRisk,
+        );
+        let verdict = policy.assess(&runs_check("./wordstat sample.txt"));
+        assert_ne!(
+            verdict.action(),
+            rebound_tools::approval::RuleAction::Forbid,
+            "{verdict:?}"
+        );
     }
 }

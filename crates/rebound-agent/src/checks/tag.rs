@@ -89,31 +89,31 @@ fn valid_tag_name(name: &str) -> bool {
 }
 
 /// The check that the tag exists as `tag` says: it prints the tag's line
-/// (`git tag -n1`), then tests its kind, its commit and its message's
-/// subject.
+/// (`git tag -l -n1`), then tests its kind, its commit and its message's
+/// subject, with read-only git commands and `grep` only (no command
+/// substitution, which the approval policy cannot judge before it runs).
 pub(crate) fn tag_check(tag: &TagGoal) -> String {
+    let name = single_quote(&tag.name);
     let reference = single_quote(&format!("refs/tags/{}", tag.name));
-    let mut tests = vec![format!("git tag -n1 -l {}", single_quote(&tag.name))];
+    let mut tests = Vec::new();
     if tag.annotated {
-        tests.push(format!("test \"$(git cat-file -t {reference})\" = tag"));
+        tests.push(format!("git cat-file -t {reference} | grep -qx tag"));
     } else {
         tests.push(format!("git rev-parse -q --verify {reference} >/dev/null"));
     }
     if tag.at_head {
         tests.push(format!(
-            "test \"$(git rev-parse -q --verify {})\" = \"$(git rev-parse HEAD)\"",
-            single_quote(&format!("refs/tags/{}^{{commit}}", tag.name))
+            "git tag -l --points-at HEAD {name} | grep -qxF {name}"
         ));
     }
     if let Some(message) = &tag.message {
         let subject = message.lines().next().unwrap_or_default();
         tests.push(format!(
-            "test \"$(git for-each-ref --format='%(contents:subject)' {reference})\" = {}",
+            "git for-each-ref --format='%(contents:subject)' {reference} | grep -qxF -e {}",
             single_quote(subject)
         ));
     }
-    let (first, rest) = tests.split_at(1);
-    format!("{}; {}", first.join(""), rest.join(" && "))
+    format!("git tag -l -n1 {name}; {}", tests.join(" && "))
 }
 
 #[cfg(test)]
@@ -171,6 +171,15 @@ mod tests {
         test_git(root, &["commit", "-qm", "Start"]);
         let goal = "Tag the current commit as v1.2.0, annotated, with the message 'Release 1.2.0'.";
         let check = tag_check(&tag_goal(goal).unwrap());
+        let verdict = rebound_tools::approval::ApprovalPolicy::new(
+            rebound_tools::approval::ApprovalMode::OnRisk,
+        )
+        .assess(&check);
+        assert_eq!(
+            verdict.action(),
+            rebound_tools::approval::RuleAction::Allow,
+            "{verdict:?}"
+        );
         assert!(!bash(root, &check).status.success());
         // A lightweight tag, or the wrong message, or another commit: not yet.
         test_git(root, &["tag", "v1.2.0"]);

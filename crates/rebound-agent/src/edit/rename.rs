@@ -100,6 +100,30 @@ pub(crate) fn renames(workspace: &Path, failures: &[Failure], limit: usize) -> V
     found
 }
 
+/// The rename `goal` asks for, made in the project's code (not its
+/// tests): every identifier named as the old name, the definition
+/// included, becomes the new name. `None` when the goal asks for none,
+/// the project does not define the old name or defines the new one
+/// already, or the rename would touch too much. Found on dev: asked to
+/// rename a function and its callers, the model edited one caller per
+/// step and never the definition.
+pub(crate) fn goal_rename(workspace: &Path, goal: &str) -> Option<Rename> {
+    let (from, to) = crate::checks::rename::rename_names(goal)?;
+    let name = UndefinedName {
+        name: from,
+        kind: NameKind::Identifier,
+        module: None,
+        suggestion: None,
+    };
+    let project = Project::read(workspace, std::slice::from_ref(&name));
+    if !project.defined.contains_key(&name.name) || project.defined.contains_key(&to) {
+        return None;
+    }
+    let protected = crate::checks::clauses::protected_files(goal, workspace);
+    rename(&name, &project.uses(&name), &to)
+        .filter(|rename| !rename.files.iter().any(|f| protected.contains(&f.file)))
+}
+
 /// What one walk of the workspace tells about the missing names.
 struct Project {
     /// Every name the project's code (not its tests) defines, with the
@@ -506,6 +530,43 @@ mod tests {
             rename.files[0].renamed,
             "import textstats\n\n\ndef minutes(t):\n    return textstats.count_words(t) // 200\n"
         );
+    }
+
+    #[test]
+    fn the_rename_the_goal_asks_for_is_made_in_the_code_not_the_tests() {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            dir.path(),
+            &[
+                ("orders.py", "def calc_total(items):\n    return sum(items)\n"),
+                ("checkout.py", "from orders import calc_total\n\n\ndef pay(items):\n    return calc_total(items)  # calc_total\n"),
+                ("test_orders.py", "from orders import order_total\n"),
+            ],
+        );
+        let goal = "Rename calc_total in orders.py to order_total and update its callers; don't change test_orders.py.";
+        let rename = goal_rename(dir.path(), goal).unwrap();
+        let files: Vec<(&str, &str)> = rename
+            .files
+            .iter()
+            .map(|f| (f.file.as_str(), f.renamed.as_str()))
+            .collect();
+        assert_eq!(
+            files,
+            vec![
+                ("checkout.py", "from orders import order_total\n\n\ndef pay(items):\n    return order_total(items)  # calc_total\n"),
+                ("orders.py", "def order_total(items):\n    return sum(items)\n"),
+            ]
+        );
+        // A protected caller: no rename; the new name taken: none either.
+        assert_eq!(
+            goal_rename(
+                dir.path(),
+                "Rename calc_total to order_total; do not change checkout.py."
+            ),
+            None
+        );
+        write(dir.path(), &[("util.py", "def order_total():\n    pass\n")]);
+        assert_eq!(goal_rename(dir.path(), goal), None);
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub(crate) async fn run_edit_step(
     evidence: &Evidence,
     approved_all: bool,
 ) -> Result<StepOutcome, NodeError> {
-    let job = match prepare(ctx, deps, index, step, evidence, approved_all).await? {
+    let job = match prepare(ctx, deps, goal, index, step, evidence, approved_all).await? {
         Ok(job) => job,
         Err(message) => return Ok(failed(message)),
     };
@@ -252,6 +252,9 @@ struct EditJob {
     /// the line edits (or the JSON5 rewrite) can do it: tried first, as
     /// the parser, not the model, says what is wrong.
     syntax_repair: Option<Mutant>,
+    /// The rename the goal asks for ("rename calc_total to order_total"),
+    /// made in the project's code: tried first among the mutants.
+    goal_rename: Option<super::rename::Rename>,
 }
 
 /// Gets `step` ready: where the checks stand (the evidence's last results
@@ -262,6 +265,7 @@ struct EditJob {
 async fn prepare(
     ctx: &NodeContext,
     deps: &AgentDeps,
+    goal: &str,
     index: usize,
     step: &PlanStep,
     evidence: &Evidence,
@@ -345,11 +349,19 @@ async fn prepare(
         text: repair.text,
         change: repair.change,
     });
+    // The rename the goal asks for, read once (journaled: a re-run
+    // tries the same one).
+    let goal_rename = ctx
+        .journal(&format!("{label}:goal-rename"), async {
+            super::rename::goal_rename(&workspace, goal)
+        })
+        .await?;
     Ok(Ok(EditJob {
         implicated,
         hint,
         flag_mutants,
         syntax_repair,
+        goal_rename,
         label,
         workspace,
         span,
@@ -646,8 +658,9 @@ struct MutantsTried {
     run: Option<CheckRun>,
 }
 
-/// Tries the mutants of `job`: first the renames of a name the failures
-/// say is missing ([`renames`], in every file that uses it), then, for a
+/// Tries the mutants of `job`: first the rename the goal asks for
+/// ([`super::rename::goal_rename`]) and the renames of a name the
+/// failures say is missing ([`renames`], in every file that uses it), then, for a
 /// file that does not parse, its line-by-line syntax repair
 /// ([`repair_syntax`]), else the operator mutants of the span
 /// ([`mutants`], nearest the suspect line first; only when a failing
@@ -689,9 +702,16 @@ async fn try_mutants(
         .filter(|r| !r.passed)
         .flat_map(|r| localize::parse(&r.command, &r.output, workspace))
         .collect();
+    let before = baseline
+        .as_deref()
+        .map(|results| Tally::of(workspace, results));
     let renamed = ctx
         .journal(&format!("{label}:renames"), async {
-            renames(workspace, &failures, limit.min(MAX_RENAME_MUTANTS))
+            // The rename the goal asks for first, then the missing names'.
+            let mut found: Vec<super::rename::Rename> = job.goal_rename.iter().cloned().collect();
+            let left = limit.min(MAX_RENAME_MUTANTS).saturating_sub(found.len());
+            found.extend(renames(workspace, &failures, left));
+            found
         })
         .await?;
     let parses = !matches!(syntax_before, super::Syntax::Invalid(_));
@@ -751,13 +771,30 @@ async fn try_mutants(
             continue;
         }
         judged += 1;
-        if let Some(run) =
-            judge(ctx, deps, evidence, tools, workspace, &files, approved_all).await?
+        // The parser's own repair of a file that did not parse is kept
+        // when it makes things better, though another check still fails
+        // (found on dev: the TOML repaired, `pip install -e .` still
+        // failing in the sandbox, and the repair thrown away).
+        let repair = !parses
+            && job
+                .syntax_repair
+                .as_ref()
+                .is_some_and(|m| files.iter().any(|f| f.new == m.text));
+        let better_than = repair.then_some(before.as_ref()).flatten();
+        let trial = Trial {
+            files: &files,
+            better_than,
+        };
+        if let Some((run, passed)) =
+            judge(ctx, deps, evidence, tools, workspace, trial, approved_all).await?
         {
+            let how = if passed {
+                "every check passes"
+            } else {
+                "the file parses and fewer checks fail"
+            };
             return Ok(MutantsTried {
-                verdict: Some(format!(
-                    "kept {change} (mutant {judged} of {total}): every check passes"
-                )),
+                verdict: Some(format!("kept {change} (mutant {judged} of {total}): {how}")),
                 run: Some(run),
             });
         }
@@ -780,25 +817,39 @@ struct Rewrite<'a> {
     new: &'a str,
 }
 
-/// Writes `files`' new texts and runs the checks: the run when every
-/// check passes (the files stay written), else `None` with every file
-/// written back as it was.
+/// A mutant on trial: the files it rewrites, and what it must improve
+/// on to be kept though a check still fails (`None`: every check must
+/// pass).
+struct Trial<'a> {
+    files: &'a [Rewrite<'a>],
+    better_than: Option<&'a Tally>,
+}
+
+/// Writes the trial's new texts and runs the checks: the run and whether
+/// every check passes when they all do, or when the result improves on
+/// the trial's `better_than` (the files stay written); else `None` with
+/// every file written back as it was.
 async fn judge(
     ctx: &NodeContext,
     deps: &AgentDeps,
     evidence: &Evidence,
     tools: &rebound_tools::ToolContext,
     workspace: &std::path::Path,
-    files: &[Rewrite<'_>],
+    trial: Trial<'_>,
     approved_all: &mut bool,
-) -> Result<Option<CheckRun>, NodeError> {
+) -> Result<Option<(CheckRun, bool)>, NodeError> {
+    let Trial { files, better_than } = trial;
     for file in files {
         write(ctx, deps, tools, file.file, file.new).await?;
     }
     let run = run_checks(ctx, deps, &evidence.checks, CheckWhen::Edit, *approved_all).await?;
     *approved_all |= run.approved_all;
-    if Tally::of(workspace, &run.results).passed() {
-        return Ok(Some(run));
+    let after = Tally::of(workspace, &run.results);
+    if after.passed() {
+        return Ok(Some((run, true)));
+    }
+    if better_than.is_some_and(|before| after.improves_on(before)) {
+        return Ok(Some((run, false)));
     }
     for file in files {
         write(ctx, deps, tools, file.file, file.original).await?;

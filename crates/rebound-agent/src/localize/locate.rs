@@ -36,6 +36,13 @@ pub enum SuspectReason {
     /// The failing test itself: nothing its failing line calls is defined
     /// in code under test.
     Test,
+    /// The module of the workspace a failing import takes a name from,
+    /// which does not define it (`cannot import name 'chunked' from
+    /// 'listutils'`): the addition goes in that module's file.
+    Missing {
+        /// The name.
+        name: String,
+    },
 }
 
 /// Code a failure points at, with its window of lines.
@@ -190,6 +197,9 @@ fn lead(workspace: &Path, failure: &Failure) -> Lead {
             );
         }
     }
+    if let Some(missing) = missing_from_module(workspace, failure) {
+        return Lead::Found(vec![missing]);
+    }
     let Some(frame) = failure
         .innermost_workspace_frame()
         .or(failure.location.as_ref().filter(|l| l.in_workspace()))
@@ -215,6 +225,42 @@ fn lead(workspace: &Path, failure: &Failure) -> Lead {
         before: called_before_in_tree(&tree, &source, language, first_line, frame.line),
         test: at(span, SuspectReason::Test),
     }
+}
+
+/// The module file a failing import takes a missing name from, when it
+/// is a Python module of the workspace (`listutils` → `listutils.py`, a
+/// package's `__init__.py`), not a test, that defines no such name: the
+/// suspect is its last line, with no definition (found on dev: "add
+/// `chunked` to listutils.py", and the import error in the test pointed
+/// at the test alone, so the planner wrote a new file `chunked.py`).
+fn missing_from_module(workspace: &Path, failure: &Failure) -> Option<Suspect> {
+    let missing = super::undefined_name(failure)?;
+    if missing.kind != super::NameKind::Identifier {
+        return None;
+    }
+    let module = missing.module.as_deref()?.replace('.', "/");
+    let file = [format!("{module}.py"), format!("{module}/__init__.py")]
+        .into_iter()
+        .find(|file| workspace.join(file).is_file())?;
+    if super::is_test_file(&file) {
+        return None;
+    }
+    let source = read_workspace_file(workspace, &file)?;
+    let tree = parse_source(Language::Python, &source)?;
+    let defined = super::definitions::named_definitions(&tree, &source, Language::Python)
+        .into_iter()
+        .any(|(_, span)| span.name == missing.name);
+    if defined {
+        return None;
+    }
+    let last = u32::try_from(source.lines().count().max(1)).unwrap_or(u32::MAX);
+    Some(suspect(
+        &file,
+        last,
+        None,
+        SuspectReason::Missing { name: missing.name },
+        &source,
+    ))
 }
 
 /// The definitions in code under test of `names` among `sites`, in the

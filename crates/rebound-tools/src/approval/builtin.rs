@@ -122,6 +122,13 @@ const DEFAULT_ALLOW: &[&str] = &[
     "git ls-files",
     "git rev-parse",
     "git branch --show-current",
+    "git describe",
+    "git cat-file",
+    "git for-each-ref",
+    "git show-ref",
+    "git rev-list",
+    "git tag -l",
+    "git tag --list",
     // Building and testing.
     "cargo build",
     "cargo check",

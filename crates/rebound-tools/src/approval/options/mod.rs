@@ -13,6 +13,7 @@
 //! | `awk`, `gawk`, `mawk`, `nawk` | `-f`/`--file`, `-i`/`--include`, `-l`/`--load`, `-E`/`--exec`, `-o`/`--pretty-print`, `-p`/`--profile`, `-d`/`--dump-variables`, `-D`/`--debug`, `-W`; a program with `system`, `\|`, `>`, `ENVIRON`, `PROCINFO` or `@` |
 //! | `git diff`, `git log`, `git show` | `--output`, `--ext-diff`, `--textconv`, `--show-signature` |
 //! | `git blame` | `--textconv`, `--contents` |
+//! | `git cat-file` | `--textconv`, `--filters` |
 //! | `git grep` | `-O`/`--open-files-in-pager`, `--textconv` |
 //! | `git` (global) | `-c`, `--config-env`, `--exec-path`, `-p`/`--paginate`, `-C`/`--git-dir`/`--work-tree` outside the workspace (see the git module) |
 //! | `cargo` | `--config`, `--fix` |

@@ -237,6 +237,20 @@ pub(super) const TABLE: &[Entry] = &[
         risky: GIT_DIFF_RISKY,
     },
     Entry {
+        program: "git cat-file",
+        style: GIT_OPTIONS,
+        risky: &[
+            (
+                "--textconv",
+                "runs the text conversion programs the repository configures",
+            ),
+            (
+                "--filters",
+                "runs the filter programs the repository configures",
+            ),
+        ],
+    },
+    Entry {
         program: "git blame",
         style: GIT_OPTIONS,
         risky: &[
