@@ -56,15 +56,17 @@ impl Format {
     }
 }
 
-/// CSV values as numbers where they read as numbers (`12` → 12, `3.5` →
-/// 3.5, `true`/`false` as booleans), the other values as text.
-const TYPED_CSV: &str = "def typed(value):\n    if value is None:\n        return value\n    text = value.strip()\n    if text.lower() in ('true', 'false'):\n        return text.lower() == 'true'\n    try:\n        return int(text)\n    except ValueError:\n        pass\n    try:\n        return float(text)\n    except ValueError:\n        return value\ndata = [{key: typed(value) for key, value in row.items()} for row in data]\n";
+/// CSV values as numbers where they are written as numbers are (`12`,
+/// `-3`, `24.9`, `1e3`; not `00417`, whose leading zeros a number would
+/// lose), `true`/`false` as booleans, the other values as text; with
+/// `YES_NO` set, `yes`/`no` as booleans too.
+const TYPED_CSV: &str = "import re\ndef typed(value):\n    if value is None:\n        return value\n    text = value.strip()\n    lower = text.lower()\n    if lower in ('true', 'false') or (YES_NO and lower in ('yes', 'no')):\n        return lower in ('true', 'yes')\n    if re.fullmatch(r'-?(0|[1-9][0-9]*)', text):\n        return int(text)\n    if re.fullmatch(r'-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?', text):\n        return float(text)\n    return value\ndata = [{key: typed(value) for key, value in row.items()} for row in data]\n";
 
 /// The programs that convert the goal's source data file into its output
 /// file, most likely first: `source` and `output` are workspace-relative
 /// paths; empty when either format is not one of these or the output's
-/// has no writer. From CSV, the values typed as numbers come first, then
-/// as text.
+/// has no writer. From CSV, the values typed (numbers, `true`/`false`)
+/// come first, then with `yes`/`no` as booleans too, then all as text.
 pub(crate) fn conversion_programs(source: &str, output: &str) -> Vec<String> {
     let (Some(from), Some(to)) = (Format::of(source), Format::of(output)) else {
         return Vec::new();
@@ -82,10 +84,13 @@ pub(crate) fn conversion_programs(source: &str, output: &str) -> Vec<String> {
     );
     let plain = format!("{paths}{}{writer}", from.reader());
     if from == Format::Csv && to != Format::Csv {
-        vec![
-            format!("{paths}{}{TYPED_CSV}{writer}", from.reader()),
-            plain,
-        ]
+        let typed = |yes_no: &str| {
+            format!(
+                "{paths}{}YES_NO = {yes_no}\n{TYPED_CSV}{writer}",
+                from.reader()
+            )
+        };
+        vec![typed("False"), typed("True"), plain]
     } else {
         vec![plain]
     }
@@ -153,22 +158,31 @@ mod tests {
     fn csv_becomes_json_typed_first_then_as_text() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        std::fs::write(root.join("p.csv"), "name,price,stock\npen,1.5,10\n").unwrap();
+        std::fs::write(
+            root.join("p.csv"),
+            "sku,name,price,stock,active\n00417,pen,1.5,10,yes\n",
+        )
+        .unwrap();
         let programs = conversion_programs("p.csv", "out/p.json");
-        assert_eq!(programs.len(), 2);
+        assert_eq!(programs.len(), 3);
         let read = |program: &str| -> serde_json::Value {
             let out = run(root, program);
             assert!(out.status.success(), "{out:?}");
             serde_json::from_str(&std::fs::read_to_string(root.join("out/p.json")).unwrap())
                 .unwrap()
         };
+        // Leading zeros keep a value text.
         assert_eq!(
             read(&programs[0]),
-            serde_json::json!([{"name": "pen", "price": 1.5, "stock": 10}])
+            serde_json::json!([{"sku": "00417", "name": "pen", "price": 1.5, "stock": 10, "active": "yes"}])
         );
         assert_eq!(
             read(&programs[1]),
-            serde_json::json!([{"name": "pen", "price": "1.5", "stock": "10"}])
+            serde_json::json!([{"sku": "00417", "name": "pen", "price": 1.5, "stock": 10, "active": true}])
+        );
+        assert_eq!(
+            read(&programs[2]),
+            serde_json::json!([{"sku": "00417", "name": "pen", "price": "1.5", "stock": "10", "active": "yes"}])
         );
     }
 
