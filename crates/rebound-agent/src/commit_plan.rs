@@ -214,7 +214,7 @@ fn staging(goal: &str, changed: &[String]) -> Option<Staging> {
 mod tests {
     use super::*;
     use crate::checks::clauses::commit_message_check;
-    use crate::checks::test_git;
+    use crate::checks::{test_git, test_result as result};
 
     fn changed(paths: &[&str]) -> Vec<String> {
         paths.iter().map(|p| p.to_string()).collect()
@@ -318,16 +318,6 @@ mod tests {
             staging(goal, &changed(&["docs/a.md", "docs/b.md", "src/x.rs"])),
             Some(Staging::Only(changed(&["docs/a.md", "docs/b.md"])))
         );
-    }
-
-    fn result(command: &str, passed: bool) -> CheckResult {
-        CheckResult {
-            command: command.to_string(),
-            passed,
-            exit_code: Some(if passed { 0 } else { 1 }),
-            output: String::new(),
-            duration_ms: 0,
-        }
     }
 
     #[tokio::test]

@@ -353,49 +353,23 @@ async fn run_candidate(
     // A saved program is run as the checks run it; with no check, once,
     // to see that it runs.
     let judged_by_checks = matches!(action, Action::Save(_)) && !evidence.checks.is_empty();
-    let command = format!("{} {script}", interpreter.program());
-    if judged_by_checks {
-        let root = scratch.path().to_path_buf();
-        let changes = ctx
-            .try_journal(&format!("{name}:files"), async {
-                Ok::<_, NodeError>(changes(&root, &before))
-            })
-            .await?;
-        let mut ran = Ran {
-            success: true,
-            output: format!("saved as {script}"),
-            written: changes.0,
-            deleted: changes.1,
-            ..Ran::default()
-        };
-        let run = run_checks(
+    let (success, output, approved) = if judged_by_checks {
+        (true, format!("saved as {script}"), false)
+    } else {
+        let command = format!("{} {script}", interpreter.program());
+        let outcome = run_tool_call(
             ctx,
-            &scratch_deps,
-            &evidence.checks,
-            CheckWhen::AfterChange,
+            &scratch_deps.tools,
+            &scratch_deps.approval,
             approved_all,
+            SHELL_TOOL,
+            serde_json::json!({ "command": command }),
+            &tools,
         )
         .await?;
-        ran.checks_passed = Some(run.passed());
-        ran.failing = run.results.into_iter().filter(|r| !r.passed).collect();
-        return Ok((ran, run.approved_all));
-    }
-    let outcome = run_tool_call(
-        ctx,
-        &scratch_deps.tools,
-        &scratch_deps.approval,
-        approved_all,
-        SHELL_TOOL,
-        serde_json::json!({ "command": command }),
-        &tools,
-    )
-    .await?;
-    let StepOutcome {
-        success,
-        output,
-        approved_all: approved,
-        ..
-    } = from_tool_outcome(&outcome, deps, 0);
+        let ran = from_tool_outcome(&outcome, deps, 0);
+        (ran.success, ran.output, ran.approved_all)
+    };
     // What it wrote, read once and journaled: a re-run of the node
     // replays the tool call above without running the program.
     let root = scratch.path().to_path_buf();

@@ -69,17 +69,7 @@ fn about_tags(command: &str) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::checks::{test_bash as bash, test_git};
-
-    fn result(command: &str, passed: bool) -> CheckResult {
-        CheckResult {
-            command: command.to_string(),
-            passed,
-            exit_code: Some(if passed { 0 } else { 1 }),
-            output: String::new(),
-            duration_ms: 0,
-        }
-    }
+    use crate::checks::{test_bash as bash, test_git, test_result as result};
 
     #[tokio::test]
     async fn only_the_tag_left_is_tagged_by_the_harness() {

@@ -258,6 +258,33 @@ pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) {
     assert!(status.status.success(), "{status:?}");
 }
 
+/// A check's result for a unit test: `command`, passed or failed
+/// (exit 0 or 1), no output.
+#[cfg(test)]
+pub(crate) fn test_result(command: &str, passed: bool) -> CheckResult {
+    CheckResult {
+        command: command.to_string(),
+        passed,
+        exit_code: Some(if passed { 0 } else { 1 }),
+        output: String::new(),
+        duration_ms: 0,
+    }
+}
+
+/// Asserts that the approval policy (`on-risk`) lets `command` run
+/// without asking: a check the harness builds must not wait on a user.
+#[cfg(test)]
+pub(crate) fn assert_allowed(command: &str) {
+    let verdict =
+        rebound_tools::approval::ApprovalPolicy::new(rebound_tools::approval::ApprovalMode::OnRisk)
+            .assess(command);
+    assert_eq!(
+        verdict.action(),
+        rebound_tools::approval::RuleAction::Allow,
+        "{command}: {verdict:?}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

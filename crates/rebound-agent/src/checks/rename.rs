@@ -72,7 +72,7 @@ pub(crate) fn rename_check(goal: &str, workspace: &Path) -> Option<String> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::checks::test_bash as bash;
+    use crate::checks::{assert_allowed, test_bash as bash};
 
     #[test]
     fn the_rename_is_read_from_the_goal() {
@@ -124,14 +124,6 @@ mod tests {
             None,
             "calc_total is defined nowhere now"
         );
-        let verdict = rebound_tools::approval::ApprovalPolicy::new(
-            rebound_tools::approval::ApprovalMode::OnRisk,
-        )
-        .assess(&check);
-        assert_eq!(
-            verdict.action(),
-            rebound_tools::approval::RuleAction::Allow,
-            "{verdict:?}"
-        );
+        assert_allowed(&check);
     }
 }

@@ -120,7 +120,7 @@ pub(crate) fn tag_check(tag: &TagGoal) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::checks::{test_bash as bash, test_git};
+    use crate::checks::{assert_allowed, test_bash as bash, test_git};
 
     #[test]
     fn the_tag_its_kind_message_and_place_are_read_from_the_goal() {
@@ -171,15 +171,7 @@ mod tests {
         test_git(root, &["commit", "-qm", "Start"]);
         let goal = "Tag the current commit as v1.2.0, annotated, with the message 'Release 1.2.0'.";
         let check = tag_check(&tag_goal(goal).unwrap());
-        let verdict = rebound_tools::approval::ApprovalPolicy::new(
-            rebound_tools::approval::ApprovalMode::OnRisk,
-        )
-        .assess(&check);
-        assert_eq!(
-            verdict.action(),
-            rebound_tools::approval::RuleAction::Allow,
-            "{verdict:?}"
-        );
+        assert_allowed(&check);
         assert!(!bash(root, &check).status.success());
         // A lightweight tag, or the wrong message, or another commit: not yet.
         test_git(root, &["tag", "v1.2.0"]);

@@ -5,7 +5,7 @@
 //! silently delete the rest. A definition may go only when the change
 //! names it (a rename or a removal the instruction asks for).
 
-use crate::localize::{named_definitions, parse_source, Language};
+use crate::localize::{named_definitions, parse_source, Language, Span};
 
 /// The names defined in `before` (a file's text before an edit) that
 /// `after` (its text after) no longer defines and `mentioned` (the step's instruction
@@ -36,6 +36,17 @@ pub fn dropped_definitions(file: &str, before: &str, after: &str, mentioned: &st
 /// The names of the definitions in `source`, in order; `None` when it
 /// does not parse.
 fn names(language: Language, source: &str) -> Option<Vec<String>> {
+    Some(
+        spans(language, source)?
+            .into_iter()
+            .map(|span| span.name)
+            .collect(),
+    )
+}
+
+/// The named definitions in `source`, in order (outermost first); `None`
+/// when it does not parse.
+fn spans(language: Language, source: &str) -> Option<Vec<Span>> {
     let tree = parse_source(language, source)?;
     if tree.root_node().has_error() {
         return None;
@@ -43,8 +54,8 @@ fn names(language: Language, source: &str) -> Option<Vec<String>> {
     Some(
         named_definitions(&tree, source, language)
             .into_iter()
-            .map(|(_, span)| span.name)
-            .filter(|name| !name.is_empty())
+            .map(|(_, span)| span)
+            .filter(|span| !span.name.is_empty())
             .collect(),
     )
 }
@@ -117,23 +128,10 @@ pub(crate) fn as_addition(file: &str, before: &str, span_text: &str, code: &str)
 /// [`as_addition`]) or has twice, or either side does not parse.
 pub(crate) fn as_definition_rewrites(file: &str, before: &str, code: &str) -> Option<String> {
     let language = Language::from_path(file)?;
-    let spans = |source: &str| -> Option<Vec<crate::localize::Span>> {
-        let tree = parse_source(language, source)?;
-        if tree.root_node().has_error() {
-            return None;
-        }
-        Some(
-            named_definitions(&tree, source, language)
-                .into_iter()
-                .map(|(_, span)| span)
-                .filter(|span| !span.name.is_empty())
-                .collect(),
-        )
-    };
-    let (in_file, in_code) = (spans(before)?, spans(code)?);
+    let (in_file, in_code) = (spans(language, before)?, spans(language, code)?);
     // The outermost definitions of the code (a method's class, not the
     // method), in order.
-    let mut outermost: Vec<&crate::localize::Span> = Vec::new();
+    let mut outermost: Vec<&Span> = Vec::new();
     for span in &in_code {
         if !outermost
             .iter()

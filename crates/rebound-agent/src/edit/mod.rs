@@ -41,6 +41,7 @@
 //! ```
 
 mod build_flags;
+mod build_objects;
 mod error;
 mod fence;
 mod file;

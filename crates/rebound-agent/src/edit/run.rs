@@ -246,7 +246,8 @@ struct EditJob {
     /// The line of the span's file that localization suspects.
     hint: Option<u32>,
     /// The flags a failing build's output says the span's file (a build
-    /// file a failing check runs) lacks, as mutants of it: tried first.
+    /// file a failing check runs) lacks, and the objects it names that no
+    /// source makes, as mutants of it: tried first.
     flag_mutants: Vec<Mutant>,
     /// The span's file repaired so that it parses, when it does not and
     /// the line edits (or the JSON5 rewrite) can do it: tried first, as
@@ -333,12 +334,11 @@ async fn prepare(
         Ok(text) => text,
         Err(error) => return Ok(Err(format!("cannot read {}: {error}", span.file))),
     };
-    let flag_mutants = build_mutants(
-        &workspace,
-        &span.file,
-        &original,
-        baseline.as_deref().unwrap_or(&[]),
-    );
+    let results = baseline.as_deref().unwrap_or(&[]);
+    let mut flag_mutants = build_mutants(&workspace, &span.file, &original, results);
+    flag_mutants.extend(super::build_objects::object_mutants(
+        &workspace, &span.file, &original, results,
+    ));
     let syntax_repair = matches!(
         check_syntax(&span.file, &original),
         super::Syntax::Invalid(_)
