@@ -117,11 +117,7 @@ mod tests {
 
     fn run(root: &Path, program: &str) -> std::process::Output {
         std::fs::write(root.join("convert.py"), program).unwrap();
-        std::process::Command::new("python3")
-            .arg("convert.py")
-            .current_dir(root)
-            .output()
-            .unwrap()
+        crate::checks::test_bash(root, "python3 convert.py")
     }
 
     #[test]

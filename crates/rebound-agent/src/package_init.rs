@@ -6,7 +6,7 @@
 //! namespace package. The plan writes `inventory/__init__.py` importing
 //! each name the workspace's code takes from the package (`from inventory
 //! import a, b`, `inventory.c`) from the one module of the package that
-//! defines it at its top level. Names no module defines, or that two
+//! defines it. Names no module defines, or that two
 //! define, are left out; with none found, the planner decides. Found on
 //! dev: the planner edited `main.py`, which the goal said to keep, and
 //! wrote placeholder functions.
@@ -19,6 +19,7 @@ use regex::Regex;
 
 use crate::checks::clauses::single_quote;
 use crate::checks::CheckResult;
+use crate::localize::DefinitionKind;
 use crate::PlanStep;
 
 /// `cannot import name 'x' from 'pkg' (unknown location)`: the package
@@ -76,31 +77,29 @@ pub(crate) fn init_plan(
 
 /// The `from .module import a, b` lines of `package`'s `__init__.py`: the
 /// names the workspace's Python files take from it, each from the one
-/// module of the package that defines it.
+/// module directly in the package that defines it (tree-sitter's
+/// definitions, methods left out).
 fn init_lines(workspace: &Path, package: &str) -> Vec<String> {
-    let wanted = names_taken(workspace, package);
-    let mut by_module: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let Ok(entries) = std::fs::read_dir(workspace.join(package)) else {
-        return Vec::new();
-    };
-    let mut modules: Vec<(String, String)> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let module = name.strip_suffix(".py")?.to_string();
-            let source = std::fs::read_to_string(entry.path()).ok()?;
-            Some((module, source))
-        })
+    let wanted: Vec<String> = names_taken(workspace, package)
+        .into_iter()
+        .take(MAX_NAMES)
         .collect();
-    modules.sort();
-    for name in wanted.iter().take(MAX_NAMES) {
-        let mut defining = modules
+    let inside = format!("{package}/");
+    let sites = crate::localize::find_definitions(workspace, &wanted);
+    let mut by_module: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for name in &wanted {
+        let mut defining = sites
             .iter()
-            .filter(|(_, source)| defines(source, name))
-            .map(|(module, _)| module);
+            .filter(|site| site.span.name == *name && site.span.kind != DefinitionKind::Method)
+            .filter_map(|site| {
+                let module = site.file.strip_prefix(&inside)?.strip_suffix(".py")?;
+                (!module.contains('/')).then_some(module)
+            })
+            .collect::<BTreeSet<&str>>()
+            .into_iter();
         if let (Some(module), None) = (defining.next(), defining.next()) {
             by_module
-                .entry(module.clone())
+                .entry(module.to_string())
                 .or_default()
                 .insert(name.clone());
         }
@@ -153,26 +152,6 @@ fn names_taken(workspace: &Path, package: &str) -> BTreeSet<String> {
         }
     }
     names
-}
-
-/// Whether `source` defines `name` at its top level: `def name`, `class
-/// name`, `async def name` or `name =`.
-fn defines(source: &str, name: &str) -> bool {
-    source.lines().any(|line| {
-        let rest = line
-            .strip_prefix("async def ")
-            .or_else(|| line.strip_prefix("def "))
-            .or_else(|| line.strip_prefix("class "));
-        match rest {
-            Some(rest) => rest
-                .strip_prefix(name)
-                .is_some_and(|after| after.starts_with(['(', ':', ' '])),
-            None => line.strip_prefix(name).is_some_and(|after| {
-                let after = after.trim_start();
-                after.starts_with('=') && !after.starts_with("==") || after.starts_with(':')
-            }),
-        }
-    })
 }
 
 #[cfg(test)]

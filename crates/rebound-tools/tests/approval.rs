@@ -219,6 +219,8 @@ fn on_risk_allows_the_allow_list_and_asks_for_the_rest() {
             ("git tag -l -n1 v1", Allow),
             ("git tag v1", Ask),
             ("git tag -a v1 -m x", Ask),
+            ("set -o pipefail; { ls; } | tail -n 40 | grep .", Allow),
+            ("set -euo pipefail", Allow),
             ("cargo test --workspace", Allow),
             ("cargo build", Allow),
             ("python -m pytest -x tests", Allow),

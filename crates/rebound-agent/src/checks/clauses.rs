@@ -175,11 +175,19 @@ pub const RULE_FILE_ORDER: &str = "file order";
 /// 3 or 4).
 pub(crate) const QUOTED_TEXT: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|“([^”\n]*)”)"#;
 
+/// A program the goal says prints something, before the verb: a
+/// backticked command (group 1) or a `./path` (group 2), then up to three
+/// words such as "should", "then", "now". Every "prints" rule starts so.
+pub(crate) const PROGRAM_PRINTS: &str = r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}";
+
+/// The verbs of a program's output: "print", "outputs", "echoes"...
+const PRINT_VERB: &str = r"(?:print|prints|output|outputs|display|displays|echo|echoes)";
+
 /// "`X` prints 'Y'" or "./x prints 'Y'", with a few words allowed between
 /// the program and the verb ("should", "then", "now").
 static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){{0,3}}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s*|out\s+)?:?\s*{QUOTED_TEXT}"
+        r"{PROGRAM_PRINTS}{PRINT_VERB}\s+(?:exactly\s*|out\s+)?:?\s*{QUOTED_TEXT}"
     ))
     .ok()
 });
@@ -187,18 +195,18 @@ static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// "`git describe` should print v1.2.0", "`./count` prints 42": a value
 /// with a digit, unquoted, as the whole of what is printed (group 3).
 static PRINTS_TOKEN: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}(?:print|prints|output|outputs|display|displays|echo|echoes)\s+(?:exactly\s+)?([A-Za-z]{0,3}[0-9][A-Za-z0-9_.:+-]*?)(?:[.;!](?:\s|$)|$)",
-    )
+    Regex::new(&format!(
+        r"{PROGRAM_PRINTS}{PRINT_VERB}\s+(?:exactly\s+)?([A-Za-z]{{0,3}}[0-9][A-Za-z0-9_.:+-]*?)(?:[.;!](?:\s|$)|$)"
+    ))
     .ok()
 });
 
 /// "`X` must print exactly:" at a line's end, then the expected output as
 /// the block of lines after it (up to a blank line), or a fenced block.
 static PRINTS_BLOCK: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}(?:print|prints|output|outputs|display|displays|echo|echoes)(?:\s+(?:exactly|this|the\s+following|these\s+lines))*\s*:[ \t]*\n(?:[ \t]*\n)*(```[^\n]*\n(?s:.*?)\n```|(?:[^\n]*\S[^\n]*(?:\n|$))+)",
-    )
+    Regex::new(&format!(
+        r"{PROGRAM_PRINTS}{PRINT_VERB}(?:\s+(?:exactly|this|the\s+following|these\s+lines))*\s*:[ \t]*\n(?:[ \t]*\n)*(```[^\n]*\n(?s:.*?)\n```|(?:[^\n]*\S[^\n]*(?:\n|$))+)"
+    ))
     .ok()
 });
 

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clauses::QUOTED_TEXT;
+use super::clauses::{PROGRAM_PRINTS, QUOTED_TEXT};
 
 /// The rule of "`X` should print <words>".
 pub const RULE_RUNS: &str = "runs and prints";
@@ -21,9 +21,9 @@ pub const RULE_RUNS: &str = "runs and prints";
 /// the program is group 1 (backticked) or 2 (a `./path`); what follows
 /// the verb is group 3.
 static PRINTS_WORDS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}(?:print|prints|output|outputs|display|displays|show|shows|list|lists|report|reports)\b([^\n]{0,12})",
-    )
+    Regex::new(&format!(
+        r"{PROGRAM_PRINTS}(?:print|prints|output|outputs|display|displays|show|shows|list|lists|report|reports)\b([^\n]{{0,12}})"
+    ))
     .ok()
 });
 
@@ -69,20 +69,20 @@ pub fn described_outputs(goal: &str, workspace: &Path) -> Vec<String> {
     commands
 }
 
-/// The check that `command` exits 0 and prints something: its first 40
-/// lines are shown, and `grep .` fails when none has a character. No
-/// shell variable (the approval policy refuses an expansion it cannot
-/// read), and `sed` reads the whole output (no broken pipe for a long
-/// one).
+/// The check that `command` exits 0 and prints something: its last 40
+/// lines are shown, and `grep .` fails when none has a character. Only
+/// commands the approval policy allows as they are: no shell variable
+/// (an expansion it cannot read), `tail` (it reads the whole output, so
+/// a long one breaks no pipe) rather than `sed`.
 pub fn runs_check(command: &str) -> String {
-    format!("set -o pipefail; {{ {command}; }} | sed -n '1,40p' | grep .")
+    format!("set -o pipefail; {{ {command}; }} | tail -n 40 | grep .")
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::checks::test_bash as bash;
+    use crate::checks::{assert_allowed, test_bash as bash};
 
     fn described(goal: &str) -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
@@ -129,20 +129,12 @@ mod tests {
         let out = bash(root, &runs_check("echo partial; exit 3"));
         assert_eq!(out.status.code(), Some(3));
         assert!(!bash(root, &runs_check("./missing")).status.success());
-        // Long output is fine (no broken pipe), and it shows its start.
+        // Long output is fine (no broken pipe), and it shows its end.
         let long = bash(root, &runs_check("seq 1 100000"));
         assert!(long.status.success(), "{long:?}");
         assert_eq!(String::from_utf8_lossy(&long.stdout).lines().count(), 40);
-        // The harness's own safety rules never forbid it (`set -o
-        // pipefail` is not on the allow list: under `on-risk` it asks).
-        let verdict = rebound_tools::approval::ApprovalPolicy::new(
-            rebound_tools::approval::ApprovalMode::OnRisk,
-        )
-        .assess(&runs_check("./wordstat sample.txt"));
-        assert_ne!(
-            verdict.action(),
-            rebound_tools::approval::RuleAction::Forbid,
-            "{verdict:?}"
-        );
+        // The harness's own safety rules let it run without asking (a
+        // command the goal names is judged as any).
+        assert_allowed(&runs_check("ls"));
     }
 }

@@ -33,19 +33,17 @@ fn rewrite(text: &str) -> Option<String> {
     while i < chars.len() {
         let c = chars[i];
         match c {
-            '/' if chars.get(i + 1) == Some(&'/') => {
-                // A line comment: dropped, with the spaces before it.
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
+            '/' if matches!(chars.get(i + 1), Some('/' | '*')) => {
+                let end = comment_end(&chars, i)?;
+                if chars[i + 1] == '/' {
+                    // A line comment: dropped, with the spaces before it.
+                    trim_trailing_blanks(&mut out);
+                } else {
+                    // A block comment's line breaks stay, so lines keep
+                    // their numbers.
+                    out.extend(chars[i..end].iter().filter(|c| **c == '\n'));
                 }
-                trim_trailing_blanks(&mut out);
-            }
-            '/' if chars.get(i + 1) == Some(&'*') => {
-                let close = (i + 2..chars.len().saturating_sub(1))
-                    .find(|&j| chars[j] == '*' && chars[j + 1] == '/')?;
-                // The comment's line breaks stay, so lines keep their numbers.
-                out.extend(chars[i..close + 2].iter().filter(|c| **c == '\n'));
-                i = close + 2;
+                i = end;
             }
             '"' | '\'' => {
                 let (string, next) = string(&chars, i)?;
@@ -145,20 +143,27 @@ fn next_token(chars: &[char], from: usize) -> Option<usize> {
     while i < chars.len() {
         match chars[i] {
             c if c.is_whitespace() => i += 1,
-            '/' if chars.get(i + 1) == Some(&'/') => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if chars.get(i + 1) == Some(&'*') => {
-                i = (i + 2..chars.len().saturating_sub(1))
-                    .find(|&j| chars[j] == '*' && chars[j + 1] == '/')?
-                    + 2;
-            }
+            '/' if matches!(chars.get(i + 1), Some('/' | '*')) => i = comment_end(chars, i)?,
             _ => return Some(i),
         }
     }
     None
+}
+
+/// The index after the comment that starts at `start` (`//`: up to its
+/// line break, which is not part of it; `/* */`: after its `*/`); `None`
+/// for a block comment that is never closed.
+fn comment_end(chars: &[char], start: usize) -> Option<usize> {
+    if chars.get(start + 1) == Some(&'/') {
+        return Some(
+            (start..chars.len())
+                .find(|&j| chars[j] == '\n')
+                .unwrap_or(chars.len()),
+        );
+    }
+    (start + 2..chars.len().saturating_sub(1))
+        .find(|&j| chars[j] == '*' && chars[j + 1] == '/')
+        .map(|close| close + 2)
 }
 
 /// `out` without the spaces and tabs at its end.

@@ -68,5 +68,5 @@ pub use window::{Window, MAX_LINE_CHARS, MAX_WINDOW_LINES};
 
 // For the edit step, which finds a named definition in the file it edits.
 pub(crate) use definitions::{named_definitions, preorder};
-pub(crate) use find::source_files;
+pub(crate) use find::{find_definitions, source_files};
 pub(crate) use languages::{parse_source, Parsers};

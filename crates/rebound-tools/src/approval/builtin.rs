@@ -113,6 +113,14 @@ const DEFAULT_ALLOW: &[&str] = &[
     "false",
     "test",
     "[",
+    // Shell options that make a script stop on its first error; `set`
+    // runs nothing.
+    "set -e",
+    "set -u",
+    "set -eu",
+    "set -o pipefail",
+    "set -eo pipefail",
+    "set -euo pipefail",
     // Git, reading (run through `hardened_command`).
     "git status",
     "git diff",

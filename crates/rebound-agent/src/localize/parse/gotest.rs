@@ -7,6 +7,7 @@
 //! on dev: with Go's output unread, the failing test's line pointed at
 //! nothing and no edit was planned from it.
 
+use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -41,6 +42,7 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
     let (Some(fail), Some(report)) = (FAIL.as_ref(), REPORT.as_ref()) else {
         return Vec::new();
     };
+    let mut places = Places::new(context);
     let mut found = Vec::new();
     let mut test: Option<String> = None;
     let mut i = 0;
@@ -78,20 +80,20 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
                 one_line(std::iter::once(first).chain(lines[i + 1..end].iter().map(|l| l.trim())));
             let mut failure = Failure::new(FailureKind::GoTestFailure, message);
             failure.test = test.clone();
-            failure.location = Some(go_location(context, file, number, None, None));
+            failure.location = Some(places.location(file, number, None, None));
             claims.claim(i..end);
             found.push(Found::at(i, failure));
             i = end;
             continue;
         }
         if let Some(message) = line.strip_prefix("panic: ") {
-            let (failure, end) = panic(lines, i, message, test.clone(), context);
+            let (failure, end) = panic(lines, i, message, test.clone(), &mut places);
             claims.claim(i..end);
             found.push(Found::at(i, failure));
             i = end;
             continue;
         }
-        if let Some(failure) = build_error(line, context) {
+        if let Some(failure) = build_error(line, &mut places) {
             claims.claim(i..i + 1);
             found.push(Found::at(i, failure));
         }
@@ -102,7 +104,7 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
 
 /// A compiler's or vet's error line, `calc/calc.go:4:13: undefined: c`
 /// (`vet: ` in front for vet; `./main.go` for `go build`).
-fn build_error(line: &str, context: &Context) -> Option<Failure> {
+fn build_error(line: &str, places: &mut Places<'_>) -> Option<Failure> {
     if line.starts_with(char::is_whitespace) {
         return None;
     }
@@ -116,7 +118,7 @@ fn build_error(line: &str, context: &Context) -> Option<Failure> {
         return None;
     }
     let mut failure = Failure::new(FailureKind::GoCompileError, one_line([message]));
-    failure.location = Some(go_location(context, path, number, column, None));
+    failure.location = Some(places.location(path, number, column, None));
     Some(failure)
 }
 
@@ -128,7 +130,7 @@ fn panic(
     start: usize,
     message: &str,
     test: Option<String>,
-    context: &Context,
+    places: &mut Places<'_>,
 ) -> (Failure, usize) {
     let mut failure = Failure::new(
         FailureKind::GoPanic,
@@ -155,13 +157,7 @@ fn panic(
             .get(2)
             .and_then(|m| m.as_str().parse::<u32>().ok())
             .unwrap_or(1);
-        frames.push(go_location(
-            context,
-            path,
-            number,
-            None,
-            function_name(function),
-        ));
+        frames.push(places.location(path, number, None, function_name(function)));
         i += 2;
     }
     frames.reverse();
@@ -182,32 +178,58 @@ fn function_name(line: &str) -> Option<&str> {
     (!name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')).then_some(name)
 }
 
-/// The location of `printed`:`line`; a bare file name Go printed without
-/// its package directory is the workspace's one file of that name, when
-/// it is not at the root.
-fn go_location(
-    context: &Context,
-    printed: &str,
-    line: u32,
-    column: Option<u32>,
-    function: Option<&str>,
-) -> Location {
-    let location = context.location(printed, line, column, function);
-    if location.place != Place::Missing || printed.contains('/') {
-        return location;
+/// Locations in the workspace, with the files Go names bare (`size_test.go`,
+/// printed without its package directory) looked up once per parse.
+struct Places<'c> {
+    context: &'c Context,
+    /// Each bare name looked up: the workspace's one file of that name.
+    bare: HashMap<String, Option<String>>,
+}
+
+impl<'c> Places<'c> {
+    fn new(context: &'c Context) -> Self {
+        Places {
+            context,
+            bare: HashMap::new(),
+        }
     }
-    let root = context.paths.root();
-    let suffix = format!("/{printed}");
-    let mut matches = workspace_files(root)
-        .filter_map(|entry| {
-            let relative = entry.path().strip_prefix(root).ok()?;
-            let relative = relative.to_string_lossy().replace('\\', "/");
-            relative.ends_with(&suffix).then_some(relative)
-        })
-        .take(2);
-    match (matches.next(), matches.next()) {
-        (Some(only), None) => context.location(&only, line, column, function),
-        _ => location,
+
+    /// The location of `printed`:`line`; a bare file name not at the root
+    /// is the workspace's one file of that name.
+    fn location(
+        &mut self,
+        printed: &str,
+        line: u32,
+        column: Option<u32>,
+        function: Option<&str>,
+    ) -> Location {
+        let location = self.context.location(printed, line, column, function);
+        if location.place != Place::Missing || printed.contains('/') {
+            return location;
+        }
+        let root = self.context.paths.root();
+        let only = self
+            .bare
+            .entry(printed.to_string())
+            .or_insert_with(|| {
+                let suffix = format!("/{printed}");
+                let mut matches = workspace_files(root)
+                    .filter_map(|entry| {
+                        let relative = entry.path().strip_prefix(root).ok()?;
+                        let relative = relative.to_string_lossy().replace('\\', "/");
+                        relative.ends_with(&suffix).then_some(relative)
+                    })
+                    .take(2);
+                match (matches.next(), matches.next()) {
+                    (Some(only), None) => Some(only),
+                    _ => None,
+                }
+            })
+            .clone();
+        match only {
+            Some(only) => self.context.location(&only, line, column, function),
+            None => location,
+        }
     }
 }
 
