@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::{deps, plan, reflection, review, run, saver};
-use rebound_agent::checks::{Check, CheckSource};
+use rebound_agent::checks::{Check, CheckSource, CheckWhen};
 use rebound_agent::events::AgentEvent;
 use rebound_agent::pev::{self, PevState};
 use rebound_agent::reflect::{self, ReflectState};
@@ -431,4 +431,66 @@ async fn a_proposed_check_that_commits_is_refused_and_commits_nothing() {
     )));
     assert_eq!(git(&["log", "--format=%s"]).trim(), "first");
     assert!(git(&["status", "--porcelain"]).contains("test_calc.py"));
+}
+
+/// A proposal that copies a check the run has already is refused (it
+/// would test nothing new); one adopted beside the run's other checks
+/// runs with them, so the evidence keeps every check's result, not only
+/// the new one's (found on dev: an edit's baseline had lost the failing
+/// `make` and its build-file repairs were never tried).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proposal_copying_a_check_is_refused_and_an_adopted_one_keeps_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let condition = Check::new(
+        "test -s report.txt",
+        CheckSource::Clause {
+            rule: "file shape".to_string(),
+            proves: false,
+        },
+    );
+    let agent_check = "grep -qx 'total: 3' report.txt";
+    let model = Arc::new(ScriptedModel::new([
+        common::plan_with_check("test -s report.txt", &[("Look", Some("ls"))]),
+        review("replan", "nothing written yet", &[]),
+        common::plan_with_check(
+            agent_check,
+            &[("Write the report", Some("echo 'total: 3' > report.txt"))],
+        ),
+        review("finish", "the report is written", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let input = PevState::new("write report.txt", 10).with_checks(vec![condition.clone()]);
+    let (state, events) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    let proposed: Vec<(bool, String)> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::CheckProposed {
+                adopted, reason, ..
+            } => Some((*adopted, reason.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(proposed.len(), 2, "{proposed:?}");
+    assert!(!proposed[0].0 && proposed[0].1.contains("has this check already"));
+    assert!(proposed[1].0, "{proposed:?}");
+    let adoption = events
+        .iter()
+        .position(|e| matches!(e, AgentEvent::CheckProposed { adopted: true, .. }))
+        .unwrap();
+    let after_adoption = events[adoption..]
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Checks { when, results } if *when == CheckWhen::Start => Some(results),
+            _ => None,
+        })
+        .unwrap();
+    let commands: Vec<&str> = after_adoption.iter().map(|r| r.command.as_str()).collect();
+    assert_eq!(commands, vec!["test -s report.txt", agent_check]);
+    assert_eq!(
+        state.evidence.checks,
+        vec![condition, Check::new(agent_check, CheckSource::Agent)]
+    );
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
 }

@@ -603,3 +603,55 @@ async fn a_second_plan_ending_with_weak_checks_passing_finishes_unverified() {
     assert_eq!(state.evidence.passing_reviews, 1);
     assert!(dir.path().join("b.txt").exists());
 }
+
+/// A check the sandbox stops (it writes outside the workspace, like
+/// `pip install -e .` into site-packages) after the step fixed what made
+/// it fail: the other checks pass, so the run finishes, unverified and
+/// without asking the model again, instead of planning for a check that
+/// cannot pass here. Real Landlock: skipped where it is absent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_the_sandbox_stops_ends_the_run_unverified() {
+    if !rebound_tools::sandbox::landlock_supported() {
+        eprintln!("skipping: {}", rebound_tools::sandbox::sandbox_status());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let outside = tempfile::Builder::new()
+        .prefix("sandbox-outside-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    let install = format!(
+        "test -f built && touch {}/installed",
+        outside.path().display()
+    );
+    let model = Arc::new(ScriptedModel::new([plan(&[(
+        "Build it",
+        Some("touch built"),
+    )])]));
+    let deps = deps(
+        model.clone(),
+        &work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(5),
+    );
+    let graph = pev::build(deps)
+        .unwrap()
+        .with_checkpointer(saver(dir.path()));
+    let input = PevState::new("build it so that it installs", 5).with_checks(vec![
+        Check::new("test -f built", CheckSource::Flag),
+        Check::new(install, CheckSource::Flag),
+    ]);
+    let state = run_state_to_end(&graph, input, "sandboxed").await;
+    assert_eq!(model.remaining(), 0, "no review asked of the model");
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert!(!outside.path().join("installed").exists());
+    let results = &state.evidence.results;
+    assert!(results[0].passed, "{results:?}");
+    assert!(
+        rebound_agent::checks::stopped_by_sandbox(&results[1]),
+        "{results:?}"
+    );
+}

@@ -195,7 +195,7 @@ impl Evidence {
     /// they read was changed, or the goal names a program none of them
     /// runs; an error when one fails (a finish that slipped past them).
     pub fn finish_reason(&self) -> StopReason {
-        if self.checks.is_empty() {
+        if self.checks.is_empty() || super::passed_but_sandboxed(&self.results) {
             StopReason::FinishedUnverified
         } else if !all_passed(&self.results) {
             StopReason::Error {

@@ -187,6 +187,26 @@ pub fn all_passed(results: &[CheckResult]) -> bool {
     !results.is_empty() && results.iter().all(|r| r.passed)
 }
 
+/// Whether `result` failed only because the sandbox refused one of its
+/// writes outside the workspace (`pip install -e .` writing to
+/// site-packages): such a check cannot pass in this run, whatever the
+/// workspace holds, so it is no evidence either way.
+pub fn stopped_by_sandbox(result: &CheckResult) -> bool {
+    !result.passed
+        && result
+            .output
+            .contains(rebound_tools::shell::SANDBOX_WRITE_NOTE)
+}
+
+/// Whether, of `results`, every check passed but at least one the
+/// sandbox stopped ([`stopped_by_sandbox`]), and at least one passed: the
+/// run has done what its checks can show here.
+pub fn passed_but_sandboxed(results: &[CheckResult]) -> bool {
+    results.iter().any(|r| r.passed)
+        && results.iter().any(stopped_by_sandbox)
+        && results.iter().all(|r| r.passed || stopped_by_sandbox(r))
+}
+
 /// Characters of a check's output kept in its [`CheckResult`] (head and
 /// tail): enough for localization to read every failure of a long test
 /// report; prompts show less ([`SHOWN_OUTPUT_CHARS`]).

@@ -73,6 +73,16 @@ pub async fn consider(
             approved_all,
         });
     };
+    if evidence.checks.iter().any(|c| c.command.trim() == command) {
+        refused(
+            command,
+            "the run has this check already: a proposal must test something the run's checks do not".to_string(),
+        );
+        return Ok(Considered {
+            evidence: counted,
+            approved_all,
+        });
+    }
     if let Some(reason) = refusal(command, deps.workspace.workspace(), goal) {
         refused(command, reason);
         return Ok(Considered {
@@ -139,12 +149,27 @@ pub async fn consider(
         reason: format!("it fails before any change ({})", result.headline()),
     }
     .emit(ctx);
-    // Beside the goal's own conditions (weak clause checks), if any.
+    // Beside the run's other checks (the goal's conditions, detected
+    // ones), if any: they run again with it, so the evidence keeps every
+    // check's result (an edit's baseline, the files they read), not only
+    // the new one's.
     let mut checks = counted.checks.clone();
     checks.push(check);
-    let adopted = Evidence { checks, ..counted };
+    let (run, approved_all) = if checks.len() > 1 {
+        let all = run_checks(ctx, deps, &checks, CheckWhen::Start, approved_all).await?;
+        let approved_all = approved_all || all.approved_all;
+        (all, approved_all)
+    } else {
+        (run, approved_all)
+    };
+    let mut adopted = Evidence { checks, ..counted }.after(&run);
+    // The files the new check reads are guarded from now on, beside those
+    // guarded since the checks first ran.
+    for (path, hash) in &run.guarded {
+        adopted.guarded.entry(path.clone()).or_insert(*hash);
+    }
     Ok(Considered {
-        evidence: adopted.after(&run),
+        evidence: adopted,
         approved_all,
     })
 }

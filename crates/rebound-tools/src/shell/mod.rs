@@ -42,7 +42,7 @@ use serde::Deserialize;
 
 pub use config::ShellConfig;
 pub use env::{apply as scrub_env, is_secret_env};
-pub use result::{is_exit_line, untimed_exit_line, CommandResult, ECHO_PREFIX};
+pub use result::{is_exit_line, untimed_exit_line, CommandResult, ECHO_PREFIX, SANDBOX_WRITE_NOTE};
 pub use secrets::Redactor;
 
 use crate::{sandbox, ToolContext, ToolError, ToolOutput, TypedTool};

@@ -161,13 +161,17 @@ impl CommandResult {
             "Read-only file system",
         ];
         if self.sandboxed && denied.iter().any(|text| self.output.contains(text)) {
-            return Some(
-                "note: commands run in a sandbox that can write only inside the workspace and the temp dir",
-            );
+            return Some(SANDBOX_WRITE_NOTE);
         }
         None
     }
 }
+
+/// The note a failed command's output ends with when the sandbox refused
+/// one of its writes (a path outside the workspace and the temp dir): the
+/// command cannot succeed here, whatever the workspace holds.
+pub const SANDBOX_WRITE_NOTE: &str =
+    "note: commands run in a sandbox that can write only inside the workspace and the temp dir";
 
 /// `command` cut to [`ECHO_MAX`] bytes.
 fn echo(command: &str) -> String {
