@@ -20,6 +20,10 @@ const PLANNER_SYSTEM: &str = "You are the planner of a coding agent working in a
 Break the user's goal into at most 4 concrete steps; each step has a description and, when a \
 shell command does it, the command. Prefer running the tests first to see what fails.";
 
+/// The agent's own planner instructions (a real system text, for the
+/// prompt states on disk).
+const AGENT_PLANNER_SYSTEM: &str = include_str!("../../rebound-agent/prompts/planner.md");
+
 const EXECUTOR_SYSTEM: &str = "You are the executor of a coding agent. You execute one plan \
 step at a time with the shell tool, then report whether the step succeeded and what it showed.";
 
@@ -105,6 +109,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
     let model = LocalModel::open(&path)?;
     let load_seconds = started.elapsed().as_secs_f64();
+    // Cold calls are cold: no prompt states from disk until measured below.
+    model.set_prompt_state_dir(None);
 
     // The warm run: the conversation as an agent runs it.
     let mut requests = Vec::new();
@@ -160,6 +166,33 @@ async fn main() -> Result<(), Box<dyn Error>> {
         let (_, stats, seconds) = timed(&model, request).await?;
         cold.push((stats, seconds));
     }
+
+    // A new process's first planner call, on the agent's own planner
+    // text: without a stored state (it is stored), then with it.
+    let states = std::env::temp_dir().join(format!("rebound-bench-states-{}", std::process::id()));
+    model.set_prompt_state_dir(Some(states.clone()));
+    let agent_planner = ChatRequest {
+        system: Some(AGENT_PLANNER_SYSTEM.to_string()),
+        messages: requests[0].messages.clone(),
+        ..ChatRequest::new()
+    }
+    .response_schema("Plan", plan_schema())
+    .max_tokens(200);
+    model.forget_cache();
+    let (stored_text, stored, stored_wall) = timed(&model, &agent_planner).await?;
+    model.forget_cache();
+    let (disk_text, disk, disk_wall) = timed(&model, &agent_planner).await?;
+    model.set_prompt_state_dir(None);
+    let _ = std::fs::remove_dir_all(&states);
+    let disk_prefix = serde_json::json!({
+        "prompt_tokens": disk.prompt_tokens,
+        "system_tokens_from_disk": disk.disk_tokens,
+        "prompt_seconds_without": stored.prompt_seconds,
+        "prompt_seconds_with": disk.prompt_seconds,
+        "wall_seconds_without": stored_wall,
+        "wall_seconds_with": disk_wall,
+        "same_answer": stored_text == disk_text,
+    });
 
     // Drafting: the same answers with and without prompt lookup.
     let edit = ChatRequest::new()
@@ -231,6 +264,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
             "generation_seconds": s.generation_seconds, "grammar_fallbacks": s.grammar_fallbacks,
             "wall_seconds": w})).collect::<Vec<_>>(),
         "prompt_lookup": drafting,
+        "prompt_state_on_disk": disk_prefix,
         "same_answers_warm_and_cold": warm.iter().zip(&cold).all(|(w, c)| w.0.generated_tokens == c.0.generated_tokens),
     });
     println!("{line}");

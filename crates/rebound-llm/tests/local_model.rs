@@ -33,7 +33,11 @@ fn small_model(test: &str) -> Option<LocalModel> {
         );
         return None;
     }
-    Some(LocalModel::open(&path).unwrap())
+    let model = LocalModel::open(&path).unwrap();
+    // Cold calls must be cold: no prompt states from disk unless a test
+    // asks for them.
+    model.set_prompt_state_dir(None);
+    Some(model)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -418,4 +422,90 @@ fn a_missing_file_says_how_to_fetch_it() {
     let spec: rebound_llm::ModelSpec = "local:/nonexistent/dir/model.gguf".parse().unwrap();
     let error = rebound_llm::from_spec(&spec).err().unwrap().to_string();
     assert!(error.contains("scripts/fetch-model"), "{error}");
+}
+
+/// The system text's KV state is stored on disk by the first call and
+/// restored by a later process's (here: the same model with its memory
+/// forgotten): the answer is the same token for token, with or without
+/// the stored state, and a corrupt state file is refused, removed and
+/// stored again, never loaded.
+#[tokio::test(flavor = "current_thread")]
+async fn the_system_texts_state_on_disk_serves_a_new_process_with_the_same_answer() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) =
+        small_model("the_system_texts_state_on_disk_serves_a_new_process_with_the_same_answer")
+    else {
+        return;
+    };
+    let system: String = (1..=12)
+        .map(|i| {
+            format!(
+                "Rule {i}: answer in one short line and name file_{i}.py when it is asked for.\n"
+            )
+        })
+        .collect();
+    let request = ChatRequest::new()
+        .system(system)
+        .message(Message::user("Which file does rule 7 name?"))
+        .max_tokens(16);
+
+    model.forget_cache();
+    let (plain, plain_stats) = model.chat_with_stats(&request).await.unwrap();
+    assert_eq!(plain_stats.reused_tokens, 0);
+
+    let dir = tempfile::tempdir().unwrap();
+    model.set_prompt_state_dir(Some(dir.path().to_path_buf()));
+    model.forget_cache();
+    let (first, first_stats) = model.chat_with_stats(&request).await.unwrap();
+    assert_eq!(first_stats.disk_tokens, 0, "nothing stored yet");
+    let stored: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "state"))
+        .collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+
+    model.forget_cache();
+    let started = Instant::now();
+    let (again, stats) = model.chat_with_stats(&request).await.unwrap();
+    eprintln!(
+        "prompt state on disk: {} of {} prompt tokens restored in {:?} (first call: {:.2} s of prompt)",
+        stats.disk_tokens,
+        stats.prompt_tokens,
+        started.elapsed(),
+        first_stats.prompt_seconds
+    );
+    assert!(stats.disk_tokens > stats.prompt_tokens / 2, "{stats:?}");
+    assert_eq!(stats.reused_tokens, stats.disk_tokens);
+    assert_eq!(
+        again.text, first.text,
+        "the same answer with the stored state"
+    );
+    assert_eq!(
+        again.text, plain.text,
+        "the same answer as with no disk at all"
+    );
+
+    // A corrupt state: refused (its checksum), removed, stored again.
+    let mut bytes = std::fs::read(&stored[0]).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&stored[0], &bytes).unwrap();
+    model.forget_cache();
+    let (after, after_stats) = model.chat_with_stats(&request).await.unwrap();
+    assert_eq!(
+        after_stats.disk_tokens, 0,
+        "the corrupt state was not loaded"
+    );
+    assert_eq!(after.text, plain.text);
+    assert_ne!(
+        std::fs::read(&stored[0]).unwrap(),
+        bytes,
+        "a good state was stored in its place"
+    );
+    model.forget_cache();
+    let (_, restored) = model.chat_with_stats(&request).await.unwrap();
+    assert!(restored.disk_tokens > 0);
+    model.set_prompt_state_dir(None);
 }

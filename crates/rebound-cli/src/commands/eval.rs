@@ -94,11 +94,12 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
 /// A task's line as it ends: what came of it, why, and what it cost.
 fn progress_line(result: &crate::eval::TaskResult) -> String {
     format!(
-        "{:13} {}: {} ({} model calls, {})",
+        "{:13} {}: {} ({} model calls in {}, {})",
         outcome(result),
         display_name(result),
         crate::render::progress::cut(&note(result), 160),
         result.model_calls,
+        crate::render::progress::human_duration(Duration::from_millis(result.model_ms)),
         crate::render::progress::human_duration(Duration::from_millis(result.wall_ms))
     )
 }

@@ -49,6 +49,8 @@ pub struct AgentRun {
     pub checks: Vec<CheckReport>,
     /// Model calls made.
     pub model_calls: u64,
+    /// Their time, in milliseconds.
+    pub model_ms: u64,
     /// Prompt tokens.
     pub input_tokens: u64,
     /// Generated tokens.
@@ -201,6 +203,7 @@ fn read_line(line: &str, at: Duration, run: &mut AgentRun) {
     match payload {
         Payload::Model(ModelEvent::ModelCall(call)) => {
             run.model_calls += 1;
+            run.model_ms += call.duration_ms;
             run.input_tokens += call.input_tokens;
             run.output_tokens += call.output_tokens;
         }
@@ -242,6 +245,7 @@ mod tests {
             (run.model_calls, run.input_tokens, run.output_tokens),
             (2, 150, 25)
         );
+        assert_eq!(run.model_ms, 3, "the calls' durations added");
         assert_eq!(run.planner_prompt_tokens, 700, "the largest");
         assert_eq!(run.stop.as_deref(), Some("finished (unverified)"));
         assert!(!run.verified);

@@ -83,6 +83,8 @@ pub struct TaskResult {
     pub agent_checks: Vec<CheckReport>,
     /// Model calls made.
     pub model_calls: u64,
+    /// Their time, in milliseconds.
+    pub model_ms: u64,
     /// Prompt tokens.
     pub input_tokens: u64,
     /// Generated tokens.
@@ -204,6 +206,7 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
     result.verified = run.verified;
     result.agent_checks = run.checks.clone();
     result.model_calls = run.model_calls;
+    result.model_ms = run.model_ms;
     result.input_tokens = run.input_tokens;
     result.output_tokens = run.output_tokens;
     result.planner_prompt_tokens = run.planner_prompt_tokens;

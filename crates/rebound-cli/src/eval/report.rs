@@ -36,6 +36,11 @@ pub struct Totals {
     pub output_tokens: u64,
     /// The agents' time, in milliseconds.
     pub agent_ms: u64,
+    /// The model calls' time, in milliseconds.
+    pub model_ms: u64,
+    /// The median of the model time of the solved tasks, in milliseconds
+    /// (0 when none was solved).
+    pub median_model_ms_per_solved: u64,
     /// The median of the model calls of the solved tasks (0 when none
     /// was solved).
     pub median_calls_per_solved: u64,
@@ -65,6 +70,14 @@ impl Totals {
             input_tokens: results.iter().map(|r| r.input_tokens).sum(),
             output_tokens: results.iter().map(|r| r.output_tokens).sum(),
             agent_ms: results.iter().map(|r| r.agent_ms).sum(),
+            model_ms: results.iter().map(|r| r.model_ms).sum(),
+            median_model_ms_per_solved: median(
+                results
+                    .iter()
+                    .filter(|r| r.solved)
+                    .map(|r| r.model_ms)
+                    .collect(),
+            ),
             median_calls_per_solved: median(
                 results
                     .iter()
@@ -208,7 +221,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
 /// The totals in one line.
 fn totals_line(t: &Totals) -> String {
     format!(
-        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} ({} runs over half of it after their checks passed) | eval overhead {} per task",
+        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | model time {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} ({} runs over half of it after their checks passed) | eval overhead {} per task",
         t.solved,
         t.tasks,
         t.claimed,
@@ -218,6 +231,8 @@ fn totals_line(t: &Totals) -> String {
         t.errors,
         t.model_calls,
         t.median_calls_per_solved,
+        human_duration(std::time::Duration::from_millis(t.model_ms)),
+        human_duration(std::time::Duration::from_millis(t.median_model_ms_per_solved)),
         t.input_tokens,
         t.output_tokens,
         t.max_planner_prompt_tokens,
@@ -244,6 +259,7 @@ mod tests {
             }
             .to_string(),
             model_calls: 2,
+            model_ms: if solved { 4_000 } else { 9_000 },
             overhead_ms: 300,
             ..TaskResult::default()
         }
@@ -279,6 +295,8 @@ mod tests {
         assert_eq!((totals.unverified, totals.unverified_not_solved), (2, 1));
         assert_eq!(totals.model_calls, 10);
         assert_eq!(totals.median_calls_per_solved, 2);
+        assert_eq!(totals.model_ms, 2 * 4_000 + 3 * 9_000);
+        assert_eq!(totals.median_model_ms_per_solved, 4_000);
         assert_eq!(median(vec![9, 1, 5, 3]), 3);
         assert_eq!(median(vec![]), 0);
         assert_eq!(totals.overhead_ms_per_task, 300);

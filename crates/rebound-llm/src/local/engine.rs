@@ -3,7 +3,8 @@
 //! previous conversation only decodes the new suffix, and the saved states
 //! of recent prompts, so a call that begins like an earlier one (the
 //! planner after an editor call) restores that prefix instead of decoding
-//! it.
+//! it; and the states of fixed prompt prefixes (a call's system text) on
+//! disk ([`DiskPrefixes`]), so a new process restores them too.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
@@ -24,6 +25,7 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
 use super::answer::Answer;
+use super::disk_prefix::{DiskPrefixes, Unusable, MAX_DIR_BYTES};
 use super::draft;
 use super::prefix_store::{shared_prefix, PrefixStore};
 use super::prompt::TemplateMessage;
@@ -128,6 +130,10 @@ pub(crate) struct Engine {
     /// Whether greedy answers are drafted by prompt lookup ([`draft`]);
     /// on unless turned off ([`super::LocalModel::set_prompt_lookup`]).
     pub(crate) prompt_lookup: bool,
+    /// The model file, for the identity of its states on disk.
+    path: PathBuf,
+    /// The states of system-text prefixes on disk (`None`: off).
+    disk: Option<DiskPrefixes>,
 }
 
 /// The llama.cpp backend, initialised once per process.
@@ -187,14 +193,110 @@ impl Engine {
         let context = model
             .new_context(backend, params)
             .map_err(|e| format!("cannot make a llama.cpp context: {e}"))?;
-        Ok(Engine {
+        let mut engine = Engine {
             model,
             context,
             template,
             cached: Vec::new(),
             saved: PrefixStore::new(SAVED_PROMPTS_BYTES),
             prompt_lookup: true,
-        })
+            path: path.to_path_buf(),
+            disk: None,
+        };
+        engine.set_state_dir(default_state_dir(path));
+        Ok(engine)
+    }
+
+    /// Keeps the states of system-text prefixes in `dir` (`None`: not on
+    /// disk at all).
+    pub(crate) fn set_state_dir(&mut self, dir: Option<PathBuf>) {
+        self.disk = dir.and_then(|dir| {
+            let identity = DiskPrefixes::identity(&self.path, self.n_ctx(), PROMPT_BATCH);
+            DiskPrefixes::open(dir, identity, MAX_DIR_BYTES)
+        });
+    }
+
+    /// How many leading `tokens` are the system message's alone (as the
+    /// template renders it with nothing after it), when the conversation
+    /// begins with one and the whole prompt's tokens begin with its
+    /// tokens; `None` otherwise.
+    fn system_prefix(
+        &self,
+        messages: &[TemplateMessage],
+        chat: &[LlamaChatMessage],
+        tokens: &[LlamaToken],
+    ) -> Option<usize> {
+        if messages.first()?.role != "system" {
+            return None;
+        }
+        let first = chat.first()?;
+        let text = self
+            .model
+            .apply_chat_template(&self.template, std::slice::from_ref(first), false)
+            .ok()?;
+        let prefix = self.model.vocab().tokenize(text.as_bytes(), true, true);
+        (prefix.len() < tokens.len() && tokens.starts_with(&prefix)).then_some(prefix.len())
+    }
+
+    /// Restores the state of `tokens` (the system prefix) from disk into
+    /// an empty KV cache. `true` when it was restored; a stored state that
+    /// is unusable, or that llama.cpp refuses, is reported, removed and
+    /// left to be written again.
+    fn restore_from_disk(&mut self, tokens: &[LlamaToken]) -> bool {
+        let Some(disk) = self.disk.clone() else {
+            return false;
+        };
+        let ids = token_ids(tokens);
+        let path = match disk.find(&ids) {
+            Ok(Some(path)) => path,
+            Ok(None) => return false,
+            Err(Unusable(reason)) => {
+                tracing::warn!("a stored prompt state was not used and is made again: {reason}");
+                return false;
+            }
+        };
+        self.context.clear_kv_cache();
+        self.cached.clear();
+        match self.context.state_seq_load_file(&path, 0, tokens.len()) {
+            Ok((loaded, _)) if loaded == tokens => {
+                self.cached = tokens.to_vec();
+                true
+            }
+            outcome => {
+                let reason = match outcome {
+                    Ok(_) => "it holds other tokens".to_string(),
+                    Err(error) => error.to_string(),
+                };
+                tracing::warn!(
+                    "llama.cpp refused the stored prompt state {}: {reason}; it is made again",
+                    path.display()
+                );
+                self.context.clear_kv_cache();
+                disk.remove(&ids);
+                false
+            }
+        }
+    }
+
+    /// Stores the state the KV cache holds now — exactly `tokens`, the
+    /// system prefix — on disk, unless it is stored already. A failure
+    /// only costs the next process the decoding.
+    fn store_on_disk(&self, tokens: &[LlamaToken]) {
+        let Some(disk) = &self.disk else { return };
+        let ids = token_ids(tokens);
+        if matches!(disk.find(&ids), Ok(Some(_))) {
+            return;
+        }
+        let temp = disk.temp_path(&ids);
+        let stored = self
+            .context
+            .state_seq_save_file(&temp, 0, tokens)
+            .map_err(|e| e.to_string())
+            .and_then(|_| disk.commit(&temp, &ids));
+        if let Err(error) = stored {
+            let _ = std::fs::remove_file(&temp);
+            tracing::debug!("the prompt state was not stored: {error}");
+        }
     }
 
     /// The context window, in tokens.
@@ -250,6 +352,9 @@ impl Engine {
         if tokens.is_empty() {
             return Err(EngineError::BadRequest("the prompt is empty".into()));
         }
+        let fixed = self
+            .system_prefix(&input.messages, &chat, &tokens)
+            .filter(|&n| n >= MIN_SAVED_TOKENS);
 
         let n_ctx = self.n_ctx();
         let max_tokens = match input.max_tokens {
@@ -293,6 +398,20 @@ impl Engine {
                 }
             }
         }
+        // The system text, from disk, when neither the KV cache nor a
+        // saved prompt holds it.
+        let mut from_disk = 0;
+        if let Some(n) = fixed.filter(|&n| reused < n && self.disk.is_some()) {
+            if self.restore_from_disk(&tokens[..n]) {
+                reused = n;
+                restored = n;
+                from_disk = n;
+            } else {
+                // The KV cache may have been emptied for the attempt.
+                reused = shared_prefix(&self.cached, &tokens).min(reused);
+                restored = restored.min(reused);
+            }
+        }
         if reused < self.cached.len() {
             let start = u32::try_from(reused).unwrap_or(u32::MAX);
             match self.context.clear_kv_cache_seq(Some(0), Some(start), None) {
@@ -306,7 +425,15 @@ impl Engine {
 
         let prompt_started = Instant::now();
         let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
-        let logits_index = self.decode(&mut batch, &tokens[reused..])?;
+        // A system text decoded here is stored on disk as soon as the KV
+        // cache holds exactly it, for the next process.
+        let mut start = reused;
+        if let Some(n) = fixed.filter(|&n| reused < n && self.disk.is_some()) {
+            self.decode(&mut batch, &tokens[reused..n])?;
+            self.store_on_disk(&tokens[..n]);
+            start = n;
+        }
+        let logits_index = self.decode(&mut batch, &tokens[start..])?;
         let prompt_seconds = prompt_started.elapsed().as_secs_f64();
         self.save_prompt(&tokens);
 
@@ -405,6 +532,7 @@ impl Engine {
                 prompt_tokens: tokens.len(),
                 reused_tokens: reused,
                 restored_tokens: restored,
+                disk_tokens: from_disk,
                 prompt_seconds,
                 generated_tokens: generated,
                 generation_seconds,
@@ -653,4 +781,21 @@ fn argmax(values: impl Iterator<Item = (usize, f32)>) -> Option<usize> {
 /// The token with vocabulary index `index`.
 fn token_at(index: usize) -> LlamaToken {
     LlamaToken(i32::try_from(index).unwrap_or(i32::MAX))
+}
+
+/// The ids of `tokens`.
+fn token_ids(tokens: &[LlamaToken]) -> Vec<i32> {
+    tokens.iter().map(|t| t.0).collect()
+}
+
+/// Where the states of a model's system prefixes are kept unless
+/// `REBOUND_PROMPT_STATES` says otherwise: `prompt-states/` beside the
+/// model file. `REBOUND_PROMPT_STATES=off` keeps none on disk; any other
+/// value is the directory.
+fn default_state_dir(model: &Path) -> Option<PathBuf> {
+    match std::env::var_os("REBOUND_PROMPT_STATES") {
+        Some(value) if value == "off" => None,
+        Some(value) if !value.is_empty() => Some(PathBuf::from(value)),
+        _ => model.parent().map(|dir| dir.join("prompt-states")),
+    }
 }

@@ -43,6 +43,7 @@
 //! ```
 
 mod answer;
+mod disk_prefix;
 mod draft;
 mod engine;
 mod prefix_store;
@@ -78,6 +79,9 @@ pub struct LocalStats {
     /// Of `reused_tokens`, those restored from a saved prompt (0 when the
     /// live KV cache served the call).
     pub restored_tokens: usize,
+    /// Of `restored_tokens`, those read from the prompt states on disk
+    /// (the system text, stored by an earlier process).
+    pub disk_tokens: usize,
     /// Time spent decoding the prompt tokens that were not reused.
     pub prompt_seconds: f64,
     /// Tokens generated.
@@ -166,6 +170,14 @@ impl LocalModel {
     /// of the same file shares them.
     pub fn forget_cache(&self) {
         lock(&self.engine).forget();
+    }
+
+    /// Keeps the KV states of system texts in `dir` across processes
+    /// (`None`: in memory only). By default they are in `prompt-states/`
+    /// beside the model file, or where `REBOUND_PROMPT_STATES` says (`off`:
+    /// nowhere). Every [`LocalModel`] of the same file shares the setting.
+    pub fn set_prompt_state_dir(&self, dir: Option<PathBuf>) {
+        lock(&self.engine).set_state_dir(dir);
     }
 
     /// The generation input for `request`.
