@@ -46,6 +46,19 @@ fn planner_only() -> AgentConfig {
     }
 }
 
+/// Each proposed check's verdict: adopted, and why.
+fn proposals(events: &[AgentEvent]) -> Vec<(bool, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::CheckProposed {
+                adopted, reason, ..
+            } => Some((*adopted, reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The pev graph on `model` in `work` (auto approval, default budgets),
 /// its checkpoints in `dir`.
 fn pev_graph(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> CompiledGraph<PevState> {
@@ -291,15 +304,7 @@ async fn a_check_the_planner_writes_is_adopted_when_it_fails_now_and_gates_the_f
         vec![Check::new(agent_check, CheckSource::Agent)]
     );
     assert!(state.evidence.failed_at_start);
-    let proposed: Vec<(bool, String)> = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::CheckProposed {
-                adopted, reason, ..
-            } => Some((*adopted, reason.clone())),
-            _ => None,
-        })
-        .collect();
+    let proposed = proposals(&events);
     assert_eq!(proposed.len(), 1);
     assert!(proposed[0].0, "{proposed:?}");
     assert!(proposed[0].1.contains("fails before any change"));
@@ -463,15 +468,7 @@ async fn a_proposal_copying_a_check_is_refused_and_an_adopted_one_keeps_the_othe
     let input = PevState::new("write report.txt", 10).with_checks(vec![condition.clone()]);
     let (state, events) = run(&graph, input).await;
     assert_eq!(model.remaining(), 0);
-    let proposed: Vec<(bool, String)> = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::CheckProposed {
-                adopted, reason, ..
-            } => Some((*adopted, reason.clone())),
-            _ => None,
-        })
-        .collect();
+    let proposed = proposals(&events);
     assert_eq!(proposed.len(), 2, "{proposed:?}");
     assert!(!proposed[0].0 && proposed[0].1.contains("has this check already"));
     assert!(proposed[1].0, "{proposed:?}");
