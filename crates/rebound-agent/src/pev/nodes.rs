@@ -482,21 +482,21 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
             fix_suggestions: Vec::new(),
         })
     };
-    if plan_done(state, results) && crate::checks::passed_but_sandboxed(results) {
-        let stopped: Vec<String> = results
-            .iter()
-            .filter(|r| crate::checks::stopped_by_sandbox(r))
-            .map(CheckResult::headline)
-            .collect();
-        return verdict(
-            Verdict::Finish,
-            format!(
-                "the plan is done and every check passes but {}, which the sandbox stops (it writes outside the workspace): finishing unverified rather than planning for a check that cannot pass here",
-                stopped.join(", ")
-            ),
-        );
-    }
     if plan_done(state, results) {
+        if crate::checks::passed_but_sandboxed(results) {
+            let stopped: Vec<String> = results
+                .iter()
+                .filter(|r| crate::checks::stopped_by_sandbox(r))
+                .map(CheckResult::headline)
+                .collect();
+            return verdict(
+                Verdict::Finish,
+                format!(
+                    "the plan is done and every check passes but {}, which the sandbox stops (it writes outside the workspace): finishing unverified rather than planning for a check that cannot pass here",
+                    stopped.join(", ")
+                ),
+            );
+        }
         let failing: Vec<String> = results
             .iter()
             .filter(|r| !r.passed)

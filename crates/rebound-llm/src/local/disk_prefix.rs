@@ -45,7 +45,7 @@ struct Record {
 
 /// Prompt-prefix states in one directory, for one model, binary and
 /// context shape (`identity`).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct DiskPrefixes {
     dir: PathBuf,
     identity: String,

@@ -243,7 +243,7 @@ impl Engine {
     /// is unusable, or that llama.cpp refuses, is reported, removed and
     /// left to be written again.
     fn restore_from_disk(&mut self, tokens: &[LlamaToken]) -> bool {
-        let Some(disk) = self.disk.clone() else {
+        let Some(disk) = &self.disk else {
             return false;
         };
         let ids = token_ids(tokens);
@@ -279,14 +279,13 @@ impl Engine {
     }
 
     /// Stores the state the KV cache holds now — exactly `tokens`, the
-    /// system prefix — on disk, unless it is stored already. A failure
-    /// only costs the next process the decoding.
+    /// system prefix — on disk. Called only after [`Engine::restore_from_disk`]
+    /// found no usable state for it this call (a state another process
+    /// stored meanwhile is replaced whole, by a rename). A failure only
+    /// costs the next process the decoding.
     fn store_on_disk(&self, tokens: &[LlamaToken]) {
         let Some(disk) = &self.disk else { return };
         let ids = token_ids(tokens);
-        if matches!(disk.find(&ids), Ok(Some(_))) {
-            return;
-        }
         let temp = disk.temp_path(&ids);
         let stored = self
             .context
