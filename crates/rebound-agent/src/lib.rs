@@ -18,6 +18,7 @@
 //! contradicts is overruled, and with no check at all it is reported as
 //! [`StopReason::FinishedUnverified`].
 
+mod artifact_plan;
 pub mod checks;
 mod commit_plan;
 mod config;
@@ -49,6 +50,7 @@ mod stop;
 pub mod supervisor;
 mod tag_plan;
 pub mod tool_call;
+pub mod unchanged;
 pub mod workflow;
 mod workspace;
 

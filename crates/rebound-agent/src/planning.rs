@@ -423,6 +423,15 @@ pub(crate) async fn make_plan(
         // call), and the checks judge.
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
+    let first = context.failure.is_none() && context.progress.tried.is_empty();
+    if let (None, Some(steps)) = (
+        &edit,
+        crate::artifact_plan::artifact_plan(goal, workspace, first),
+    ) {
+        // The goal asks for a file computed from its data and nothing
+        // else: the plan is the one script step the planner would write.
+        return Ok(harness_plan(ctx, steps, false));
+    }
     if let (Some(edit), None, false) = (&edit, context.failure, context.write_check) {
         // Not in repair mode, a check fails, and localization found the
         // code: the harness's plan is that edit, and the checks judge it
@@ -707,7 +716,7 @@ fn scripts_as_edits(
 
 /// Whether `goal` names a file or directory of `workspace` other than
 /// `output` ([`crate::checks::clauses::path_words`]).
-fn names_workspace_data(goal: &str, workspace: &std::path::Path, output: &str) -> bool {
+pub(crate) fn names_workspace_data(goal: &str, workspace: &std::path::Path, output: &str) -> bool {
     crate::checks::clauses::path_words(goal)
         .filter(|word| *word != output && word.contains(['.', '/']))
         .any(|word| workspace.join(word.trim_end_matches('/')).exists())

@@ -35,6 +35,18 @@ pub struct Progress {
     /// Plans in a row after which the mark was the same.
     #[serde(default)]
     pub stale: u32,
+    /// The workspace's content ([`crate::unchanged::mark`]) when the
+    /// first plan was made: a finish with the workspace still at it did
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<u64>,
+    /// Finishes refused because the workspace was as the run found it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchanged_finishes: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Progress {
@@ -49,7 +61,21 @@ impl Progress {
             } else {
                 0
             },
+            start: self.start,
+            unchanged_finishes: self.unchanged_finishes,
         }
+    }
+
+    /// Whether the workspace, at `mark` now ([`crate::unchanged::mark`]),
+    /// is as it was when the first plan was made.
+    pub fn nothing_changed(&self, mark: u64) -> bool {
+        self.start == Some(mark)
+    }
+
+    /// Whether a finish with nothing changed is refused: none was yet
+    /// ([`crate::unchanged::UNCHANGED_FINISHES_REFUSED`]).
+    pub fn refuses_unchanged_finish(&self) -> bool {
+        self.unchanged_finishes < crate::unchanged::UNCHANGED_FINISHES_REFUSED
     }
 
     /// This progress with `plan` made.
@@ -99,10 +125,17 @@ mod tests {
 
     #[test]
     fn plans_that_change_nothing_are_counted_until_something_changes() {
-        let start = Progress::default().at_planning(1);
+        let start = Progress {
+            start: Some(10),
+            ..Progress::default()
+        }
+        .at_planning(1);
         assert_eq!(start.stale, 0);
+        assert_eq!(start.start, Some(10));
         let plan = vec![PlanStep::command("look", "ls")];
         let second = start.with_plan(&plan).at_planning(1);
+        assert_eq!(second.start, Some(10), "the first plan's workspace is kept");
+        assert!(second.nothing_changed(10) && !second.nothing_changed(11));
         assert_eq!(second.stale, 1);
         assert!(!second.wants_new_approach());
         let third = second.with_plan(&plan).at_planning(1);

@@ -86,7 +86,7 @@ pub async fn run_tool_call(
         match policy.assess(command) {
             Verdict::Allow => {}
             Verdict::Forbid { reason } => {
-                tracing::warn!(tool = name, command, %reason, "forbidden command refused");
+                tracing::debug!(tool = name, command, %reason, "forbidden command refused");
                 ApprovalEvent::Approval(Approval::Forbidden {
                     tool: name.to_string(),
                     command: command.clone(),

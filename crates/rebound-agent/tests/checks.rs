@@ -426,9 +426,14 @@ async fn a_proposed_check_that_commits_is_refused_and_commits_nothing() {
     let model = Arc::new(ScriptedModel::new([
         common::plan_with_check(action, &[("Look", Some("ls"))]),
         review("finish", "done", &[]),
+        // Nothing was committed: that finish is refused once
+        // (`rebound_agent::unchanged`), and the next one ends the run.
+        common::plan(&[("Look again", Some("ls -a"))]),
+        review("finish", "done", &[]),
     ]));
     let graph = pev_graph(&model, &work, dir.path());
     let (state, events) = run(&graph, PevState::new("commit the tests", 10)).await;
+    assert_eq!(state.progress.unchanged_finishes, 1);
     assert!(state.evidence.checks.is_empty(), "{:?}", state.evidence);
     assert!(events.iter().any(|e| matches!(
         e,

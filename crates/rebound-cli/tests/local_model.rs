@@ -252,6 +252,42 @@ fn a_missing_local_model_says_how_to_fetch_it() {
     assert!(stderr.contains("scripts/fetch-model"), "{text}");
 }
 
+/// `rebound model info` in a build with the embedded model: this machine
+/// built it, so its CPU has every instruction set llama.cpp was built for
+/// (AVX2 at least, on x86-64); the threads and the prompt states' place
+/// are given.
+#[test]
+fn model_info_names_the_instruction_sets_and_this_cpu_has_them() {
+    let env = TestEnv::new();
+    let states = tempfile::tempdir().unwrap();
+    let output = env
+        .rebound(None)
+        .args(["model", "info", "--json"])
+        .env("REBOUND_PROMPT_STATES", states.path())
+        .env("REBOUND_THREADS", "3")
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let info: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(info["cpu_lacks"], serde_json::json!([]), "{text}");
+    if cfg!(target_arch = "x86_64") {
+        let built = info["built_for"].as_array().unwrap();
+        assert!(built.iter().any(|s| s == "AVX2"), "{text}");
+    }
+    assert_eq!(info["threads"], 3, "REBOUND_THREADS is obeyed");
+    assert_eq!(info["prompt_states"], states.path().display().to_string());
+    let output = env
+        .rebound(None)
+        .args(["model", "info"])
+        .env("REBOUND_PROMPT_STATES", "off")
+        .output()
+        .unwrap();
+    let text = output_text(&output);
+    assert!(text.contains("  this CPU: has every one of them"), "{text}");
+    assert!(text.contains("  prompt states on disk: off"), "{text}");
+}
+
 /// `rebound eval` on two bundled tasks with the real 0.5B model: whatever
 /// it solves, the results are coherent and judged by the tasks' checks.
 #[test]

@@ -182,7 +182,8 @@ fn a_corrupt_trust_store_trusts_nothing_with_a_warning() {
 #[test]
 fn escape_sequences_never_reach_the_terminal() {
     let env = TestEnv::new();
-    let goal = "fix it\u{1b}]0;owned\u{7}";
+    // No change asked: a finish with nothing changed is not refused.
+    let goal = "look at it\u{1b}]0;owned\u{7}";
     let model = FakeModel::start(vec![
         plan(&[(
             "Clear\u{1b}[2J\u{1b}[?1049h the screen",
@@ -198,7 +199,7 @@ fn escape_sequences_never_reach_the_terminal() {
     let stdout = String::from_utf8_lossy(&output.stdout).to_string();
     assert!(!stdout.contains('\u{1b}'), "a raw ESC in: {stdout}");
     assert!(!stdout.contains('\u{7}'), "a raw BEL in: {stdout}");
-    assert!(stdout.contains("fix it\\e]0;owned\\x07"), "{stdout}");
+    assert!(stdout.contains("look at it\\e]0;owned\\x07"), "{stdout}");
     assert!(
         stdout.contains("Clear\\e[2J\\e[?1049h the screen"),
         "{stdout}"
@@ -311,7 +312,7 @@ fn mcp_servers_start_only_when_a_step_needs_their_tools() {
     ]);
     let output = env
         .rebound(Some(&model))
-        .args(TestEnv::run_args("list", &["--approval", "auto"]))
+        .args(TestEnv::run_args("show the files", &["--approval", "auto"]))
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(4), "{}", output_text(&output));

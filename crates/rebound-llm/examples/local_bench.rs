@@ -243,6 +243,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         sum(&cold, |s| s.generation_seconds) + sum(&warm, |s| s.generation_seconds);
     let line = serde_json::json!({
         "model": model.name(),
+        "threads": std::env::var("REBOUND_THREADS").unwrap_or_else(|_| "physical cores".to_string()),
         "load_seconds": load_seconds,
         "calls": requests.len(),
         "prompt_tokens": sum(&warm, |s| s.prompt_tokens as f64),

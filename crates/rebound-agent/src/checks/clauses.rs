@@ -54,6 +54,10 @@ pub const RULE_RUNNER: &str = "named runner";
 /// The rule of "a file F with lines such as `...`".
 pub const RULE_FILE_SHAPE: &str = "file shape";
 
+/// The rule of a file the goal asks for that the workspace lacks: it must
+/// be written, and not empty.
+pub const RULE_FILE_WRITTEN: &str = "file written";
+
 /// The rule of "with git revert" (the last commit is a revert).
 pub const RULE_REVERT: &str = "git revert";
 
@@ -245,6 +249,16 @@ static INTO_NEW_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// "Collect every address in tickets/ into emails.txt", "gather the
+/// totals into report.txt": a verb that gathers, then (within the
+/// sentence) "into" and the file.
+static GATHER_INTO: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:collect|collects|gather|gathers|extract|extracts|copy|copies|dump|dumps|list|lists|merge|merges|combine|combines|put|puts)\b[^.;:!?\n]{0,160}?\binto\s+`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
+    )
+    .ok()
+});
+
 /// "Convert products.csv to products.json", "turn notes.yaml into
 /// notes.json": the file converted to is the one written.
 static CONVERT_TO: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -279,7 +293,8 @@ pub(crate) fn output_file(goal: &str) -> Option<String> {
         .as_ref()?
         .captures(goal)
         .or_else(|| INTO_NEW_FILE.as_ref()?.captures(goal))
-        .or_else(|| CONVERT_TO.as_ref()?.captures(goal))?;
+        .or_else(|| CONVERT_TO.as_ref()?.captures(goal))
+        .or_else(|| GATHER_INTO.as_ref()?.captures(goal))?;
     let file = captures.get(1)?.as_str().trim_end_matches('.').to_string();
     safe_path(&file).then_some(file)
 }
@@ -311,14 +326,18 @@ pub fn file_order(goal: &str) -> Option<(String, Order)> {
 }
 
 /// The command that passes when `file` is not empty and the last number
-/// of each of its non-blank lines goes in `order`.
+/// of each of its non-blank lines goes in `order`. A failure says which
+/// line broke the order and what the order is: a program repaired from
+/// the check's output sees what to change (found on dev: three programs
+/// in a row wrote the totals unsorted, each shown only that the check
+/// failed, with no output).
 fn order_check(file: &str, order: Order) -> String {
-    let wrong = match order {
-        Order::Descending => ">",
-        Order::Ascending => "<",
+    let (wrong, rule) = match order {
+        Order::Descending => (">", "from the biggest number to the smallest"),
+        Order::Ascending => ("<", "from the smallest number to the biggest"),
     };
     format!(
-        "test -s {file} && awk '/[^[:space:]]/ {{ s = $0; gsub(/[^0-9.-]+/, \" \", s); k = split(s, a, \" \"); if (k == 0) exit 1; n = a[k] + 0; if (seen && n {wrong} prev) exit 1; prev = n; seen = 1 }}' {file}"
+        "test -s {file} && awk '/[^[:space:]]/ {{ s = $0; gsub(/[^0-9.-]+/, \" \", s); k = split(s, a, \" \"); if (k == 0) {{ printf \"%s line %d has no number: %s\\n\", FILENAME, NR, $0; exit 1 }} n = a[k] + 0; if (seen && n {wrong} prev) {{ printf \"%s is out of order at line %d: %s after %s; its lines must go {rule}\\n\", FILENAME, NR, a[k], last; exit 1 }} prev = n; last = a[k]; seen = 1 }}' {file}"
     )
 }
 
@@ -388,12 +407,34 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     if let Some((file, order)) = file_order(goal) {
         add(order_check(&file, order), RULE_FILE_ORDER, false);
     }
+    for (command, rule) in super::lines::line_checks(goal) {
+        add(command, rule, false);
+    }
     if let Some((file, example, position)) = super::json_example::json_example(goal) {
         add(
             super::json_example::json_example_check(&file, &example, position),
             super::json_example::RULE_JSON_EXAMPLE,
             false,
         );
+    }
+    if let Some(file) = output_file(goal) {
+        // A file the goal asks for and no rule above reads: that it is
+        // written at all, with something in it (found on dev: a program
+        // wrote TODO.md empty, and with no check the run finished).
+        let read = checks
+            .iter()
+            .any(|c| c.command.contains(&format!("test -s {file} ")));
+        if !read && !workspace.join(&file).exists() {
+            checks.push(Check::new(
+                format!(
+                    "test -s {file} || {{ echo '{file} is missing or empty: the goal asks for it, with content'; false; }}"
+                ),
+                CheckSource::Clause {
+                    rule: RULE_FILE_WRITTEN.to_string(),
+                    proves: false,
+                },
+            ));
+        }
     }
     checks
 }
@@ -970,6 +1011,15 @@ mod tests {
             output_file("Put the result into a file named out/list.txt."),
             Some("out/list.txt".to_string())
         );
+        assert_eq!(
+            output_file("Collect every e-mail address in the tickets in tickets/ into emails.txt: one per line."),
+            Some("emails.txt".to_string())
+        );
+        assert_eq!(
+            output_file("Look into calc.py: the sum is wrong. Fix it."),
+            None,
+            "looking into a file is not writing it"
+        );
         assert_eq!(output_file("Fix the parser in parse.py."), None);
         assert_eq!(
             output_file("Convert products.csv to products.json for the web shop."),
@@ -1023,11 +1073,60 @@ mod tests {
         );
         assert!(!run("", Order::Descending), "empty");
         assert!(!run("no numbers here\n", Order::Descending));
+        let said = |text: &str, order: Order| {
+            std::fs::write(dir.path().join("t.txt"), text).unwrap();
+            String::from_utf8(bash(dir.path(), &order_check("t.txt", order)).stdout).unwrap()
+        };
+        assert_eq!(
+            said("South: 6201.75\nNorth: 15069.98\n", Order::Descending),
+            "t.txt is out of order at line 2: 15069.98 after 6201.75; its lines must go from the biggest number to the smallest\n"
+        );
+        assert_eq!(
+            said("a 3\n\nb 1\n", Order::Ascending),
+            "t.txt is out of order at line 3: 1 after 3; its lines must go from the smallest number to the biggest\n"
+        );
+        assert_eq!(
+            said("a 3\nno number\n", Order::Ascending),
+            "t.txt line 2 has no number: no number\n"
+        );
+        assert_eq!(said(sorted, Order::Descending), "", "a pass says nothing");
         let checks = clause_checks(goal, dir.path());
         assert!(checks.iter().any(|c| matches!(
             &c.source,
             CheckSource::Clause { rule, proves: false } if rule == RULE_FILE_ORDER
         )));
+    }
+
+    #[test]
+    fn a_file_the_goal_asks_for_must_be_written_with_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let goal =
+            "List every TODO comment under src/ in a new file TODO.md, one line per comment.";
+        let checks = clause_checks(goal, dir.path());
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        assert!(matches!(
+            &checks[0].source,
+            CheckSource::Clause { rule, proves: false } if rule == RULE_FILE_WRITTEN
+        ));
+        let output = bash(dir.path(), &checks[0].command);
+        assert!(!output.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "TODO.md is missing or empty: the goal asks for it, with content\n"
+        );
+        std::fs::write(dir.path().join("TODO.md"), "").unwrap();
+        assert!(!bash(dir.path(), &checks[0].command).status.success());
+        std::fs::write(dir.path().join("TODO.md"), "src/a.py:3: x\n").unwrap();
+        assert!(bash(dir.path(), &checks[0].command).status.success());
+        // A file that exists is an edit's, and one a rule reads is that
+        // rule's.
+        assert!(clause_checks(goal, dir.path()).is_empty());
+        let other = tempfile::tempdir().unwrap();
+        let shaped = clause_checks(
+            "Write out.txt: one line per user, such as `alice: 3`.",
+            other.path(),
+        );
+        assert_eq!(shaped.len(), 1);
     }
 
     #[test]

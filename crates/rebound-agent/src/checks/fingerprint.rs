@@ -39,6 +39,16 @@ pub(crate) fn project_files(workspace: &Path) -> ignore::Walk {
 /// different build at worst sees one spurious change.
 pub fn fingerprint(workspace: &Path) -> u64 {
     let mut hasher = DefaultHasher::new();
+    files_state(workspace).hash(&mut hasher);
+    git_state(workspace).hash(&mut hasher);
+    hasher.finish()
+}
+
+/// A hash of what [`fingerprint`] reads besides git: every project file's
+/// path, size and modification time, and the project's own environments
+/// (virtualenvs, `node_modules`).
+pub fn files_state(workspace: &Path) -> u64 {
+    let mut hasher = DefaultHasher::new();
     let walker = project_files(workspace);
     let mut entries: Vec<(String, u64, u128)> = Vec::new();
     for entry in walker.flatten().take(MAX_FILES) {
@@ -60,7 +70,6 @@ pub fn fingerprint(workspace: &Path) -> u64 {
     }
     entries.sort();
     entries.hash(&mut hasher);
-    git_state(workspace).hash(&mut hasher);
     environment_state(workspace).hash(&mut hasher);
     hasher.finish()
 }
@@ -104,9 +113,13 @@ fn modified_nanos(meta: &std::fs::Metadata) -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// What a commit or a `git add` changes in a git work tree that the files
-/// themselves do not show: the commit `HEAD` names (through its ref) and
-/// the index's size and time. Empty outside a git work tree.
+/// Branch and tag refs looked at, at most.
+const MAX_REFS: usize = 500;
+
+/// What a commit, a `git add`, a new branch or a tag changes in a git
+/// work tree that the files themselves do not show: the commit `HEAD`
+/// names (through its ref), the index's size and time, and each loose
+/// branch and tag ref (name, size, time). Empty outside a git work tree.
 fn git_state(workspace: &Path) -> Vec<(String, u64, u128)> {
     let git = workspace.join(".git");
     if !git.is_dir() {
@@ -133,6 +146,29 @@ fn git_state(workspace: &Path) -> Vec<(String, u64, u128)> {
         };
         state.push((content, meta.len(), modified));
     }
+    let mut refs_state = Vec::new();
+    for kind in ["heads", "tags"] {
+        let refs = git.join("refs").join(kind);
+        let walk = ignore::WalkBuilder::new(&refs)
+            .standard_filters(false)
+            .build()
+            .flatten()
+            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+            .take(MAX_REFS);
+        for entry in walk {
+            let Ok(meta) = entry.metadata() else { continue };
+            let name = entry
+                .path()
+                .strip_prefix(&git)
+                .unwrap_or(entry.path())
+                .to_string_lossy()
+                .to_string();
+            refs_state.push((name, meta.len(), modified_nanos(&meta)));
+        }
+    }
+    // Sorted: the walk's order is the directory's, not the names'.
+    refs_state.sort();
+    state.extend(refs_state);
     state
 }
 
@@ -175,5 +211,11 @@ mod tests {
         git(&["commit", "-q", "-m", "a"]);
         assert_ne!(staged, fingerprint(dir.path()), "a commit is a change");
         assert_eq!(fingerprint(dir.path()), fingerprint(dir.path()), "stable");
+        let committed = fingerprint(dir.path());
+        git(&["tag", "v1.0"]);
+        let tagged = fingerprint(dir.path());
+        assert_ne!(committed, tagged, "a tag is a change");
+        git(&["branch", "feature"]);
+        assert_ne!(tagged, fingerprint(dir.path()), "a branch is a change");
     }
 }

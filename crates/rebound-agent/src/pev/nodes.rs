@@ -89,10 +89,13 @@ pub async fn planner(
     }
     // Whether the plans get anywhere: the workspace and the checks now,
     // against when the last plan was made.
-    let progress = state.progress.at_planning(crate::progress::mark(
+    let mut progress = state.progress.at_planning(crate::progress::mark(
         crate::checks::fingerprint(deps.workspace.workspace()),
         context.checks,
     ));
+    if progress.start.is_none() {
+        progress.start = Some(crate::unchanged::mark(deps.workspace.workspace()).await);
+    }
     if progress.exhausted() {
         let work_ms = state.work_ms + elapsed_ms(started);
         return Ok(update.work_ms(work_ms).stop(Some(StopReason::NoProgress {
@@ -347,6 +350,26 @@ pub async fn reviewer(
 ) -> Result<PevStateUpdate, NodeError> {
     let started = Instant::now();
     let mut update = PevStateUpdate::default();
+    // Whether the workspace is as the run found it, asked only where a
+    // finish could be refused for it ([`crate::unchanged`]).
+    let nothing_done = state.progress.refuses_unchanged_finish()
+        && state.progress.start.is_some()
+        && crate::unchanged::asks_for_change(&state.goal)
+        && state
+            .progress
+            .nothing_changed(crate::unchanged::mark(deps.workspace.workspace()).await);
+    let concluded = |update, review, used| {
+        conclude(
+            update,
+            state,
+            ctx,
+            deps,
+            review,
+            used,
+            started,
+            nothing_done,
+        )
+    };
     let fresh = verify::after_change(ctx, deps, &state.evidence, state.approved_all).await?;
     if let Some(run) = &fresh {
         update = record_checks(update, run, state);
@@ -364,10 +387,10 @@ pub async fn reviewer(
             ),
             fix_suggestions: Vec::new(),
         };
-        return Ok(conclude(update, state, ctx, deps, review, 0, started));
+        return Ok(concluded(update, review, 0));
     }
     if let Some(review) = judged_by_harness(state, results) {
-        return Ok(conclude(update, state, ctx, deps, review, 0, started));
+        return Ok(concluded(update, review, 0));
     }
     let passing_end = plan_done(state, results) && crate::checks::all_passed(results);
     if passing_end && state.evidence.passing_reviews > 0 {
@@ -383,7 +406,7 @@ pub async fn reviewer(
             ),
             fix_suggestions: Vec::new(),
         };
-        return Ok(conclude(update, state, ctx, deps, review, 0, started));
+        return Ok(concluded(update, review, 0));
     }
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
@@ -445,15 +468,7 @@ pub async fn reviewer(
             }
         }
     }
-    Ok(conclude(
-        update,
-        state,
-        ctx,
-        deps,
-        review,
-        answer.tokens,
-        started,
-    ))
+    Ok(concluded(update, review, answer.tokens))
 }
 
 /// Whether the plan has nothing left to do after the step that just ran:
@@ -531,6 +546,8 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
 
 /// The reviewer's update for `review`: the verdict, the feedback the
 /// planner sees, the counters.
+// One call per exit of the reviewer: the verdict with what it used.
+#[allow(clippy::too_many_arguments)]
 fn conclude(
     update: PevStateUpdate,
     state: &PevState,
@@ -539,7 +556,9 @@ fn conclude(
     review: Review,
     used: u64,
     started: Instant,
+    nothing_done: bool,
 ) -> PevStateUpdate {
+    let (update, review) = refuse_unchanged_finish(update, state, review, nothing_done);
     let review = Review {
         reason: shorten(&review.reason, MAX_REASON_CHARS),
         fix_suggestions: review
@@ -567,6 +586,37 @@ fn conclude(
         .tokens(tokens)
         .work_ms(work_ms)
         .stop(deps.config.budget.exhausted(tokens, work_ms))
+}
+
+/// `review` and `update`, unless `review` is a finish that could only be
+/// unverified and `nothing_done` (a goal that asks for a change, the
+/// workspace as the run found it, no finish refused for it yet:
+/// [`crate::unchanged`]): then a replan told that nothing has changed.
+fn refuse_unchanged_finish(
+    update: PevStateUpdate,
+    state: &PevState,
+    review: Review,
+    nothing_done: bool,
+) -> (PevStateUpdate, Review) {
+    if review.verdict != Verdict::Finish || !nothing_done {
+        return (update, review);
+    }
+    let evidence = update.evidence.as_ref().unwrap_or(&state.evidence);
+    if evidence.finish_reason() != StopReason::FinishedUnverified {
+        return (update, review);
+    }
+    let mut progress = state.progress.clone();
+    progress.unchanged_finishes += 1;
+    let failure = crate::unchanged::refusal(&review.reason);
+    let review = Review {
+        verdict: Verdict::Replan,
+        reason: format!(
+            "finish refused: nothing in the workspace has changed since the run started, and the goal asks for a change (the reviewer said: {})",
+            review.reason
+        ),
+        fix_suggestions: review.fix_suggestions,
+    };
+    (update.progress(progress).last_error(Some(failure)), review)
 }
 
 /// *advance*: `iters += 1`; `finish` keeps everything; `retry` and `replan`

@@ -1,4 +1,4 @@
-//! `rebound model fetch|list|path`: the embedded local models.
+//! `rebound model fetch|list|info|path`: the embedded local models.
 //!
 //! `fetch` runs the model fetcher (this crate's `scripts/fetch-model`, which
 //! the repository's `scripts/fetch-model` links to), built into the binary
@@ -13,7 +13,7 @@ use crate::cli::{GlobalArgs, ModelCommand};
 use crate::config::process_env;
 use crate::exit::Exit;
 use crate::models::{fetch_command, known, model_path};
-use crate::render::out;
+use crate::render::{out, out_text};
 use rebound_llm::KNOWN_MODELS;
 
 /// The model fetcher. Its canonical copy is in this crate (so that the
@@ -25,6 +25,7 @@ const FETCH_MODEL: &str = include_str!("../../scripts/fetch-model");
 pub fn model(global: &GlobalArgs, command: ModelCommand) -> anyhow::Result<Exit> {
     match command {
         ModelCommand::List => list(global),
+        ModelCommand::Info { name } => info(global, name.as_deref()),
         ModelCommand::Path { name } => {
             let model = known(name.as_deref())?;
             out(model_path(model, &process_env).display());
@@ -104,4 +105,117 @@ fn list(global: &GlobalArgs) -> anyhow::Result<Exit> {
         );
     }
     Ok(Exit::Success)
+}
+
+/// `rebound model info`: see [`ModelCommand::Info`].
+fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
+    let model = known(name)?;
+    let path = model_path(model, &process_env);
+    let installed = path.is_file();
+    let runtime = local_runtime(&path);
+    if global.json {
+        let mut value = json!({
+            "name": model.name,
+            "model": format!("local:{}", model.name),
+            "path": path,
+            "bytes": model.bytes,
+            "installed": installed,
+        });
+        if let (Some(runtime), Some(object)) = (&runtime, value.as_object_mut()) {
+            object.insert("built_for".into(), json!(runtime.built_for));
+            object.insert("cpu_lacks".into(), json!(runtime.missing));
+            object.insert("threads".into(), json!(runtime.threads));
+            object.insert("prompt_states".into(), json!(runtime.states_dir));
+            object.insert("prompt_state_bytes".into(), json!(runtime.states_bytes));
+        }
+        out(serde_json::to_string(&value)?);
+        return Ok(Exit::Success);
+    }
+    let state = if installed {
+        "installed".to_string()
+    } else {
+        format!("not installed: {}", fetch_command(model))
+    };
+    out_text(format!("local:{}", model.name));
+    out_text(format!(
+        "  file: {} ({:.2} GB, {state})",
+        path.display(),
+        model.bytes as f64 / 1e9
+    ));
+    let Some(runtime) = runtime else {
+        out_text(
+            "  this rebound was built without the embedded model (build with --features local)",
+        );
+        return Ok(Exit::Success);
+    };
+    out_text(format!(
+        "  llama.cpp built for: {}",
+        if runtime.built_for.is_empty() {
+            "this architecture's defaults".to_string()
+        } else {
+            runtime.built_for.join(" ")
+        }
+    ));
+    out_text(if runtime.missing.is_empty() {
+        "  this CPU: has every one of them".to_string()
+    } else {
+        format!(
+            "  this CPU: lacks {}: the model cannot run here (build with REBOUND_PORTABLE_BUILD=1)",
+            runtime.missing.join(" ")
+        )
+    });
+    let threads = if std::env::var_os("REBOUND_THREADS").is_some() {
+        "REBOUND_THREADS"
+    } else {
+        "the physical cores; REBOUND_THREADS to change"
+    };
+    out_text(format!("  threads: {} ({threads})", runtime.threads));
+    out_text(match &runtime.states_dir {
+        Some(dir) => format!(
+            "  prompt states on disk: {} ({:.1} MB; REBOUND_PROMPT_STATES to move, off for none)",
+            dir.display(),
+            runtime.states_bytes as f64 / 1e6
+        ),
+        None => "  prompt states on disk: off (REBOUND_PROMPT_STATES=off)".to_string(),
+    });
+    Ok(Exit::Success)
+}
+
+/// How the embedded model runs here (`None` in a build without it).
+struct LocalRuntime {
+    built_for: Vec<&'static str>,
+    missing: Vec<&'static str>,
+    threads: usize,
+    states_dir: Option<std::path::PathBuf>,
+    states_bytes: u64,
+}
+
+#[cfg(feature = "local")]
+fn local_runtime(model: &std::path::Path) -> Option<LocalRuntime> {
+    use rebound_llm::local;
+    let states_dir = local::prompt_state_dir(model);
+    let states_bytes = states_dir
+        .as_ref()
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|entry| entry.metadata().ok())
+                .filter(std::fs::Metadata::is_file)
+                .map(|meta| meta.len())
+                .sum()
+        })
+        .unwrap_or(0);
+    Some(LocalRuntime {
+        built_for: local::cpu::built_for(),
+        missing: local::cpu::missing(),
+        threads: local::compute_threads(),
+        states_dir,
+        states_bytes,
+    })
+}
+
+#[cfg(not(feature = "local"))]
+fn local_runtime(_model: &std::path::Path) -> Option<LocalRuntime> {
+    None
 }

@@ -34,6 +34,21 @@ use super::LocalStats;
 /// Tokens decoded per llama.cpp batch while reading the prompt.
 const PROMPT_BATCH: usize = 512;
 
+/// The threads llama.cpp computes with: `REBOUND_THREADS` when it is a
+/// positive number, else the physical cores this process may use. A
+/// core's second hardware thread shares its vector units, which the
+/// model's matrix products already keep busy, so counting it adds
+/// contention, not speed.
+pub(crate) fn compute_threads() -> i32 {
+    let allowed = std::thread::available_parallelism().map_or(4, std::num::NonZeroUsize::get);
+    let chosen = std::env::var("REBOUND_THREADS")
+        .ok()
+        .and_then(|value| value.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| num_cpus::get_physical().clamp(1, allowed));
+    i32::try_from(chosen).unwrap_or(4)
+}
+
 /// The most bytes of saved prompt states kept per model (a 2,000-token
 /// prompt of the 1.5B model is about 57 MB).
 const SAVED_PROMPTS_BYTES: usize = 256 << 20;
@@ -179,9 +194,7 @@ impl Engine {
             Err(_) => LlamaChatTemplate::new("chatml")
                 .map_err(|e| format!("cannot make the chatml template: {e}"))?,
         };
-        let threads = std::thread::available_parallelism()
-            .map(|n| i32::try_from(n.get()).unwrap_or(4))
-            .unwrap_or(4);
+        let threads = compute_threads();
         let n_ctx = n_ctx.min(model.n_ctx_train()).max(64);
         let batch = u32::try_from(PROMPT_BATCH).unwrap_or(512);
         let params = LlamaContextParams::default()
@@ -523,6 +536,20 @@ impl Engine {
         let generated = answer.generated;
         let text = answer.finish();
         let generation_seconds = generation_started.elapsed().as_secs_f64();
+        tracing::debug!(
+            prompt_tokens = tokens.len(),
+            reused,
+            restored,
+            from_disk,
+            prompt_seconds,
+            generated,
+            generation_seconds,
+            grammar_fallbacks,
+            drafted,
+            accepted_drafts,
+            verify_steps,
+            "local model call"
+        );
 
         Ok(Generation {
             text,
@@ -791,7 +818,7 @@ fn token_ids(tokens: &[LlamaToken]) -> Vec<i32> {
 /// `REBOUND_PROMPT_STATES` says otherwise: `prompt-states/` beside the
 /// model file. `REBOUND_PROMPT_STATES=off` keeps none on disk; any other
 /// value is the directory.
-fn default_state_dir(model: &Path) -> Option<PathBuf> {
+pub(crate) fn default_state_dir(model: &Path) -> Option<PathBuf> {
     match std::env::var_os("REBOUND_PROMPT_STATES") {
         Some(value) if value == "off" => None,
         Some(value) if !value.is_empty() => Some(PathBuf::from(value)),

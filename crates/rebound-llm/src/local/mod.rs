@@ -43,6 +43,7 @@
 //! ```
 
 mod answer;
+pub mod cpu;
 mod disk_prefix;
 mod draft;
 mod engine;
@@ -66,6 +67,18 @@ pub const DEFAULT_CONTEXT_TOKENS: u32 = 4096;
 /// The path of the known model `name` in [`crate::model_dir`].
 pub fn known_model_path(name: &str) -> Result<PathBuf, LlmError> {
     Ok(crate::model_dir().join(crate::known_model(name)?.file))
+}
+
+/// The threads a model computes with: `REBOUND_THREADS` when it is a
+/// positive number, else the physical cores this process may use.
+pub fn compute_threads() -> usize {
+    usize::try_from(engine::compute_threads()).unwrap_or(1)
+}
+
+/// Where the system texts' prompt states of the model file `model` are
+/// kept on disk (`None`: `REBOUND_PROMPT_STATES=off`).
+pub fn prompt_state_dir(model: &Path) -> Option<PathBuf> {
+    engine::default_state_dir(model)
 }
 
 /// Timings and token counts of one local generation.
@@ -144,6 +157,9 @@ impl LocalModel {
                  (Qwen2.5-Coder 1.5B) or `scripts/fetch-model --small` (0.5B) to install it",
                 path.display()
             )));
+        }
+        if let Some(message) = cpu::unusable(&cpu::missing()) {
+            return Err(LlmError::Config(format!("{name}: {message}")));
         }
         let engine = engine::shared_engine(path, n_ctx)
             .map_err(|message| LlmError::Config(format!("{name}: {message}")))?;
