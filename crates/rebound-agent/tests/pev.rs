@@ -662,10 +662,7 @@ async fn a_check_the_sandbox_stops_ends_the_run_unverified() {
 /// ends the run (unverified: no check proves it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_finish_with_nothing_changed_is_refused_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    std::fs::write(work.join("greet.py"), "print('helo')\n").unwrap();
+    let (dir, work) = greet_workspace();
     let model = Arc::new(ScriptedModel::new([
         plan(&[("Look at the program", Some("cat greet.py"))]),
         review("finish", "the program looks right", &[]),
@@ -676,16 +673,7 @@ async fn a_finish_with_nothing_changed_is_refused_once() {
         .expect_user_contains("no file in the workspace has changed"),
         review("finish", "fixed", &[]),
     ]));
-    let deps = deps(
-        model.clone(),
-        &work,
-        ApprovalMode::Auto,
-        Vec::new(),
-        config(10),
-    );
-    let graph = pev::build(deps)
-        .unwrap()
-        .with_checkpointer(saver(dir.path()));
+    let graph = graph_in(&model, &work, dir.path());
     let state = run_to_end(&graph, "Fix greet.py so it prints hello.", 10, "t").await;
     assert_eq!(model.remaining(), 0);
     assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
@@ -700,10 +688,7 @@ async fn a_finish_with_nothing_changed_is_refused_once() {
 /// the run, unverified; a goal that asks for no change is never refused.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_finish_with_nothing_changed_ends_the_run_unverified() {
-    let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    std::fs::write(work.join("greet.py"), "print('helo')\n").unwrap();
+    let (dir, work) = greet_workspace();
     let model = Arc::new(ScriptedModel::new([
         plan(&[("Look", Some("cat greet.py"))]),
         review("finish", "looks right", &[]),
@@ -713,16 +698,7 @@ async fn a_second_finish_with_nothing_changed_ends_the_run_unverified() {
         plan(&[("Look", Some("cat greet.py"))]),
         review("finish", "it prints helo", &[]),
     ]));
-    let deps = deps(
-        model.clone(),
-        &work,
-        ApprovalMode::Auto,
-        Vec::new(),
-        config(10),
-    );
-    let graph = pev::build(deps)
-        .unwrap()
-        .with_checkpointer(saver(dir.path()));
+    let graph = graph_in(&model, &work, dir.path());
     let state = run_to_end(&graph, "Fix greet.py so it prints hello.", 10, "a").await;
     assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(state.progress.unchanged_finishes, 1);
@@ -730,4 +706,30 @@ async fn a_second_finish_with_nothing_changed_ends_the_run_unverified() {
     assert_eq!(model.remaining(), 0);
     assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
     assert_eq!(state.progress.unchanged_finishes, 0);
+}
+
+/// A workspace (`work/` under the returned dir) whose greet.py prints
+/// "helo".
+fn greet_workspace() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("greet.py"), "print('helo')\n").unwrap();
+    (dir, work)
+}
+
+/// The pev graph on `model` in `work`, its checkpoints under `dir`.
+fn graph_in(
+    model: &Arc<ScriptedModel>,
+    work: &std::path::Path,
+    dir: &std::path::Path,
+) -> rebound_graph::CompiledGraph<PevState> {
+    let deps = deps(
+        model.clone(),
+        work,
+        ApprovalMode::Auto,
+        Vec::new(),
+        config(10),
+    );
+    pev::build(deps).unwrap().with_checkpointer(saver(dir))
 }

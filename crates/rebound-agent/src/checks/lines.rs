@@ -49,21 +49,34 @@ static LOWERCASE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// The rule of "no trailing period or comma", "no brackets around it".
 pub const RULE_LINE_ENDS: &str = "line ends";
 
+/// Words for the characters a line may not end with.
+const TRAILING_WORDS: &str = r"periods?|full\s+stops?|dots?|commas?|semicolons?|colons?|slash(?:es)?|spaces?|whitespace|punctuation";
+
+/// Words for what may not be around a line.
+const AROUND_WORDS: &str = r"brackets|parentheses|parens|angle\s+brackets|quotes|quotation\s+marks";
+
+/// A list of `words`: "period or comma", "brackets, parentheses".
+fn word_list(words: &str) -> String {
+    format!(r"(?:{words})(?:\s*(?:,|/|or|and|nor)\s*(?:{words}))*")
+}
+
 /// "no trailing period or comma", "without trailing whitespace": the
 /// characters named are group 1.
 static NO_TRAILING: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:no|without)\s+trailing\s+((?:periods?|full\s+stops?|dots?|commas?|semicolons?|colons?|slash(?:es)?|spaces?|whitespace|punctuation)(?:\s*(?:,|/|or|and|nor)\s*(?:periods?|full\s+stops?|dots?|commas?|semicolons?|colons?|slash(?:es)?|spaces?|whitespace|punctuation))*)",
-    )
+    Regex::new(&format!(
+        r"(?i)\b(?:no|without)\s+trailing\s+({})",
+        word_list(TRAILING_WORDS)
+    ))
     .ok()
 });
 
 /// "no markdown brackets or parentheses around it", "without quotes
 /// around the names": the kinds named are group 1.
 static NOTHING_AROUND: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:no|without)\s+(?:markdown\s+)?((?:brackets|parentheses|parens|angle\s+brackets|quotes|quotation\s+marks)(?:\s*(?:,|/|or|and|nor)\s*(?:brackets|parentheses|parens|angle\s+brackets|quotes|quotation\s+marks))*)\s+around\b",
-    )
+    Regex::new(&format!(
+        r"(?i)\b(?:no|without)\s+(?:markdown\s+)?({})\s+around\b",
+        word_list(AROUND_WORDS)
+    ))
     .ok()
 });
 

@@ -93,7 +93,10 @@ pub async fn planner(
         crate::checks::fingerprint(deps.workspace.workspace()),
         context.checks,
     ));
-    if progress.start.is_none() {
+    if progress.start.is_none() && crate::unchanged::asks_for_change(&state.goal) {
+        // The workspace as the run found it, for a finish with nothing
+        // done ([`crate::unchanged`]): read once, for goals that ask for
+        // a change.
         progress.start = Some(crate::unchanged::mark(deps.workspace.workspace()).await);
     }
     if progress.exhausted() {
@@ -350,25 +353,11 @@ pub async fn reviewer(
 ) -> Result<PevStateUpdate, NodeError> {
     let started = Instant::now();
     let mut update = PevStateUpdate::default();
-    // Whether the workspace is as the run found it, asked only where a
-    // finish could be refused for it ([`crate::unchanged`]).
-    let nothing_done = state.progress.refuses_unchanged_finish()
-        && state.progress.start.is_some()
-        && crate::unchanged::asks_for_change(&state.goal)
-        && state
-            .progress
-            .nothing_changed(crate::unchanged::mark(deps.workspace.workspace()).await);
-    let concluded = |update, review, used| {
-        conclude(
-            update,
-            state,
-            ctx,
-            deps,
-            review,
-            used,
-            started,
-            nothing_done,
-        )
+    // Every exit of the reviewer: a finish with nothing done may be
+    // refused first ([`refuse_unchanged_finish`]).
+    let concluded = async |update, review, used| {
+        let (update, review) = refuse_unchanged_finish(update, state, deps, review).await;
+        conclude(update, state, ctx, deps, review, used, started)
     };
     let fresh = verify::after_change(ctx, deps, &state.evidence, state.approved_all).await?;
     if let Some(run) = &fresh {
@@ -387,10 +376,10 @@ pub async fn reviewer(
             ),
             fix_suggestions: Vec::new(),
         };
-        return Ok(concluded(update, review, 0));
+        return Ok(concluded(update, review, 0).await);
     }
     if let Some(review) = judged_by_harness(state, results) {
-        return Ok(concluded(update, review, 0));
+        return Ok(concluded(update, review, 0).await);
     }
     let passing_end = plan_done(state, results) && crate::checks::all_passed(results);
     if passing_end && state.evidence.passing_reviews > 0 {
@@ -406,7 +395,7 @@ pub async fn reviewer(
             ),
             fix_suggestions: Vec::new(),
         };
-        return Ok(concluded(update, review, 0));
+        return Ok(concluded(update, review, 0).await);
     }
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
@@ -468,7 +457,7 @@ pub async fn reviewer(
             }
         }
     }
-    Ok(concluded(update, review, answer.tokens))
+    Ok(concluded(update, review, answer.tokens).await)
 }
 
 /// Whether the plan has nothing left to do after the step that just ran:
@@ -546,8 +535,6 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
 
 /// The reviewer's update for `review`: the verdict, the feedback the
 /// planner sees, the counters.
-// One call per exit of the reviewer: the verdict with what it used.
-#[allow(clippy::too_many_arguments)]
 fn conclude(
     update: PevStateUpdate,
     state: &PevState,
@@ -556,9 +543,7 @@ fn conclude(
     review: Review,
     used: u64,
     started: Instant,
-    nothing_done: bool,
 ) -> PevStateUpdate {
-    let (update, review) = refuse_unchanged_finish(update, state, review, nothing_done);
     let review = Review {
         reason: shorten(&review.reason, MAX_REASON_CHARS),
         fix_suggestions: review
@@ -588,21 +573,27 @@ fn conclude(
         .stop(deps.config.budget.exhausted(tokens, work_ms))
 }
 
-/// `review` and `update`, unless `review` is a finish that could only be
-/// unverified and `nothing_done` (a goal that asks for a change, the
-/// workspace as the run found it, no finish refused for it yet:
-/// [`crate::unchanged`]): then a replan told that nothing has changed.
-fn refuse_unchanged_finish(
+/// `update` and `review`, unless `review` is a finish of a goal that asks
+/// for a change ([`crate::unchanged`]), the finish could only be
+/// unverified, and the workspace is as the run found it: then, the first
+/// time, a replan told that nothing has changed yet. The workspace is
+/// read only for such a finish.
+async fn refuse_unchanged_finish(
     update: PevStateUpdate,
     state: &PevState,
+    deps: &AgentDeps,
     review: Review,
-    nothing_done: bool,
 ) -> (PevStateUpdate, Review) {
-    if review.verdict != Verdict::Finish || !nothing_done {
+    let evidence = update.evidence.as_ref().unwrap_or(&state.evidence);
+    if review.verdict != Verdict::Finish
+        || !state.progress.refuses_unchanged_finish()
+        || !crate::unchanged::asks_for_change(&state.goal)
+        || evidence.finish_reason() != StopReason::FinishedUnverified
+    {
         return (update, review);
     }
-    let evidence = update.evidence.as_ref().unwrap_or(&state.evidence);
-    if evidence.finish_reason() != StopReason::FinishedUnverified {
+    let now = crate::unchanged::mark(deps.workspace.workspace()).await;
+    if !state.progress.nothing_changed(now) {
         return (update, review);
     }
     let mut progress = state.progress.clone();
