@@ -33,9 +33,7 @@ pub(crate) fn artifact_plan(goal: &str, workspace: &Path, first: bool) -> Option
         return None;
     }
     let output = crate::checks::clauses::output_file(goal)?;
-    if workspace.join(&output).exists()
-        || !crate::planning::names_workspace_data(goal, workspace, &output)
-    {
+    if workspace.join(&output).exists() || !names_workspace_data(goal, workspace, &output) {
         return None;
     }
     Some(vec![PlanStep {
@@ -43,6 +41,14 @@ pub(crate) fn artifact_plan(goal: &str, workspace: &Path, first: bool) -> Option
         description: format!("Write {output} exactly as the goal asks (write {output})"),
         ..PlanStep::default()
     }])
+}
+
+/// Whether `goal` names a file or directory of `workspace` other than
+/// `output` ([`crate::checks::clauses::path_words`]).
+pub(crate) fn names_workspace_data(goal: &str, workspace: &std::path::Path, output: &str) -> bool {
+    crate::checks::clauses::path_words(goal)
+        .filter(|word| *word != output && word.contains(['.', '/']))
+        .any(|word| workspace.join(word.trim_end_matches('/')).exists())
 }
 
 #[cfg(test)]

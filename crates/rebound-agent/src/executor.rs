@@ -6,49 +6,18 @@
 //! model loop that ends in a structured `{success, output}`. Every tool call goes through the approval policy and the
 //! node's journal ([`crate::tool_call::run_tool_call`]).
 
-use std::sync::Arc;
-
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{ChatRequest, Message};
-use rebound_tools::approval::ApprovalAnswer;
+use rebound_tools::{ToolContext, ToolRegistry};
 
-use crate::model_call::chat_journaled;
-use crate::tool_call::{run_tool_call, ToolCallOutcome};
-use rebound_protocol::{OutputLine, Stream, ToolEvent};
-use rebound_tools::{OutputSink, ToolContext, ToolRegistry};
-use serde::{Deserialize, Serialize};
-
-use crate::checks::{CheckRun, Evidence};
+use crate::checks::Evidence;
 use crate::events::{AgentEvent, Emit, StepPhase};
 use crate::llm::{ask, shorten};
+use crate::model_call::chat_journaled;
 use crate::prompts::{self, render};
+use crate::step::{from_tool_outcome, StepOutcome};
+use crate::tool_call::{run_tool_call, tool_context, SHELL_TOOL};
 use crate::{AgentDeps, ExecReport, PlanStep, StepKind};
-
-/// The name of the tool command steps run with.
-pub const SHELL_TOOL: &str = "shell";
-
-/// What executing a step produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StepOutcome {
-    /// Whether the step succeeded: for a command, exit code 0; for a model
-    /// step, the model's claim, unless a tool call failed last or a call was
-    /// denied or forbidden (the model never overrides a failed tool).
-    pub success: bool,
-    /// What happened, for the planner and the reviewer (shortened).
-    pub output: String,
-    /// The user's message, when they denied a command of this step.
-    pub denied: Option<String>,
-    /// The rule's reason, when a command of this step is forbidden.
-    pub forbidden: Option<String>,
-    /// The user answered "approve all": no more questions this run.
-    pub approved_all: bool,
-    /// Model tokens used.
-    pub tokens: u64,
-    /// The checks' run that judged the step's change (an edit step's),
-    /// when they ran: the state's evidence is brought up to date with it.
-    #[serde(default)]
-    pub checks: Option<CheckRun>,
-}
 
 /// Executes `step` (number `index` of the plan) for `goal`; an edit step
 /// is judged by `evidence`'s checks. `approved_all` says the user already
@@ -70,7 +39,7 @@ pub async fn execute_step(
         output: None,
     }
     .emit(ctx);
-    let tools = tool_context(ctx, deps, &format!("step{}", index + 1));
+    let tools = tool_context(ctx, &deps.workspace, &format!("step{}", index + 1));
     let workspace = deps.workspace.workspace();
     let protected = crate::checks::clauses::protected_files(goal, workspace);
     let kept = crate::protect::Protected::take(workspace, &protected);
@@ -150,26 +119,6 @@ pub async fn execute_step(
     Ok(outcome)
 }
 
-/// The tool context of a node's commands: the workspace's, with a call id
-/// naming the run, the superstep and `label` (`step2`, `checks`), and
-/// output lines streamed as [`ToolEvent::ToolOutput`] events.
-pub(crate) fn tool_context(ctx: &NodeContext, deps: &AgentDeps, label: &str) -> ToolContext {
-    let events = ctx.clone();
-    let sink: OutputSink = Arc::new(move |stream: Stream, line: &str| {
-        ToolEvent::ToolOutput(OutputLine {
-            stream,
-            line: line.to_string(),
-        })
-        .emit(&events);
-    });
-    let thread = ctx.thread_id().unwrap_or("run");
-    deps.workspace
-        .clone()
-        .with_cancellation(ctx.cancellation().clone())
-        .with_call_id(format!("{thread}-s{}-{label}", ctx.step()))
-        .with_output(sink)
-}
-
 /// A command step: the shell tool, judged by the approval policy.
 async fn run_command_step(
     ctx: &NodeContext,
@@ -189,28 +138,6 @@ async fn run_command_step(
     )
     .await?;
     Ok(from_tool_outcome(&outcome, deps, 0))
-}
-
-/// Folds one tool call's outcome into a step outcome.
-pub(crate) fn from_tool_outcome(
-    outcome: &ToolCallOutcome,
-    deps: &AgentDeps,
-    tokens: u64,
-) -> StepOutcome {
-    let output = match (&outcome.denied, &outcome.forbidden) {
-        (Some(message), _) => format!("the user denied the command: {message}"),
-        (None, Some(reason)) => format!("the command is forbidden: {reason}"),
-        (None, None) => outcome.output.content.clone(),
-    };
-    StepOutcome {
-        success: outcome.output.success && outcome.denied.is_none() && outcome.forbidden.is_none(),
-        output: shorten(&output, deps.config.prompt_output_chars),
-        denied: outcome.denied.clone(),
-        forbidden: outcome.forbidden.clone(),
-        approved_all: matches!(outcome.answer, Some(ApprovalAnswer::ApproveAll)),
-        tokens,
-        checks: None,
-    }
 }
 
 /// The tools of a step without a command: the built-in ones, and the MCP
@@ -259,7 +186,7 @@ async fn run_model_step(
             ctx,
             "executor:model",
             deps.model.as_ref(),
-            &crate::llm::redacted(request.clone()),
+            &crate::model_call::redacted(request.clone()),
         )
         .await?;
         tokens += response.usage.input_tokens + response.usage.output_tokens;

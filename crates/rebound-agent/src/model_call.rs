@@ -3,7 +3,8 @@
 //! instead of calling the model again, and with a usage event.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{
@@ -11,7 +12,7 @@ use rebound_llm::{
 };
 use rebound_protocol::{ModelCall, ModelEvent};
 
-use crate::events::Emit;
+use crate::events::{AgentEvent, Emit};
 
 /// Calls `model` once per superstep of this node, durably.
 ///
@@ -79,15 +80,12 @@ pub(crate) async fn sample_candidate(
             number,
         ));
     }
-    let thinking = crate::llm::Thinking::new(ctx, key);
-    let response = chat_journaled_observed(
-        ctx,
-        key,
-        deps.model.as_ref(),
-        &crate::llm::redacted(request),
-        &|text| thinking.push(text),
-    )
-    .await?;
+    let thinking = Thinking::new(ctx, key);
+    let response =
+        chat_journaled_observed(ctx, key, deps.model.as_ref(), &redacted(request), &|text| {
+            thinking.push(text)
+        })
+        .await?;
     thinking.flush();
     Ok(response)
 }
@@ -133,5 +131,97 @@ pub fn node_error(error: LlmError) -> NodeError {
         node_error
     } else {
         node_error.permanent()
+    }
+}
+
+/// Characters of a model's text gathered before a [`AgentEvent::Thinking`]
+/// event is emitted (a line end or [`THINKING_INTERVAL`] emits sooner).
+const THINKING_CHARS: usize = 48;
+
+/// The longest wait between two [`AgentEvent::Thinking`] events while text
+/// arrives.
+const THINKING_INTERVAL: Duration = Duration::from_millis(150);
+
+/// Emits the text of a model call as it arrives, in batches, as
+/// [`AgentEvent::Thinking`] events.
+pub(crate) struct Thinking {
+    ctx: NodeContext,
+    call: String,
+    pending: Mutex<(String, Instant)>,
+}
+
+impl Thinking {
+    /// For the call `call` of the node `ctx`.
+    pub(crate) fn new(ctx: &NodeContext, call: &str) -> Self {
+        Thinking {
+            ctx: ctx.clone(),
+            call: call.to_string(),
+            pending: Mutex::new((String::new(), Instant::now())),
+        }
+    }
+
+    /// Takes a piece of text; emits what gathered when it is a line, long
+    /// enough, or old enough.
+    pub(crate) fn push(&self, text: &str) {
+        let mut pending = self.pending.lock().unwrap_or_else(|p| p.into_inner());
+        pending.0.push_str(text);
+        if pending.0.contains('\n')
+            || pending.0.len() >= THINKING_CHARS
+            || pending.1.elapsed() >= THINKING_INTERVAL
+        {
+            let text = std::mem::take(&mut pending.0);
+            pending.1 = Instant::now();
+            drop(pending);
+            self.emit(text);
+        }
+    }
+
+    /// Emits what is left.
+    pub(crate) fn flush(&self) {
+        let text = std::mem::take(&mut self.pending.lock().unwrap_or_else(|p| p.into_inner()).0);
+        if !text.is_empty() {
+            self.emit(text);
+        }
+    }
+
+    fn emit(&self, text: String) {
+        AgentEvent::Thinking {
+            call: self.call.clone(),
+            text,
+        }
+        .emit(&self.ctx);
+    }
+}
+
+/// `request` with the secrets of rebound's own environment masked in every
+/// text it carries (system text, messages, tool results): whatever path a
+/// secret took into a prompt (a file listing, a command's output), it does
+/// not reach the model.
+pub(crate) fn redacted(mut request: ChatRequest) -> ChatRequest {
+    let redactor = rebound_tools::shell::Redactor::from_process();
+    if redactor.is_empty() {
+        return request;
+    }
+    if let Some(system) = &request.system {
+        request.system = Some(redactor.redact(system).into_owned());
+    }
+    for message in &mut request.messages {
+        if let std::borrow::Cow::Owned(masked) = redactor.redact(&message.content) {
+            message.content = masked;
+        }
+    }
+    request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_differ_by_attempt_and_candidate() {
+        assert_eq!(candidate_seed(7, 3, 1), candidate_seed(7, 3, 1));
+        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(7, 5, 1));
+        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(7, 3, 2));
+        assert_ne!(candidate_seed(7, 3, 1), candidate_seed(8, 3, 1));
     }
 }

@@ -611,7 +611,7 @@ fn computed_files_as_scripts(
     let Some(output) = crate::checks::clauses::output_file(goal) else {
         return steps;
     };
-    if !names_workspace_data(goal, workspace, &output) {
+    if !crate::artifact_plan::names_workspace_data(goal, workspace, &output) {
         return steps;
     }
     steps
@@ -712,14 +712,6 @@ fn scripts_as_edits(
         .collect();
     edits.dedup();
     edits
-}
-
-/// Whether `goal` names a file or directory of `workspace` other than
-/// `output` ([`crate::checks::clauses::path_words`]).
-pub(crate) fn names_workspace_data(goal: &str, workspace: &std::path::Path, output: &str) -> bool {
-    crate::checks::clauses::path_words(goal)
-        .filter(|word| *word != output && word.contains(['.', '/']))
-        .any(|word| workspace.join(word.trim_end_matches('/')).exists())
 }
 
 /// A plan the harness made without the model: emitted like the

@@ -33,12 +33,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::checks::{run_checks, CheckResult, CheckWhen, Evidence};
 use crate::edit::{extract_code, FENCE_GRAMMAR};
-use crate::executor::{from_tool_outcome, tool_context, StepOutcome, SHELL_TOOL};
 use crate::llm::shorten;
 use crate::model_call::sample_candidate;
 use crate::prompts::{self, render};
 use crate::scratch::{file_states, Scratch, DIRECTORY};
+use crate::step::{from_tool_outcome, StepOutcome};
 use crate::tool_call::run_tool_call;
+use crate::tool_call::{tool_context, SHELL_TOOL};
 use crate::{AgentDeps, PlanStep};
 
 /// Tokens of room for a program.
@@ -241,7 +242,7 @@ pub(crate) async fn run_script_step(
             checks: None,
         });
     };
-    let tools = tool_context(ctx, deps, &label);
+    let tools = tool_context(ctx, &deps.workspace, &label);
     for (file, content) in &ran.written {
         crate::edit::write_file(ctx, deps, &tools, file, content).await?;
     }
@@ -349,7 +350,7 @@ async fn run_candidate(
         return Ok((refused(format!("cannot write the program: {error}")), false));
     }
     let before = before.unwrap_or_else(|| file_states(scratch.path()));
-    let tools = tool_context(ctx, &scratch_deps, name);
+    let tools = tool_context(ctx, &scratch_deps.workspace, name);
     // A saved program is run as the checks run it; with no check, once,
     // to see that it runs.
     let judged_by_checks = matches!(action, Action::Save(_)) && !evidence.checks.is_empty();

@@ -71,7 +71,8 @@ pub enum StopReason {
 }
 
 impl StopReason {
-    /// Whether the run ended by finishing, verified or not (exit code 0).
+    /// Whether the run ended by finishing, verified or not (`rebound run`
+    /// exits 0 for a verified finish, 4 for an unverified one).
     pub fn is_finished(&self) -> bool {
         matches!(self, StopReason::Finished | StopReason::FinishedUnverified)
     }

@@ -6,13 +6,38 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rebound_graph::{NodeContext, NodeError, NodeErrorKind};
-use rebound_protocol::{Approval, ApprovalEvent, CommandOutcome, Decision, ToolCall, ToolEvent};
+use rebound_protocol::{
+    Approval, ApprovalEvent, CommandOutcome, Decision, OutputLine, Stream, ToolCall, ToolEvent,
+};
 use rebound_tools::approval::{ApprovalAnswer, ApprovalPolicy, ApprovalRequest, Verdict};
-use rebound_tools::{ToolContext, ToolError, ToolOutput, ToolRegistry};
+use rebound_tools::{OutputSink, ToolContext, ToolError, ToolOutput, ToolRegistry};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::events::Emit;
+
+/// The name of the tool command steps run with.
+pub const SHELL_TOOL: &str = "shell";
+
+/// The tool context of a node's commands: the workspace's, with a call id
+/// naming the run, the superstep and `label` (`step2`, `checks`), and
+/// output lines streamed as [`ToolEvent::ToolOutput`] events.
+pub(crate) fn tool_context(ctx: &NodeContext, workspace: &ToolContext, label: &str) -> ToolContext {
+    let events = ctx.clone();
+    let sink: OutputSink = Arc::new(move |stream: Stream, line: &str| {
+        ToolEvent::ToolOutput(OutputLine {
+            stream,
+            line: line.to_string(),
+        })
+        .emit(&events);
+    });
+    let thread = ctx.thread_id().unwrap_or("run");
+    workspace
+        .clone()
+        .with_cancellation(ctx.cancellation().clone())
+        .with_call_id(format!("{thread}-s{}-{label}", ctx.step()))
+        .with_output(sink)
+}
 
 /// What came of a tool call made through [`run_tool_call`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

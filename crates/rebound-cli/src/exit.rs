@@ -66,9 +66,13 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
 /// The exit code of a command that failed with `error`: 2 for usage and
 /// configuration errors anywhere in its chain, else 1.
 pub fn code_of(error: &anyhow::Error) -> Exit {
-    let is_usage = error
-        .chain()
-        .any(|cause| cause.is::<UsageError>() || cause.is::<crate::config::ConfigError>());
+    let is_usage = error.chain().any(|cause| {
+        cause.is::<UsageError>()
+            || cause.is::<rebound_workspace::config::ConfigError>()
+            || cause
+                .downcast_ref::<rebound_workspace::WorkspaceError>()
+                .is_some_and(rebound_workspace::WorkspaceError::is_usage)
+    });
     if is_usage {
         Exit::Usage
     } else {

@@ -1,24 +1,22 @@
 //! `rebound`: run the agent on a goal, watch it work, answer its approval
 //! questions, and inspect, resume or fork its durable threads.
 //!
-//! A thin binary over the libraries: `rebound-agent` (the workflows),
-//! `rebound-graph` (the engine), `rebound-sqlite` (the checkpoints),
-//! `rebound-llm` (the models) and `rebound-tools` (the tools). See `cli` for
-//! the commands, `config` for the configuration and `exit` for the exit
-//! codes.
+//! A thin binary over the libraries: `rebound-workspace` (the settings,
+//! trust, the state directory and thread records, the model and tools of a
+//! run), `rebound-agent` (the workflows), `rebound-graph` (the engine),
+//! `rebound-eval` (`rebound eval`'s harness) and `rebound-server` (`serve`,
+//! `worker`). Here: the arguments (`cli`), one file per command
+//! (`commands`), the trust prompt (`gate`), approvals on the terminal
+//! (`approve`), driving a run (`run`), rendering (`render`) and the exit
+//! codes (`exit`).
 
 mod approve;
 mod cli;
 mod commands;
-mod config;
-mod deps;
-mod eval;
 mod exit;
-mod models;
+mod gate;
 mod render;
 mod run;
-mod store;
-mod threads;
 mod timefmt;
 mod workflow;
 

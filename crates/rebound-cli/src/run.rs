@@ -11,10 +11,10 @@ use rebound_graph::{
     CancellationToken, CompiledGraph, GraphError, Input, Interrupt, RunConfig, RunOutcome,
 };
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
+use rebound_workspace::{RunState, ThreadMeta, ThreadStore};
 
 use crate::exit::Exit;
 use crate::render::{Ending, Renderer, RunEnd, RunInfo};
-use crate::threads::{RunState, ThreadMeta, ThreadStore};
 use crate::workflow::Workflow;
 
 /// Everything a run of a thread needs besides its input.

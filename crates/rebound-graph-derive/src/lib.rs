@@ -1,9 +1,4 @@
-//! `#[derive(State)]` for rebound-graph: implements `rebound_graph::State` for a
-//! struct with named fields and generates its partial update type.
-//!
-//! Field attributes: `#[state(append)]` (writes extend the collection),
-//! `#[state(merge = path::to::function)]` (a `fn(&mut T, T)` merges the write);
-//! no attribute means replace. Use it through `rebound_graph::State`.
+#![doc = include_str!("../README.md")]
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;

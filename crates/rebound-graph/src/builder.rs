@@ -5,19 +5,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use crate::node::NodeFn;
-use crate::{
-    Command, CompileError, CompiledGraph, NodeContext, NodeError, NodeOptions, PathMap, Route,
-    State,
-};
-
-/// The name of the virtual entry node: edges from it choose the first node(s).
-pub const START: &str = "__start__";
-
-/// The name of the virtual exit node: a branch routed here stops.
-pub const END: &str = "__end__";
-
-/// In `interrupt_before`/`interrupt_after` (of a graph or a run): every node.
-pub const ALL_NODES: &str = "*";
+use crate::{Command, NodeContext, NodeError, NodeOptions, PathMap, Route, State};
 
 /// A router: reads the state after the source node's superstep and answers
 /// the next target(s).
@@ -138,8 +126,8 @@ impl<S: State> StateGraph<S> {
         self
     }
 
-    /// An edge: after `from` runs, `to` runs. `from` may be [`START`], `to` may be
-    /// [`END`]. Several edges out of one node fan out in parallel.
+    /// An edge: after `from` runs, `to` runs. `from` may be [`crate::START`], `to` may be
+    /// [`crate::END`]. Several edges out of one node fan out in parallel.
     pub fn add_edge(&mut self, from: impl Into<String>, to: impl Into<String>) -> &mut Self {
         self.edges.push((from.into(), to.into()));
         self
@@ -199,10 +187,5 @@ impl<S: State> StateGraph<S> {
         self.interrupt_after
             .extend(nodes.into_iter().map(Into::into));
         self
-    }
-
-    /// Validates the graph and returns it ready to run.
-    pub fn compile(self) -> Result<CompiledGraph<S>, CompileError> {
-        crate::compile::compile(self)
     }
 }

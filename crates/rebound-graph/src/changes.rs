@@ -1,5 +1,9 @@
 //! The update between two values of one state ([`crate::State::changes`]):
 //! what a subgraph sharing its parent's state hands back to the parent.
+//!
+//! This file and `state.rs` use each other on purpose: it is the body of
+//! the `State` trait's default `changes`, and it reads the trait's fields
+//! and merge rules; one concern, kept apart from the trait for length.
 
 use serde_json::{Map, Value};
 

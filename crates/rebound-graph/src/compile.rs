@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::builder::{Router, END, START};
+use crate::builder::Router;
+use crate::names::{END, START};
 use crate::node::NodeFn;
-use crate::{CompileError, CompiledGraph, RetryPolicy, State, StateGraph};
+use crate::{CompileError, RetryPolicy, State, StateGraph};
 
 /// A resolved edge target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +87,12 @@ pub(crate) struct Graph<S: State> {
     pub(crate) interrupt_after: Vec<bool>,
 }
 
+impl<S: State> crate::checkpoint::codec::NodeNames for Graph<S> {
+    fn node_name(&self, index: usize) -> &str {
+        &self.nodes[index].name
+    }
+}
+
 impl<S: State> Graph<S> {
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| &*n.name == name)
@@ -140,7 +147,8 @@ impl Resolver<'_> {
     }
 }
 
-pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>, CompileError> {
+/// Validates `graph` into the index-based graph a run executes.
+pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<Graph<S>, CompileError> {
     let StateGraph {
         nodes,
         edges,
@@ -354,7 +362,7 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
         })
         .collect();
 
-    Ok(CompiledGraph::from_graph(Graph {
+    Ok(Graph {
         nodes: compiled_nodes,
         entry,
         joins: compiled_joins,
@@ -363,5 +371,5 @@ pub(crate) fn compile<S: State>(graph: StateGraph<S>) -> Result<CompiledGraph<S>
         replace_fields: S::replace_fields(),
         interrupt_before: before,
         interrupt_after: after,
-    }))
+    })
 }

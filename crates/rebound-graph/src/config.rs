@@ -1,13 +1,12 @@
-//! Per-run settings: [`RunConfig`] and the [`RunId`].
+//! Per-run settings: [`RunConfig`].
 
-use std::fmt;
 use std::sync::Arc;
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use crate::checkpoint::CheckpointId;
-use crate::{Durability, Event, SubgraphTask};
+use crate::{Durability, Event, RunId, SubgraphTask};
 
 /// The default recursion limit: node supersteps per run.
 ///
@@ -15,40 +14,6 @@ use crate::{Durability, Event, SubgraphTask};
 /// finish while an accidental infinite loop of fast nodes still stops within
 /// milliseconds. A run of `S` supersteps needs a limit of at least `S`.
 pub const DEFAULT_RECURSION_LIMIT: u64 = 10_000;
-
-/// A run's unique, time-sortable id (UUID v7).
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(transparent)]
-pub struct RunId(uuid::Uuid);
-
-impl RunId {
-    /// A new id for the current time.
-    pub fn new() -> Self {
-        RunId(uuid::Uuid::now_v7())
-    }
-}
-
-impl From<uuid::Uuid> for RunId {
-    /// The run id an application chose (e.g. the id its API gave the run),
-    /// for [`RunConfig::with_run_id`].
-    fn from(id: uuid::Uuid) -> Self {
-        RunId(id)
-    }
-}
-
-impl Default for RunId {
-    fn default() -> Self {
-        RunId::new()
-    }
-}
-
-impl fmt::Display for RunId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
-    }
-}
 
 /// Settings of one run.
 ///

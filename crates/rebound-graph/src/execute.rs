@@ -10,8 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::compile::{CompiledNode, Graph};
 use crate::interrupt::Waiting;
-use crate::journal::NodeScratch;
 use crate::node::{NodeFn, RunShared};
+use crate::scratch::NodeScratch;
 use crate::send::Task;
 use crate::{
     ChangedFields, Command, Event, GraphError, NodeContext, NodeError, NodeErrorKind, State,
@@ -75,7 +75,7 @@ pub(crate) async fn run_node<S: State>(
     loop {
         let scratch = seed.map(|seed| {
             Arc::new(NodeScratch::new(
-                Arc::clone(&seed.persist),
+                seed.persist.clone(),
                 seed.checkpoint,
                 seed.recorded.clone(),
                 seed.resume.clone(),

@@ -2,66 +2,15 @@
 //! context so that a re-run (after an interrupt or a crash) does not repeat
 //! its side effects.
 
-use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::checkpoint::{CheckpointId, PendingWrite, WriteKind};
-use crate::persist::PersistShared;
+use crate::checkpoint::{PendingWrite, WriteKind};
+use crate::scratch::NodeScratch;
 use crate::{NodeContext, NodeError};
-
-/// What one node attempt needs to journal and interrupt.
-pub(crate) struct NodeScratch {
-    pub(crate) persist: Arc<PersistShared>,
-    /// The checkpoint the superstep started from.
-    pub(crate) checkpoint: CheckpointId,
-    /// Results recorded by an earlier run of this node in this superstep.
-    pub(crate) recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
-    /// Values given to resume this node's interrupts, by index.
-    pub(crate) resume: Option<Arc<Vec<serde_json::Value>>>,
-    /// Answers to the interrupts of a subgraph this node runs, by their ids
-    /// in this graph.
-    pub(crate) answers: Option<Arc<BTreeMap<String, serde_json::Value>>>,
-    occurrences: Mutex<HashMap<String, u32>>,
-    interrupts_seen: AtomicUsize,
-}
-
-impl NodeScratch {
-    pub(crate) fn new(
-        persist: Arc<PersistShared>,
-        checkpoint: CheckpointId,
-        recorded: Option<Arc<HashMap<String, Vec<u8>>>>,
-        resume: Option<Arc<Vec<serde_json::Value>>>,
-        answers: Option<Arc<BTreeMap<String, serde_json::Value>>>,
-    ) -> Self {
-        NodeScratch {
-            persist,
-            checkpoint,
-            recorded,
-            resume,
-            answers,
-            occurrences: Mutex::new(HashMap::new()),
-            interrupts_seen: AtomicUsize::new(0),
-        }
-    }
-
-    /// The storage key of the n-th use of `key` in this attempt.
-    fn key_for(&self, key: &str) -> String {
-        let mut occurrences = self.occurrences.lock().unwrap_or_else(|p| p.into_inner());
-        let count = occurrences.entry(key.to_string()).or_insert(0);
-        let full = if *count == 0 {
-            key.to_string()
-        } else {
-            format!("{key}#{count}")
-        };
-        *count += 1;
-        full
-    }
-}
 
 impl NodeContext {
     /// Runs a side effect once per superstep, durably.
@@ -125,7 +74,7 @@ impl NodeContext {
         self.pass_gate(&full_key).await?;
         let effect = format!(
             "{}/{}/{}/{full_key}",
-            scratch.persist.thread_id,
+            scratch.sink.thread_id(),
             scratch.checkpoint,
             self.task_key()
         );
@@ -204,9 +153,9 @@ impl NodeContext {
         let bytes = serde_json::to_vec(value)
             .map_err(|e| NodeError::msg(format!("cannot journal {key:?}: {e}")).permanent())?;
         scratch
-            .persist
+            .sink
             .commit(vec![PendingWrite {
-                thread_id: scratch.persist.thread_id.to_string(),
+                thread_id: scratch.sink.thread_id().to_string(),
                 checkpoint: scratch.checkpoint,
                 node: self.task_key().into_owned(),
                 kind: WriteKind::Journal,

@@ -224,7 +224,7 @@ pub struct NodeContext {
     pub(crate) node: usize,
     pub(crate) step: u64,
     pub(crate) attempt: u32,
-    pub(crate) scratch: Option<Arc<crate::journal::NodeScratch>>,
+    pub(crate) scratch: Option<Arc<crate::scratch::NodeScratch>>,
     /// The send this task runs, if a [`crate::Send`] scheduled it.
     pub(crate) send: Option<crate::send::TaskSend>,
 }
@@ -298,5 +298,35 @@ impl NodeContext {
     /// Whether the run has been cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.shared.cancellation.is_cancelled()
+    }
+}
+
+impl NodeContext {
+    /// The payload of the [`crate::Send`] this task runs, decoded as `T`; `None`
+    /// for a task the edges scheduled. A payload that does not fit `T` is
+    /// a permanent node error.
+    pub fn send_arg<T: serde::de::DeserializeOwned>(&self) -> Result<Option<T>, NodeError> {
+        let Some(send) = &self.send else {
+            return Ok(None);
+        };
+        T::deserialize(&*send.arg).map(Some).map_err(|e| {
+            NodeError::msg(format!(
+                "the payload sent to node {:?} (send {}) does not fit: {e}",
+                self.node(),
+                send.index
+            ))
+            .permanent()
+        })
+    }
+
+    /// The payload of the [`crate::Send`] this task runs, as JSON; `None` for a
+    /// task the edges scheduled.
+    pub fn send_arg_value(&self) -> Option<&serde_json::Value> {
+        self.send.as_ref().map(|send| &*send.arg)
+    }
+
+    /// The key of this task's pending writes: see `crate::send::task_key`.
+    pub(crate) fn task_key(&self) -> std::borrow::Cow<'_, str> {
+        crate::send::task_key(self.node(), self.send.as_ref().map(|s| s.index))
     }
 }

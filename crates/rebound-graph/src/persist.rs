@@ -2,51 +2,14 @@
 //! the durability modes, and the buffer of checkpoints not yet committed.
 
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::checkpoint::codec::finish_delta;
 use crate::checkpoint::{
     CheckpointError, CheckpointId, Checkpointer, PendingWrite, StateBlob, StoredCheckpoint,
 };
+use crate::durability::Durability;
 use crate::GraphError;
-
-/// When checkpoints are committed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Durability {
-    /// Each superstep's checkpoint is committed before the next superstep
-    /// starts (the default): a crash loses nothing that finished.
-    #[default]
-    Sync,
-    /// Checkpoints are committed in batches of up to `max_steps`, or once the
-    /// oldest uncommitted one is `max_delay` old; always at an interrupt, an
-    /// error, the end of the run, and before a journaled call. A crash loses
-    /// at most the uncommitted batch, which the run then repeats.
-    Batched {
-        /// Most checkpoints per transaction.
-        max_steps: usize,
-        /// Longest time a checkpoint stays uncommitted.
-        max_delay: Duration,
-    },
-}
-
-impl Durability {
-    /// The mode's name, as reported: `sync` or `batched`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Durability::Sync => "sync",
-            Durability::Batched { .. } => "batched",
-        }
-    }
-
-    /// Batched with 64 steps and 100 ms.
-    pub fn batched() -> Self {
-        Durability::Batched {
-            max_steps: 64,
-            max_delay: Duration::from_millis(100),
-        }
-    }
-}
 
 /// Snapshot a whole state when the deltas since the last snapshot reach this
 /// many bytes, or four times the last snapshot, whichever is more: the
@@ -203,4 +166,22 @@ impl Persister {
 /// A delta blob from the `[node, update]` pairs built with `push_delta`.
 pub(crate) fn delta_blob(delta: Vec<u8>) -> StateBlob {
     StateBlob::Delta(finish_delta(delta))
+}
+
+impl crate::scratch::JournalSink for PersistShared {
+    fn thread_id(&self) -> &str {
+        &self.thread_id
+    }
+
+    fn saver(&self) -> &Arc<dyn Checkpointer> {
+        &self.saver
+    }
+
+    fn commit<'a>(
+        &'a self,
+        writes: Vec<PendingWrite>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), CheckpointError>> + Send + 'a>>
+    {
+        Box::pin(PersistShared::commit(self, writes))
+    }
 }

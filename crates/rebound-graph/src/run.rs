@@ -19,6 +19,13 @@ pub struct CompiledGraph<S: State> {
     pub(crate) checkpointer: Option<Arc<dyn Checkpointer>>,
 }
 
+impl<S: State> crate::StateGraph<S> {
+    /// Validates the graph and returns it ready to run.
+    pub fn compile(self) -> Result<CompiledGraph<S>, crate::CompileError> {
+        crate::compile::compile(self).map(CompiledGraph::from_graph)
+    }
+}
+
 impl<S: State> Clone for CompiledGraph<S> {
     fn clone(&self) -> Self {
         CompiledGraph {

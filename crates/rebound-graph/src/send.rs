@@ -5,10 +5,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-use crate::NodeError;
 
 /// A task for the next superstep: node `node` runs once more, with `arg` as
 /// its payload (read it with [`crate::NodeContext::send_arg`]). A router or
@@ -85,36 +82,6 @@ impl<'de> Deserialize<'de> for Send {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let (node, arg) = <(String, serde_json::Value)>::deserialize(deserializer)?;
         Ok(Send::from_shared(node, Arc::new(arg)))
-    }
-}
-
-impl crate::NodeContext {
-    /// The payload of the [`Send`] this task runs, decoded as `T`; `None`
-    /// for a task the edges scheduled. A payload that does not fit `T` is
-    /// a permanent node error.
-    pub fn send_arg<T: DeserializeOwned>(&self) -> Result<Option<T>, NodeError> {
-        let Some(send) = &self.send else {
-            return Ok(None);
-        };
-        T::deserialize(&*send.arg).map(Some).map_err(|e| {
-            NodeError::msg(format!(
-                "the payload sent to node {:?} (send {}) does not fit: {e}",
-                self.node(),
-                send.index
-            ))
-            .permanent()
-        })
-    }
-
-    /// The payload of the [`Send`] this task runs, as JSON; `None` for a
-    /// task the edges scheduled.
-    pub fn send_arg_value(&self) -> Option<&serde_json::Value> {
-        self.send.as_ref().map(|send| &*send.arg)
-    }
-
-    /// The key of this task's pending writes: see [`task_key`].
-    pub(crate) fn task_key(&self) -> Cow<'_, str> {
-        task_key(self.node(), self.send.as_ref().map(|s| s.index))
     }
 }
 

@@ -6,6 +6,20 @@ use std::time::Duration;
 
 use crate::Event;
 
+/// A duration for people, as every display of rebound writes it: `850ms`,
+/// `12.3s`, `4m05s`.
+pub fn human_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1000 {
+        format!("{millis}ms")
+    } else if millis < 60_000 {
+        format!("{:.1}s", duration.as_secs_f64())
+    } else {
+        let secs = duration.as_secs();
+        format!("{}m{:02}s", secs / 60, secs % 60)
+    }
+}
+
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -109,5 +123,17 @@ impl fmt::Display for Event {
                 None => f.write_str("unknown event (not an event this version can read)"),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(human_duration(Duration::from_millis(850)), "850ms");
+        assert_eq!(human_duration(Duration::from_millis(12_340)), "12.3s");
+        assert_eq!(human_duration(Duration::from_secs(245)), "4m05s");
     }
 }

@@ -113,6 +113,11 @@ pub struct CommandOutcome {
     /// The file with the full output, saved when it was truncated.
     #[serde(default)]
     pub log_path: Option<String>,
+    /// Whether it ran confined by the sandbox (`false`: it could write
+    /// outside the workspace); unknown for a tool or a version that does
+    /// not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandboxed: Option<bool>,
 }
 
 /// Which stream a line of output came from.

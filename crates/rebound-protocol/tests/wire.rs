@@ -75,6 +75,7 @@ fn payloads() -> Vec<Payload> {
             duration_ms: 1530,
             outcome: Some(CommandOutcome {
                 exit_code: Some(1),
+                sandboxed: Some(true),
                 ..CommandOutcome::default()
             }),
         })

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rebound_sqlite::ThreadRecord;
+use rebound_protocol::records::ThreadRecord;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -70,7 +70,7 @@ pub(crate) struct App {
     /// Woken when a run is queued or ends (a queued run may be claimable).
     pub queue: Notify,
     /// Runs claimed and not yet taken by a worker.
-    pub claimed: crate::runs::worker::Claimed,
+    pub claimed: crate::runs::claimed::Claimed,
     pub cancels: Mutex<HashMap<String, CancelHandle>>,
     pub token: Option<String>,
     /// Stops the workers.

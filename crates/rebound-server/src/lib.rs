@@ -1,48 +1,4 @@
-//! rebound's HTTP server: threads, runs and their SSE streams, in the shape
-//! of LangGraph's Agent Server API, so that its clients (`langgraph-sdk`)
-//! work unchanged.
-//!
-//! * **Assistants** are the graphs you register ([`ServerBuilder::graph`]):
-//!   any [`rebound_graph::CompiledGraph`], whatever its state type.
-//! * **Runs are queued in the store** and taken by in-process workers: at
-//!   most one running run per thread, first in first out per thread. A
-//!   server killed mid-run picks its runs up on restart: those that had
-//!   started continue from their last checkpoint (journaled side effects
-//!   are replayed, not repeated).
-//! * **Streams** carry the modes `values`, `updates`, `events` (rebound's
-//!   typed events) and `custom`; every event has an id, and a client that
-//!   reconnects with `Last-Event-ID` gets each later event exactly once,
-//!   also after a server restart (events are stored per run).
-//! * **Security**: a server on a non-loopback address needs a bearer token
-//!   ([`ServerBuilder::token`]), compared in constant time; request bodies
-//!   are limited; errors are JSON `{"detail": ...}` with 404/409/422.
-//!
-//! Run it on a multi-thread runtime with [`runtime_threads`] worker
-//! threads (twice the cores): the store's SQLite work runs inline, one
-//! call at a time, and blocks its thread while it waits for the database.
-//!
-//! ```no_run
-//! # use rebound_graph::{NodeError, RunConfig, State, StateGraph, END, START};
-//! # use serde::{Deserialize, Serialize};
-//! # #[derive(Clone, Debug, Default, Serialize, Deserialize, State)]
-//! # struct Doc { #[state(append)] lines: Vec<String> }
-//! # #[tokio::main]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let mut graph = StateGraph::<Doc>::new();
-//! graph
-//!     .add_sync_node("draft", |_, _| Ok(DocUpdate::default().lines(vec!["draft".into()])))
-//!     .add_edge(START, "draft")
-//!     .add_edge("draft", END);
-//! let server = rebound_server::Server::builder()
-//!     .database("state.db")
-//!     .graph("writer", graph.compile()?)
-//!     .workers(4)
-//!     .build()?;
-//! let listener = tokio::net::TcpListener::bind("127.0.0.1:2024").await?;
-//! server.serve(listener).await?;
-//! # Ok(())
-//! # }
-//! ```
+#![doc = include_str!("../README.md")]
 
 mod app;
 mod assistant;
@@ -243,7 +199,7 @@ impl Server {
             assistants: self.assistants,
             hub: Hub::default(),
             queue: Notify::new(),
-            claimed: runs::worker::Claimed::default(),
+            claimed: runs::claimed::Claimed::default(),
             cancels: Mutex::default(),
             token: self.token,
             shutdown: CancellationToken::new(),

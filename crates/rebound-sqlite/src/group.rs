@@ -18,6 +18,12 @@
 //! that its own run is not held up for ever on a multi-threaded runtime; a
 //! leadership that reaches a waiter which is already gone is dropped inside
 //! the channel, which again does the work.
+//!
+//! This file and `saver.rs` use each other on purpose: the saver submits
+//! its batches here, and the leader writes them through the saver's shared
+//! state (`Shared::lock_queue`, `Shared::write_batches`). They are one
+//! concern, the saver's write path, in two files for length; a trait
+//! between them would only hide the same call.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

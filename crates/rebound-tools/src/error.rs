@@ -74,22 +74,4 @@ impl ToolError {
             source,
         }
     }
-
-    /// The failed [`crate::ToolOutput`] the model sees for this error.
-    pub fn into_output(self) -> crate::ToolOutput {
-        let kind = match &self {
-            ToolError::UnknownTool { .. } => "unknown_tool",
-            ToolError::BadArguments { .. } => "bad_arguments",
-            ToolError::PathEscape { .. } => "path_escape",
-            ToolError::Failed(_) => "failed",
-            ToolError::Io { .. } => "io",
-            ToolError::Cancelled => "cancelled",
-            ToolError::Mcp { .. } => "mcp",
-        };
-        crate::ToolOutput {
-            success: false,
-            content: format!("error: {self}"),
-            details: serde_json::json!({ "error": kind }),
-        }
-    }
 }

@@ -137,3 +137,23 @@ impl<T: TypedTool> Tool for T {
         self.run(args, ctx).await
     }
 }
+
+impl ToolError {
+    /// The failed [`ToolOutput`] the model sees for this error.
+    pub fn into_output(self) -> ToolOutput {
+        let kind = match &self {
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::BadArguments { .. } => "bad_arguments",
+            ToolError::PathEscape { .. } => "path_escape",
+            ToolError::Failed(_) => "failed",
+            ToolError::Io { .. } => "io",
+            ToolError::Cancelled => "cancelled",
+            ToolError::Mcp { .. } => "mcp",
+        };
+        ToolOutput {
+            success: false,
+            content: format!("error: {self}"),
+            details: serde_json::json!({ "error": kind }),
+        }
+    }
+}

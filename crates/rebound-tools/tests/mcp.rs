@@ -1,6 +1,7 @@
 //! The MCP client against a real MCP server: `tests/fixtures/mcp_server.py`,
 //! a Python 3 (standard library only) stdio server. Every test is skipped,
-//! with a printed reason, when `python3` is not available.
+//! with a printed reason, when `python3` is not available, unless
+//! `REBOUND_REQUIRE_PYTHON` is set (as on CI): then its absence fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,6 +22,10 @@ fn have_python() -> bool {
         .map(|output| output.status.success())
         .unwrap_or(false);
     if !ok {
+        assert!(
+            std::env::var_os("REBOUND_REQUIRE_PYTHON").is_none(),
+            "REBOUND_REQUIRE_PYTHON is set, but python3 does not run"
+        );
         eprintln!("skipped: python3 is not available to run the test MCP server");
     }
     ok

@@ -43,6 +43,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+pub use super::phrases::{file_order, single_quote, Order};
+pub(crate) use super::phrases::{
+    is_file_name, output_file, path_words, quoted_messages, quoted_value, MessageOwner,
+    PROGRAM_PRINTS, QUOTED_TEXT, SENTENCE_END,
+};
 use super::{Check, CheckSource};
 
 /// The rule of "X prints 'Y'".
@@ -175,15 +180,6 @@ fn same_values_check(file: &str, values: &str) -> String {
 /// written file's lines).
 pub const RULE_FILE_ORDER: &str = "file order";
 
-/// A quoted value: '...', "...", `...` or “...” (the inside is group 1, 2,
-/// 3 or 4).
-pub(crate) const QUOTED_TEXT: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|“([^”\n]*)”)"#;
-
-/// A program the goal says prints something, before the verb: a
-/// backticked command (group 1) or a `./path` (group 2), then up to three
-/// words such as "should", "then", "now". Every "prints" rule starts so.
-pub(crate) const PROGRAM_PRINTS: &str = r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}";
-
 /// The verbs of a program's output: "print", "outputs", "echoes"...
 const PRINT_VERB: &str = r"(?:print|prints|output|outputs|display|displays|echo|echoes)";
 
@@ -214,14 +210,6 @@ static PRINTS_BLOCK: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// "message 'M'", "message to 'M'", "message: 'M'", "message of 'M'".
-static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\bmessage\s*(?:(?:is|of|to|reading|saying|as)\s+|:\s*)?{QUOTED_TEXT}"
-    ))
-    .ok()
-});
-
 /// An example line: "such as `X`", "e.g. `X`", "like `X`", "for example:
 /// `X`".
 static EXAMPLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
@@ -230,100 +218,6 @@ static EXAMPLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     ))
     .ok()
 });
-
-/// A file the goal asks to be written: "write report.txt", "create a file
-/// named out/list.txt", "save it to totals.csv", "into emails.txt".
-static OUTPUT_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:write|writes|create|creates|produce|produces|generate|generates|save|saves|put|store)\b(?:\s+(?:it|them|the|a|an|new|file|files|named|called|result|results|list|report|output|in|into|to|as)\b)*\s+`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
-    )
-    .ok()
-});
-
-/// A file named as where the result goes, with no verb before it: "in a
-/// new file TODO.md", "into a file named out.txt".
-static INTO_NEW_FILE: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:in|into|to)\s+(?:a\s+)?(?:new\s+)?file\s+(?:named\s+|called\s+)?`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
-    )
-    .ok()
-});
-
-/// "Collect every address in tickets/ into emails.txt", "gather the
-/// totals into report.txt": a verb that gathers, then (within the
-/// sentence) "into" and the file.
-static GATHER_INTO: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:collect|collects|gather|gathers|extract|extracts|copy|copies|dump|dumps|list|lists|merge|merges|combine|combines|put|puts)\b[^.;:!?\n]{0,160}?\binto\s+`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
-    )
-    .ok()
-});
-
-/// "Convert products.csv to products.json", "turn notes.yaml into
-/// notes.json": the file converted to is the one written.
-static CONVERT_TO: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:convert|converts|turn|turns|transform|transforms|export|exports)\b\s+`?[A-Za-z0-9_./-]+`?\s+(?:in)?to\s+(?:a\s+)?(?:new\s+)?(?:file\s+)?(?:named\s+|called\s+)?`?([A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5})`?",
-    )
-    .ok()
-});
-
-/// "biggest total first", "highest first", "in descending order", "from
-/// the largest to": the numbers go down.
-static DESCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:biggest|largest|highest|greatest|top)\b(?:\s+[a-z]+){0,2}\s+first\b|\bmost\s+(?:[a-z]+\s+)?first\b|\bdescending\b|\bdecreasing\b|\bfrom\s+(?:the\s+)?(?:biggest|largest|highest|greatest|most)\b",
-    )
-    .ok()
-});
-
-/// "smallest first", "lowest price first", "in ascending order", "from
-/// the fewest to": the numbers go up.
-static ASCENDING: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:smallest|lowest|fewest|least|cheapest)\b(?:\s+[a-z]+){0,2}\s+first\b|\bascending\b|\bincreasing\b|\bfrom\s+(?:the\s+)?(?:smallest|lowest|fewest|least|cheapest)\b",
-    )
-    .ok()
-});
-
-/// The first file the goal asks to be written ([`OUTPUT_FILE`]), when its
-/// path is safe to put in a command.
-pub(crate) fn output_file(goal: &str) -> Option<String> {
-    let captures = OUTPUT_FILE
-        .as_ref()?
-        .captures(goal)
-        .or_else(|| INTO_NEW_FILE.as_ref()?.captures(goal))
-        .or_else(|| CONVERT_TO.as_ref()?.captures(goal))
-        .or_else(|| GATHER_INTO.as_ref()?.captures(goal))?;
-    let file = captures.get(1)?.as_str().trim_end_matches('.').to_string();
-    safe_path(&file).then_some(file)
-}
-
-/// The order a file's numbers go in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Order {
-    /// Each line's number is at most the one before.
-    Descending,
-    /// Each line's number is at least the one before.
-    Ascending,
-}
-
-/// The file the goal asks to be written and the order the goal gives its
-/// lines, when it gives exactly one ("most recent first" is about time,
-/// not a number on the line: no order).
-pub fn file_order(goal: &str) -> Option<(String, Order)> {
-    let file = output_file(goal)?;
-    if goal.to_lowercase().contains("most recent") {
-        return None;
-    }
-    let down = DESCENDING.as_ref()?.is_match(goal);
-    let up = ASCENDING.as_ref()?.is_match(goal);
-    match (down, up) {
-        (true, false) => Some((file, Order::Descending)),
-        (false, true) => Some((file, Order::Ascending)),
-        _ => None,
-    }
-}
 
 /// The command that passes when `file` is not empty and the last number
 /// of each of its non-blank lines goes in `order`. A failure says which
@@ -529,11 +423,6 @@ fn files_under(root: &Path, dir: &Path, out: &mut Vec<String>) {
     }
 }
 
-/// The value of a [`QUOTED_TEXT`] match starting at capture group `first`.
-pub(crate) fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> {
-    (first..first + 4).find_map(|i| captures.get(i).map(|m| m.as_str().to_string()))
-}
-
 /// The (program, expected output) pairs of the goal's "X prints 'Y'"
 /// clauses. The program is a command the goal quotes in backticks or a
 /// `./path`; an empty expected output is skipped.
@@ -591,17 +480,6 @@ fn block_value(block: &str) -> Option<String> {
     (!lines.is_empty() && !bullets).then(|| lines.join("\n"))
 }
 
-/// Whether `text` is a bare file name (`calc.py`), not a command: a
-/// backticked file name before "prints" is the program's source, which
-/// cannot be run as it is.
-pub(crate) fn is_file_name(text: &str) -> bool {
-    !text.contains(char::is_whitespace)
-        && !text.starts_with("./")
-        && text.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty() && matches!(ext, "py" | "js" | "c" | "rs" | "go" | "sh" | "ts" | "h")
-        })
-}
-
 /// The command that runs `program` and compares what it prints with
 /// `expected`: a diff of the two (the output with a final newline, as a
 /// line of text has), so a failure shows what was printed.
@@ -619,18 +497,6 @@ pub(crate) fn commit_message_check(message: &str) -> String {
         single_quote(message)
     )
 }
-
-/// Where a sentence ends: `.`, `!` or `?` and a space, or a line break.
-pub(crate) static SENTENCE_END: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"[.!?](?:\s+|$)|\n").ok());
-
-/// "tag", "tags", "tagged": a message after it is the tag's.
-static TAG_WORD: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)\btag(?:s|ged)?\b").ok());
-
-/// "commit", "commits", "committed": a message after it is a commit's.
-static COMMIT_WORD: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?i)\bcommit(?:s|ted)?\b").ok());
 
 /// `git log -1 --format=%s` (or `--pretty=format:%s`, `%s` quoted): the
 /// command that prints the last commit's subject.
@@ -676,55 +542,6 @@ pub fn commit_message(goal: &str) -> Option<String> {
     quoted_messages(goal)
         .into_iter()
         .find_map(|(message, owner)| (owner == MessageOwner::Commit).then_some(message))
-}
-
-/// How close after "tag" a "commit" is the commit tagged ("tag the
-/// current commit"), not one made.
-const TAGGED_COMMIT_CHARS: usize = 24;
-
-/// What a quoted message in a goal belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MessageOwner {
-    /// A commit (or nothing said).
-    Commit,
-    /// A tag: "tag" is nearer before it in its sentence than "commit".
-    Tag,
-}
-
-/// The goal's quoted messages ("message 'M'", "message: `M`"), not empty,
-/// in order, each with what it belongs to: the nearest of "tag" and
-/// "commit" before it in its sentence.
-pub(crate) fn quoted_messages(goal: &str) -> Vec<(String, MessageOwner)> {
-    let (Some(regex), Some(tag_word), Some(commit_word)) =
-        (MESSAGE.as_ref(), TAG_WORD.as_ref(), COMMIT_WORD.as_ref())
-    else {
-        return Vec::new();
-    };
-    regex
-        .captures_iter(goal)
-        .filter_map(|c| {
-            let start = c.get(0).map_or(0, |m| m.start());
-            // A sentence ends at `.`, `!` or `?` before a space (not
-            // inside `v1.1.0`), or at a line break.
-            let sentence_start = SENTENCE_END
-                .as_ref()
-                .and_then(|re| re.find_iter(&goal[..start]).last())
-                .map_or(0, |m| m.end());
-            let before = &goal[sentence_start..start];
-            let last = |word: &Regex| word.find_iter(before).last().map(|m| m.start());
-            let owner = match (last(tag_word), last(commit_word)) {
-                (Some(tag), Some(commit)) if tag > commit => MessageOwner::Tag,
-                // "tag the current commit …": the commit is what is tagged.
-                (Some(tag), Some(commit)) if commit - tag <= TAGGED_COMMIT_CHARS => {
-                    MessageOwner::Tag
-                }
-                (Some(_), None) => MessageOwner::Tag,
-                _ => MessageOwner::Commit,
-            };
-            let message = quoted_value(&c, 1).filter(|m| !m.trim().is_empty())?;
-            Some((message, owner))
-        })
-        .collect()
 }
 
 /// The test runner the goal names in words ("with pytest", "using cargo
@@ -789,30 +606,6 @@ fn reads_as_command(example: &str) -> bool {
     super::goal::is_assignment(first) || super::detect::on_path(first)
 }
 
-/// The words of `text` that may name workspace paths: split at spaces,
-/// quotes, brackets and punctuation, without a sentence's final `.`, `!`
-/// or `?`, a leading `./` or a glob's tail (`docs/*.md` names `docs/`);
-/// only those [`safe_path`] accepts (a trailing `/` allowed).
-pub(crate) fn path_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| c.is_whitespace() || ",;:()`'\"".contains(c))
-        .map(|word| word.split('*').next().unwrap_or_default())
-        .map(|word| {
-            word.trim_end_matches(['.', '!', '?'])
-                .trim_start_matches("./")
-        })
-        .filter(|word| safe_path(word.trim_end_matches('/')))
-}
-
-/// A workspace-relative path with nothing a shell would expand.
-fn safe_path(path: &str) -> bool {
-    !path.is_empty()
-        && !path.starts_with(['-', '/'])
-        && !path.split('/').any(|part| part == "..")
-        && path
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c))
-}
-
 /// The shape of a line like `example`, as an extended regular expression:
 /// numbers become any number, words (and the names around them) become
 /// any run of non-space characters, spaces any run of spaces, and other
@@ -863,11 +656,6 @@ pub fn line_shape(example: &str) -> String {
         }
     }
     shape
-}
-
-/// `text` as one single-quoted shell word.
-pub fn single_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::clauses::{output_file, single_quote};
+use super::phrases::{output_file, single_quote};
 
 /// The rule's name.
 pub const RULE_JSON_EXAMPLE: &str = "JSON example";

@@ -181,7 +181,7 @@ pub enum TextOrder {
 /// The line checks `goal` asks of the file it asks to be written: each
 /// `(command, rule)`.
 pub fn line_checks(goal: &str) -> Vec<(String, &'static str)> {
-    let Some(file) = super::clauses::output_file(goal) else {
+    let Some(file) = super::phrases::output_file(goal) else {
         return Vec::new();
     };
     let mut checks = Vec::new();
@@ -206,7 +206,7 @@ pub fn line_checks(goal: &str) -> Vec<(String, &'static str)> {
 /// lines by a number (then "alphabetical" orders only the ties).
 pub fn text_order(goal: &str) -> Option<TextOrder> {
     let captures = SORTED.as_ref()?.captures(goal)?;
-    if captures.get(2).is_some() || super::clauses::file_order(goal).is_some() {
+    if captures.get(2).is_some() || super::phrases::file_order(goal).is_some() {
         return None;
     }
     let lower = goal.to_lowercase();

@@ -13,6 +13,7 @@ mod goal;
 pub mod guard;
 pub mod json_example;
 pub mod lines;
+mod phrases;
 pub mod proposal;
 pub mod rename;
 mod run;

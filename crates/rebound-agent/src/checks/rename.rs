@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clauses::single_quote;
+use super::phrases::single_quote;
 
 /// The rule of "rename X to Y".
 pub const RULE_RENAME: &str = "rename";

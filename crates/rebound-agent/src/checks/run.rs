@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{all_passed, Check, CheckResult, CheckWhen};
 use crate::events::{AgentEvent, Emit};
-use crate::executor::{tool_context, SHELL_TOOL};
 use crate::llm::shorten;
+use crate::tool_call::{tool_context, SHELL_TOOL};
 use crate::AgentDeps;
 
 /// What running every check gave.
@@ -59,7 +59,7 @@ pub async fn run_checks(
     when: CheckWhen,
     approved_all: bool,
 ) -> Result<CheckRun, NodeError> {
-    let tools = tool_context(ctx, deps, "checks");
+    let tools = tool_context(ctx, &deps.workspace, "checks");
     let mut results = Vec::with_capacity(checks.len());
     let mut approved_all = approved_all;
     for check in checks {

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clauses::{PROGRAM_PRINTS, QUOTED_TEXT};
+use super::phrases::{PROGRAM_PRINTS, QUOTED_TEXT};
 
 /// The rule of "`X` should print <words>".
 pub const RULE_RUNS: &str = "runs and prints";
@@ -58,7 +58,7 @@ pub fn described_outputs(goal: &str, workspace: &Path) -> Vec<String> {
             .trim_end_matches(['.', ','])
             .to_string();
         if command.is_empty()
-            || super::clauses::is_file_name(&command)
+            || super::phrases::is_file_name(&command)
             || !super::goal::runnable(&command, workspace)
             || commands.contains(&command)
         {

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clauses::{quoted_messages, single_quote, MessageOwner};
+use super::phrases::{quoted_messages, single_quote, MessageOwner};
 
 /// The rule of "tag the current commit as vX".
 pub const RULE_TAG: &str = "git tag";

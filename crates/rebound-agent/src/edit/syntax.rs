@@ -245,6 +245,10 @@ mod tests {
     #[test]
     fn python_with_python3() {
         if !has("python3") {
+            assert!(
+                std::env::var_os("REBOUND_REQUIRE_PYTHON").is_none(),
+                "REBOUND_REQUIRE_PYTHON is set, but python3 is not installed"
+            );
             eprintln!("skipped: python3 is not installed");
             return;
         }

@@ -1,10 +1,11 @@
 //! `rebound config show`: the effective configuration, secrets masked.
 
+use rebound_workspace::config::{show as render, show_providers, show_table};
+use rebound_workspace::{process_env, WorkspaceTrust};
 use serde_json::json;
 
 use super::{flags, settings};
 use crate::cli::GlobalArgs;
-use crate::config::{process_env, show as render};
 use crate::exit::Exit;
 use crate::render::out;
 
@@ -12,7 +13,7 @@ use crate::render::out;
 pub fn show(global: &GlobalArgs) -> anyhow::Result<Exit> {
     let settings = settings(&flags(global, None))?;
     if global.json {
-        let table = crate::config::show_table(&settings)?;
+        let table = show_table(&settings)?;
         let sources: serde_json::Map<String, serde_json::Value> = settings
             .sources
             .settings
@@ -28,11 +29,10 @@ pub fn show(global: &GlobalArgs) -> anyhow::Result<Exit> {
             .iter()
             .map(|(path, exists)| json!({"path": path, "exists": exists}))
             .collect();
-        let providers: serde_json::Map<String, serde_json::Value> =
-            crate::config::show_providers(&process_env)
-                .into_iter()
-                .map(|(name, value)| (name.to_string(), json!(value)))
-                .collect();
+        let providers: serde_json::Map<String, serde_json::Value> = show_providers(&process_env)
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), json!(value)))
+            .collect();
         let ignored: Vec<serde_json::Value> = settings
             .trust
             .ignored()
@@ -40,9 +40,9 @@ pub fn show(global: &GlobalArgs) -> anyhow::Result<Exit> {
             .map(|i| json!({"key": i.key, "value": i.value, "why": i.why}))
             .collect();
         let trusted = match &settings.trust {
-            crate::config::WorkspaceTrust::NoFile => serde_json::Value::Null,
-            crate::config::WorkspaceTrust::Trusted => json!(true),
-            crate::config::WorkspaceTrust::Untrusted { .. } => json!(false),
+            WorkspaceTrust::NoFile => serde_json::Value::Null,
+            WorkspaceTrust::Trusted => json!(true),
+            WorkspaceTrust::Untrusted { .. } => json!(false),
         };
         out(json!({
             "config": table,

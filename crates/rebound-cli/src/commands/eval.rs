@@ -1,15 +1,16 @@
 //! `rebound eval DIR...`: the agent on a task suite, judged by each task's
-//! own check (see `crate::eval`).
+//! own check (see `rebound_eval`).
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use rebound_eval::agent::AgentOptions;
+use rebound_eval::report::{progress_line, split_totals, table, Report, Totals};
+use rebound_eval::{evaluate, task, EvalOptions, Mode};
+
 use crate::cli::{EvalArgs, GlobalArgs};
-use crate::eval::agent::AgentOptions;
-use crate::eval::report::{display_name, note, outcome, split_totals, table, Report, Totals};
-use crate::eval::{evaluate, task, EvalOptions, Mode};
 use crate::exit::{usage, Exit};
-use crate::render::out;
+use crate::render::{out, out_text, sanitize};
 
 /// Runs the suite and reports. Exit code 0 when every task could be run
 /// and no claim was false (with `--reference`: every task proven); 1
@@ -47,7 +48,7 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
             format!("{}/{}", task.split, task.name)
         });
         let result = evaluate(task, &options).await;
-        let line = progress_line(&result);
+        let line = sanitize(&progress_line(&result)).into_owned();
         if bar.is_hidden() {
             eprintln!("{line}");
         } else {
@@ -69,11 +70,11 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
         out(serde_json::to_string(&report)?);
     } else {
         for line in table(&results) {
-            out(line);
+            out_text(line);
         }
         for result in results.iter().filter(|r| r.kept.is_some()) {
             if let Some(dir) = &result.kept {
-                out(format!(
+                out_text(format!(
                     "kept {}: {}",
                     result.task,
                     dir.join("ws").display()
@@ -88,19 +89,6 @@ pub async fn eval(global: &GlobalArgs, args: EvalArgs) -> anyhow::Result<Exit> {
         } else {
             Exit::Stopped
         },
-    )
-}
-
-/// A task's line as it ends: what came of it, why, and what it cost.
-fn progress_line(result: &crate::eval::TaskResult) -> String {
-    format!(
-        "{:13} {}: {} ({} model calls in {}, {})",
-        outcome(result),
-        display_name(result),
-        crate::render::progress::cut(&note(result), 160),
-        result.model_calls,
-        crate::render::progress::human_duration(Duration::from_millis(result.model_ms)),
-        crate::render::progress::human_duration(Duration::from_millis(result.wall_ms))
     )
 }
 

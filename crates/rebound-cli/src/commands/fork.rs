@@ -10,24 +10,19 @@
 //! checkpoint keeps its answers too. (`CompiledGraph::update_state` has
 //! the rule.)
 
-use rebound_agent::pev::PevState;
-use rebound_agent::reflect::ReflectState;
-use rebound_graph::checkpoint::CheckpointId;
-use rebound_graph::{RunConfig, State};
+use rebound_workspace::checkpoints::{self, Forked};
+use rebound_workspace::find_thread;
 use serde_json::json;
 
-use super::FoundThread;
-use super::{checkpoint_id, find_thread, flags, inert_graph, resume_command, settings, user_error};
+use super::{checkpoint_id, flags, resume_command, settings};
 use crate::cli::{ForkArgs, GlobalArgs};
 use crate::exit::{usage, Exit};
 use crate::render::out;
-use crate::threads::RunState;
-use crate::workflow::{Workflow, WorkflowKind};
 
 /// Branches a thread.
 pub async fn fork(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<Exit> {
     let settings = settings(&flags(global, None))?;
-    let mut found = find_thread(&settings, &args.thread)?;
+    let mut found = find_thread(&settings.state_dir, &args.thread)?;
     if let Some(pid) = found.threads.holder(&args.thread)? {
         return Err(usage(format!(
             "thread {} is running in process {pid}; fork it once that run has stopped",
@@ -35,15 +30,10 @@ pub async fn fork(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<Exit> {
         )));
     }
     let from = checkpoint_id(&args.checkpoint)?;
-    let (new, next) = match found.meta.workflow {
-        WorkflowKind::Pev => branch::<PevState>(&found, from).await?,
-        WorkflowKind::Reflect => branch::<ReflectState>(&found, from).await?,
-        other => return Err(crate::workflow::unsupported(other)),
-    };
-    found
-        .meta
-        .ended(RunState::Forked, Some(format!("checkpoint {from}")));
-    found.threads.save(&found.meta)?;
+    let Forked {
+        checkpoint_id: new,
+        next,
+    } = checkpoints::fork(&mut found, from).await?;
     let resume = resume_command(&args.thread, global, &settings);
     if global.json {
         out(json!({
@@ -66,24 +56,4 @@ pub async fn fork(global: &GlobalArgs, args: ForkArgs) -> anyhow::Result<Exit> {
         out(format!("continue with: {resume}"));
     }
     Ok(Exit::Success)
-}
-
-/// Saves the branch's first checkpoint; returns it and its next nodes.
-async fn branch<S: Workflow>(
-    found: &FoundThread,
-    from: CheckpointId,
-) -> anyhow::Result<(CheckpointId, Vec<String>)> {
-    let graph = inert_graph::<S>(&found.meta.workspace, found.saver.clone())?;
-    let config = RunConfig::new()
-        .with_thread_id(found.meta.thread_id.clone())
-        .with_checkpoint_id(from);
-    let new = graph
-        .update_state(&config, <S as State>::Update::default(), None)
-        .await
-        .map_err(user_error)?;
-    let latest = graph
-        .get_state(&RunConfig::new().with_thread_id(found.meta.thread_id.clone()))
-        .await
-        .map_err(user_error)?;
-    Ok((new, latest.metadata.next))
 }

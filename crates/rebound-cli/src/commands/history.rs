@@ -1,31 +1,23 @@
 //! `rebound history <thread>`: the thread's checkpoints, oldest first, with
 //! the node that ran, where it routed and why, and when.
 
-use rebound_agent::pev::PevState;
-use rebound_agent::reflect::ReflectState;
-use rebound_graph::checkpoint::{CheckpointSource, Checkpointer};
-use rebound_graph::{CheckpointInfo, RunConfig};
+use rebound_graph::checkpoint::CheckpointSource;
+use rebound_graph::CheckpointInfo;
+use rebound_workspace::{checkpoints, find_thread};
 use serde_json::json;
 
-use super::{find_thread, flags, inert_graph, settings, user_error};
+use super::{flags, settings};
 use crate::cli::{GlobalArgs, HistoryArgs};
 use crate::exit::Exit;
 use crate::render::progress::cut;
 use crate::render::{out, out_text};
 use crate::timefmt::utc;
-use crate::workflow::{Workflow, WorkflowKind};
 
 /// Prints a thread's checkpoints.
 pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<Exit> {
     let settings = settings(&flags(global, None))?;
-    let found = find_thread(&settings, &args.thread)?;
-    let checkpoints = match found.meta.workflow {
-        WorkflowKind::Pev => list::<PevState>(&found.meta.workspace, found.saver, &args).await?,
-        WorkflowKind::Reflect => {
-            list::<ReflectState>(&found.meta.workspace, found.saver, &args).await?
-        }
-        other => return Err(crate::workflow::unsupported(other)),
-    };
+    let found = find_thread(&settings.state_dir, &args.thread)?;
+    let checkpoints = checkpoints::history(&found, args.limit).await?;
     if global.json {
         let rows: Vec<_> = checkpoints.iter().map(row_json).collect();
         out(serde_json::to_string(&rows)?);
@@ -54,22 +46,6 @@ pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<E
         out_text(line.trim_end());
     }
     Ok(Exit::Success)
-}
-
-/// The checkpoints, oldest first (the newest `limit` when given).
-async fn list<S: Workflow>(
-    workspace: &std::path::Path,
-    saver: std::sync::Arc<dyn Checkpointer>,
-    args: &HistoryArgs,
-) -> anyhow::Result<Vec<CheckpointInfo>> {
-    let graph = inert_graph::<S>(workspace, saver)?;
-    let config = RunConfig::new().with_thread_id(args.thread.clone());
-    let mut checkpoints = graph
-        .history(&config, None, args.limit)
-        .await
-        .map_err(user_error)?;
-    checkpoints.reverse();
-    Ok(checkpoints)
 }
 
 /// What made the checkpoint: the nodes that ran, `(input)` or `(fork)`.

@@ -1,5 +1,6 @@
 //! The subcommands, one file each, and what they share: loading the
-//! settings, finding a thread, and the command that resumes it.
+//! settings, the command that resumes a thread, and errors in what the
+//! user asked for.
 
 pub mod config;
 pub mod eval;
@@ -14,18 +15,11 @@ pub mod show;
 pub mod threads;
 pub mod trust;
 
-use std::path::Path;
-use std::sync::Arc;
-
-use rebound_graph::checkpoint::Checkpointer;
-use rebound_graph::{CompiledGraph, GraphError};
+use rebound_graph::GraphError;
+use rebound_workspace::{process_env, Flags, Settings};
 
 use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs, RunOverrides};
-use crate::config::{Flags, Settings};
 use crate::exit::{usage, Exit};
-use crate::store::StateDir;
-use crate::threads::{valid_thread_id, ThreadMeta, ThreadStore};
-use crate::workflow::Workflow;
 
 /// Runs the command `cli` names.
 pub async fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
@@ -63,7 +57,7 @@ pub fn flags(global: &GlobalArgs, overrides: Option<&RunOverrides>) -> Flags {
 /// Loads the settings for `flags` from the files and the process
 /// environment.
 pub fn settings(flags: &Flags) -> anyhow::Result<Settings> {
-    Ok(crate::config::load(flags, &crate::config::process_env)?)
+    Ok(rebound_workspace::load(flags, &process_env)?)
 }
 
 /// Quotes `word` for a POSIX shell when it needs it.
@@ -100,51 +94,6 @@ pub fn resume_command(thread: &str, global: &GlobalArgs, settings: &Settings) ->
         ));
     }
     command
-}
-
-/// A thread found in the state directory.
-pub struct FoundThread {
-    /// Its record.
-    pub meta: ThreadMeta,
-    /// The checkpoint store.
-    pub saver: Arc<dyn Checkpointer>,
-    /// The state directory.
-    pub state: StateDir,
-    /// The records and locks of the threads.
-    pub threads: ThreadStore,
-}
-
-/// Finds `thread` in the settings' state directory: an unknown thread is a
-/// usage error listing how to see the known ones.
-pub fn find_thread(settings: &Settings, thread: &str) -> anyhow::Result<FoundThread> {
-    if !valid_thread_id(thread) {
-        return Err(usage(format!("{thread:?} is not a thread id")));
-    }
-    let state = StateDir::new(&settings.state_dir);
-    let store = state.open_existing()?;
-    let threads = ThreadStore::new(Arc::clone(&store));
-    let Some(meta) = threads.load(thread)? else {
-        return Err(usage(format!(
-            "unknown thread {thread:?} in {} (`rebound threads` lists them)",
-            state.root().display()
-        )));
-    };
-    Ok(FoundThread {
-        meta,
-        saver: store,
-        state,
-        threads,
-    })
-}
-
-/// The thread's workflow graph, with no model or tools behind it: for
-/// reading and forking checkpoints, which run no node.
-pub fn inert_graph<S: Workflow>(
-    workspace: &Path,
-    saver: Arc<dyn Checkpointer>,
-) -> anyhow::Result<CompiledGraph<S>> {
-    let deps = crate::deps::inert(workspace)?;
-    Ok(S::build(deps)?.with_checkpointer(saver))
 }
 
 /// Graph errors that come from what the user asked (an unknown checkpoint,

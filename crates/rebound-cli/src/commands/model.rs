@@ -7,14 +7,14 @@
 use std::process::Command;
 
 use anyhow::Context;
+use rebound_llm::KNOWN_MODELS;
+use rebound_workspace::models::{fetch_command, known, model_path};
+use rebound_workspace::process_env;
 use serde_json::json;
 
 use crate::cli::{GlobalArgs, ModelCommand};
-use crate::config::process_env;
 use crate::exit::Exit;
-use crate::models::{fetch_command, known, model_path};
 use crate::render::{out, out_text};
-use rebound_llm::KNOWN_MODELS;
 
 /// The model fetcher. Its canonical copy is in this crate (so that the
 /// packaged crate has it); the repository's `scripts/fetch-model` is a
@@ -99,7 +99,7 @@ fn list(global: &GlobalArgs) -> anyhow::Result<Exit> {
             path.display()
         ));
     }
-    if !cfg!(feature = "local") {
+    if !rebound_llm::EMBEDDED {
         out(
             "note: this rebound was built without the embedded model (build with --features local)",
         );
@@ -112,7 +112,7 @@ fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
     let model = known(name)?;
     let path = model_path(model, &process_env);
     let installed = path.is_file();
-    let runtime = local_runtime(&path);
+    let runtime = rebound_llm::local_runtime(&path);
     if global.json {
         let mut value = json!({
             "name": model.name,
@@ -121,12 +121,11 @@ fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
             "bytes": model.bytes,
             "installed": installed,
         });
-        if let (Some(runtime), Some(object)) = (&runtime, value.as_object_mut()) {
-            object.insert("built_for".into(), json!(runtime.built_for));
-            object.insert("cpu_lacks".into(), json!(runtime.missing));
-            object.insert("threads".into(), json!(runtime.threads));
-            object.insert("prompt_states".into(), json!(runtime.states_dir));
-            object.insert("prompt_state_bytes".into(), json!(runtime.states_bytes));
+        if let (Some(serde_json::Value::Object(runtime)), Some(object)) = (
+            runtime.as_ref().map(serde_json::to_value).transpose()?,
+            value.as_object_mut(),
+        ) {
+            object.extend(runtime);
         }
         out(serde_json::to_string(&value)?);
         return Ok(Exit::Success);
@@ -156,12 +155,12 @@ fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
             runtime.built_for.join(" ")
         }
     ));
-    out_text(if runtime.missing.is_empty() {
+    out_text(if runtime.cpu_lacks.is_empty() {
         "  this CPU: has every one of them".to_string()
     } else {
         format!(
             "  this CPU: lacks {}: the model cannot run here (build with REBOUND_PORTABLE_BUILD=1)",
-            runtime.missing.join(" ")
+            runtime.cpu_lacks.join(" ")
         )
     });
     let threads = if std::env::var_os("REBOUND_THREADS").is_some() {
@@ -170,52 +169,13 @@ fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
         "the physical cores; REBOUND_THREADS to change"
     };
     out_text(format!("  threads: {} ({threads})", runtime.threads));
-    out_text(match &runtime.states_dir {
+    out_text(match &runtime.prompt_states {
         Some(dir) => format!(
             "  prompt states on disk: {} ({:.1} MB; REBOUND_PROMPT_STATES to move, off for none)",
             dir.display(),
-            runtime.states_bytes as f64 / 1e6
+            runtime.prompt_state_bytes as f64 / 1e6
         ),
         None => "  prompt states on disk: off (REBOUND_PROMPT_STATES=off)".to_string(),
     });
     Ok(Exit::Success)
-}
-
-/// How the embedded model runs here (`None` in a build without it).
-struct LocalRuntime {
-    built_for: Vec<&'static str>,
-    missing: Vec<&'static str>,
-    threads: usize,
-    states_dir: Option<std::path::PathBuf>,
-    states_bytes: u64,
-}
-
-#[cfg(feature = "local")]
-fn local_runtime(model: &std::path::Path) -> Option<LocalRuntime> {
-    use rebound_llm::local;
-    let states_dir = local::prompt_state_dir(model);
-    let states_bytes = states_dir
-        .as_ref()
-        .and_then(|dir| std::fs::read_dir(dir).ok())
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|entry| entry.metadata().ok())
-                .filter(std::fs::Metadata::is_file)
-                .map(|meta| meta.len())
-                .sum()
-        })
-        .unwrap_or(0);
-    Some(LocalRuntime {
-        built_for: local::cpu::built_for(),
-        missing: local::cpu::missing(),
-        threads: local::compute_threads(),
-        states_dir,
-        states_bytes,
-    })
-}
-
-#[cfg(not(feature = "local"))]
-fn local_runtime(_model: &std::path::Path) -> Option<LocalRuntime> {
-    None
 }

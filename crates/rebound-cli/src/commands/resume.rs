@@ -8,11 +8,10 @@ use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
 use rebound_graph::{CancellationToken, Input, RunConfig};
 use rebound_tools::approval::ApprovalAnswer;
+use rebound_workspace::{deps, find_thread, process_env, FoundThread, Settings};
 
-use super::{find_thread, flags, resume_command, user_error, FoundThread};
+use super::{flags, resume_command, user_error};
 use crate::cli::{GlobalArgs, ResumeArgs};
-use crate::config::{process_env, Settings};
-use crate::deps;
 use crate::exit::{usage, Exit};
 use crate::render::Ending;
 use crate::run::{answer_input, ask, cancel_on_ctrl_c, first_approval, Asked, Session};
@@ -32,8 +31,8 @@ fn flag_answer(args: &ResumeArgs) -> Option<ApprovalAnswer> {
 /// Continues a thread.
 pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exit> {
     let mut settings =
-        super::trust::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
-    let mut found = find_thread(&settings, &args.thread)?;
+        crate::gate::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
+    let mut found = find_thread(&settings.state_dir, &args.thread)?;
     // The run's own approval mode, unless --approval says otherwise.
     match (&args.overrides.approval, &found.meta.approval) {
         (None, Some(mode)) => {
@@ -52,7 +51,6 @@ pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exi
         .model
         .clone()
         .unwrap_or_else(|| found.meta.model.clone());
-    let model = crate::models::open(&model_text, &process_env)?;
     let workspace = found.meta.workspace.clone();
     if !workspace.is_dir() {
         return Err(usage(format!(
@@ -60,7 +58,13 @@ pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exi
             workspace.display()
         )));
     }
-    let tools = deps::build(&settings, &workspace, model, &found.state).await?;
+    let tools = deps::open(
+        &settings,
+        &model_text,
+        &workspace,
+        &found.state,
+        &process_env,
+    )?;
     let resume = Resume {
         global,
         args: &args,

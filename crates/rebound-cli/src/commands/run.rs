@@ -7,14 +7,13 @@ use rebound_agent::reflect::ReflectState;
 use rebound_graph::checkpoint::Checkpointer;
 use rebound_graph::{CancellationToken, Input};
 
+use rebound_workspace::threads::new_thread_id;
+use rebound_workspace::{deps, process_env, Settings, StateDir, ThreadMeta, ThreadStore, Tools};
+
 use super::{flags, resume_command};
 use crate::cli::{GlobalArgs, RunArgs};
-use crate::config::{process_env, Settings};
-use crate::deps::{self, Tools};
 use crate::exit::{usage, Exit};
 use crate::run::{cancel_on_ctrl_c, Session};
-use crate::store::StateDir;
-use crate::threads::{new_thread_id, ThreadMeta, ThreadStore};
 use crate::workflow::{Workflow, WorkflowKind};
 
 /// Runs the agent on a goal, in a new thread.
@@ -27,11 +26,16 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     let mut flags = flags(global, Some(&args.overrides));
     flags.workflow = args.workflow;
     flags.max_iters = args.max_iters;
-    let settings = super::trust::settings_for_run(global, &flags)?;
-    let model = crate::models::open(&settings.model, &process_env)?;
+    let settings = crate::gate::settings_for_run(global, &flags)?;
     let state = StateDir::new(&settings.state_dir);
     let store = state.open()?;
-    let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let tools = deps::open(
+        &settings,
+        &settings.model,
+        &settings.workspace,
+        &state,
+        &process_env,
+    )?;
     let checks = rebound_agent::checks::resolve(
         &args.checks,
         &settings.checks,

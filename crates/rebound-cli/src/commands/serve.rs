@@ -6,73 +6,14 @@ use std::sync::Arc;
 use anyhow::Context;
 use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
-use rebound_agent::supervisor::TutorState;
-use rebound_agent::{AgentDeps, Budget};
+use rebound_agent::AgentDeps;
 use rebound_server::Server;
-use serde::Deserialize;
+use rebound_workspace::{deps, inputs, process_env, Settings, StateDir};
 
 use super::flags;
 use crate::cli::{GlobalArgs, ServeArgs, WorkerArgs};
-use crate::config::{process_env, Settings};
-use crate::deps;
 use crate::exit::{usage, Exit};
-use crate::store::StateDir;
 use crate::workflow::Workflow;
-
-/// A new thread's input for the agent's workflows: the goal and, if any,
-/// the commands that prove it done (else they are found as `rebound run`
-/// finds them).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GoalInput {
-    goal: String,
-    #[serde(default)]
-    checks: Vec<String>,
-}
-
-/// Makes a workflow's first state from `{"goal": ..., "checks": [...]}`.
-fn goal_input<S: Workflow>(
-    settings: &Settings,
-) -> impl Fn(serde_json::Value) -> Result<S, String> + Send + Sync + 'static {
-    let budget: Budget = settings.agent.budget.clone();
-    let configured = settings.checks.clone();
-    let workspace = settings.workspace.clone();
-    move |value| {
-        let input: GoalInput = serde_json::from_value(value).map_err(|e| {
-            format!("expected {{\"goal\": \"...\", \"checks\": [\"command\", ...]}}: {e}")
-        })?;
-        let goal = input.goal.trim();
-        if goal.is_empty() {
-            return Err("the goal is empty: say what the agent should achieve".to_string());
-        }
-        let checks = rebound_agent::checks::resolve(&input.checks, &configured, goal, &workspace);
-        Ok(S::start(goal, &budget, checks))
-    }
-}
-
-/// A new supervisor thread's input: the student's request.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RequestInput {
-    request: String,
-}
-
-/// Makes the supervisor's first state from `{"request": ...}`, or takes a
-/// whole state as it is.
-fn request_input(value: serde_json::Value) -> Result<TutorState, String> {
-    let input = match serde_json::from_value::<RequestInput>(value.clone()) {
-        Ok(input) => input,
-        Err(e) => {
-            return serde_json::from_value(value)
-                .map_err(|_| format!("expected {{\"request\": \"...\"}}: {e}"))
-        }
-    };
-    let request = input.request.trim();
-    if request.is_empty() {
-        return Err("the request is empty: say what the student asks for".to_string());
-    }
-    Ok(rebound_agent::supervisor::initial_state(request))
-}
 
 /// Refuses, before anything is loaded or announced, an address off
 /// loopback without a token (exit code 2). The server checks it again.
@@ -130,17 +71,17 @@ fn workflows(
         .graph_with_input(
             "pev",
             PevState::build(Arc::clone(&deps))?,
-            goal_input::<PevState>(settings),
+            inputs::goal_input::<PevState>(settings),
         )
         .graph_with_input(
             "reflect",
             ReflectState::build(Arc::clone(&deps))?,
-            goal_input::<ReflectState>(settings),
+            inputs::goal_input::<ReflectState>(settings),
         )
         .graph_with_input(
             "supervisor",
             rebound_agent::supervisor::build(deps)?,
-            request_input,
+            inputs::request_input,
         ))
 }
 
@@ -154,12 +95,16 @@ pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exi
             args.lease_ttl
         )));
     }
-    let flags = flags(global, Some(&args.overrides));
-    let settings = super::trust::settings_for_run(global, &flags)?;
-    let model = crate::models::open(&settings.model, &process_env)?;
+    let settings = crate::gate::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
     let state = StateDir::new(&settings.state_dir);
     state.open()?;
-    let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let tools = deps::open(
+        &settings,
+        &settings.model,
+        &settings.workspace,
+        &state,
+        &process_env,
+    )?;
     let stops = Stops::listen()?;
     let server = workflows(&settings, Arc::clone(&tools.deps))?
         .postgres(&args.database)
@@ -189,13 +134,17 @@ pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exi
 /// step and go on at the next start. A second Ctrl-C stops at once.
 pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit> {
     check_token(&args)?;
-    let flags = flags(global, Some(&args.overrides));
-    let settings = super::trust::settings_for_run(global, &flags)?;
-    let model = crate::models::open(&settings.model, &process_env)?;
+    let settings = crate::gate::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
     let state = StateDir::new(&settings.state_dir);
     // Creates and migrates the database (and imports old thread files).
     state.open()?;
-    let tools = deps::build(&settings, &settings.workspace, model, &state).await?;
+    let tools = deps::open(
+        &settings,
+        &settings.model,
+        &settings.workspace,
+        &state,
+        &process_env,
+    )?;
     let stops = Stops::listen()?;
     let builder = workflows(&settings, Arc::clone(&tools.deps))?
         .workers(usize::from(args.workers))

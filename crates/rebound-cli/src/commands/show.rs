@@ -1,28 +1,23 @@
 //! `rebound show <thread> [--checkpoint ID]`: the thread's state at its
 //! latest checkpoint or at one of them.
 
-use rebound_agent::pev::PevState;
-use rebound_agent::reflect::ReflectState;
-use rebound_graph::{RunConfig, StateSnapshot};
+use rebound_graph::StateSnapshot;
 use rebound_tools::approval::ApprovalRequest;
+use rebound_workspace::{checkpoints, find_thread, FoundThread};
 use serde_json::{json, Value};
 
-use super::{checkpoint_id, find_thread, flags, inert_graph, settings, user_error, FoundThread};
+use super::{checkpoint_id, flags, settings};
 use crate::cli::{GlobalArgs, ShowArgs};
 use crate::exit::Exit;
 use crate::render::{out, out_text};
 use crate::timefmt::utc;
-use crate::workflow::{Workflow, WorkflowKind};
 
 /// Prints a thread's state.
 pub async fn show(global: &GlobalArgs, args: ShowArgs) -> anyhow::Result<Exit> {
     let settings = settings(&flags(global, None))?;
-    let found = find_thread(&settings, &args.thread)?;
-    let view = match found.meta.workflow {
-        WorkflowKind::Pev => view::<PevState>(&found, &args).await?,
-        WorkflowKind::Reflect => view::<ReflectState>(&found, &args).await?,
-        other => return Err(crate::workflow::unsupported(other)),
-    };
+    let found = find_thread(&settings.state_dir, &args.thread)?;
+    let checkpoint = args.checkpoint.as_deref().map(checkpoint_id).transpose()?;
+    let view = view(&found, checkpoints::snapshot(&found, checkpoint).await?);
     if global.json {
         out(serde_json::to_string(&view)?);
         return Ok(Exit::Success);
@@ -71,15 +66,9 @@ pub async fn show(global: &GlobalArgs, args: ShowArgs) -> anyhow::Result<Exit> {
 }
 
 /// The snapshot as JSON: the checkpoint's facts and the state.
-async fn view<S: Workflow>(found: &FoundThread, args: &ShowArgs) -> anyhow::Result<Value> {
-    let graph = inert_graph::<S>(&found.meta.workspace, found.saver.clone())?;
-    let mut config = RunConfig::new().with_thread_id(args.thread.clone());
-    if let Some(id) = &args.checkpoint {
-        config = config.with_checkpoint_id(checkpoint_id(id)?);
-    }
-    let snapshot: StateSnapshot<S> = graph.get_state(&config).await.map_err(user_error)?;
-    Ok(json!({
-        "thread_id": args.thread,
+fn view(found: &FoundThread, snapshot: StateSnapshot<Value>) -> Value {
+    json!({
+        "thread_id": found.meta.thread_id,
         "workflow": found.meta.workflow,
         "checkpoint_id": snapshot.checkpoint_id.to_string(),
         "parent_id": snapshot.parent_id.map(|id| id.to_string()),
@@ -87,6 +76,6 @@ async fn view<S: Workflow>(found: &FoundThread, args: &ShowArgs) -> anyhow::Resu
         "created_ms": snapshot.checkpoint_id.created_ms(),
         "next": snapshot.metadata.next,
         "interrupts": snapshot.interrupts,
-        "state": serde_json::to_value(&snapshot.values)?,
-    }))
+        "state": snapshot.values,
+    })
 }

@@ -210,6 +210,9 @@ fn tool_call_text(call: ToolCall) -> String {
                 ", {})",
                 human_duration(std::time::Duration::from_millis(duration_ms))
             ));
+            if outcome.sandboxed == Some(false) {
+                text.push_str(" not sandboxed");
+            }
             if let Some(log) = outcome.log_path {
                 text.push_str(&format!(" log: {log}"));
             }
@@ -441,6 +444,15 @@ mod tests {
                 custom(json!({"tool_output": {"stream": "stdout", "line": "ok"}}))
             ),
             "[3] executor: stdout| ok"
+        );
+        assert_eq!(
+            line(
+                &mut plain,
+                custom(json!({"tool_call": {"phase": "finished", "name": "shell",
+                    "command": "make", "success": true, "duration_ms": 1200,
+                    "outcome": {"exit_code": 0, "sandboxed": false}}}))
+            ),
+            "[3] executor: tool finished: $ make (ok, exit 0, 1.2s) not sandboxed"
         );
     }
 

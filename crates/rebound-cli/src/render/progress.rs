@@ -173,18 +173,7 @@ pub fn cut(text: &str, max: usize) -> String {
     out
 }
 
-/// A duration for people: `850ms`, `12.3s`, `4m05s`.
-pub fn human_duration(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    if millis < 1000 {
-        format!("{millis}ms")
-    } else if millis < 60_000 {
-        format!("{:.1}s", duration.as_secs_f64())
-    } else {
-        let secs = duration.as_secs();
-        format!("{}m{:02}s", secs / 60, secs % 60)
-    }
-}
+pub use rebound_protocol::human_duration;
 
 /// `step 2/3` (or `step 2` when the plan's length is unknown).
 pub fn step_label(index: usize, total: usize) -> String {
@@ -227,9 +216,6 @@ mod tests {
 
     #[test]
     fn helpers_read_well() {
-        assert_eq!(human_duration(Duration::from_millis(850)), "850ms");
-        assert_eq!(human_duration(Duration::from_millis(12_340)), "12.3s");
-        assert_eq!(human_duration(Duration::from_secs(245)), "4m05s");
         assert_eq!(first_line("\n  hello\nworld", 10), "hello");
         assert_eq!(cut("abcdef", 4), "abc…");
         assert_eq!(step_label(1, 3), "step 2/3");

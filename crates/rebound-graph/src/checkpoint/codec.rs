@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::{CheckpointId, StateBlob, StoredCheckpoint};
-use crate::compile::Graph;
 use crate::{GraphError, State};
 
 /// How a checkpoint came to be.
@@ -97,40 +96,48 @@ impl CheckpointMetadata {
     }
 }
 
+/// What the codec needs of a compiled graph: its nodes' names by index
+/// (the codec writes names, the run loop works with indices). Implemented
+/// by the compiled graph; the codec depends on nothing above it.
+pub(crate) trait NodeNames {
+    /// The name of the node at `index`.
+    fn node_name(&self, index: usize) -> &str;
+}
+
 /// Node names by index, serialized as a list of names without copying them.
-pub(crate) struct Names<'a, S: State> {
-    pub(crate) graph: &'a Graph<S>,
+pub(crate) struct Names<'a, G: NodeNames> {
+    pub(crate) graph: &'a G,
     pub(crate) indices: &'a [usize],
 }
 
-impl<S: State> Serialize for Names<'_, S> {
+impl<G: NodeNames> Serialize for Names<'_, G> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
-        serializer.collect_seq(self.indices.iter().map(|&i| &*self.graph.nodes[i].name))
+        serializer.collect_seq(self.indices.iter().map(|&i| self.graph.node_name(i)))
     }
 }
 
-fn no_names<S: State>(names: &Names<'_, S>) -> bool {
+fn no_names<G: NodeNames>(names: &Names<'_, G>) -> bool {
     names.indices.is_empty()
 }
 
 /// Scheduled sends, serialized as [`crate::Send`]s (`[node, arg]`) without
 /// copying them.
-pub(crate) struct Sends<'a, S: State> {
-    pub(crate) graph: &'a Graph<S>,
+pub(crate) struct Sends<'a, G: NodeNames> {
+    pub(crate) graph: &'a G,
     pub(crate) sends: &'a [crate::send::SentTask],
 }
 
-impl<S: State> Serialize for Sends<'_, S> {
+impl<G: NodeNames> Serialize for Sends<'_, G> {
     fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
         serializer.collect_seq(
             self.sends
                 .iter()
-                .map(|send| (&*self.graph.nodes[send.node].name, &*send.arg)),
+                .map(|send| (self.graph.node_name(send.node), &*send.arg)),
         )
     }
 }
 
-fn no_sends<S: State>(sends: &Sends<'_, S>) -> bool {
+fn no_sends<G: NodeNames>(sends: &Sends<'_, G>) -> bool {
     sends.sends.is_empty()
 }
 
@@ -141,15 +148,16 @@ fn all_zero(bits: &&[u64]) -> bool {
 /// [`CheckpointMetadata`] as the run loop writes it, borrowing everything:
 /// the same keys, so it reads back as a `CheckpointMetadata`.
 #[derive(Serialize)]
-pub(crate) struct MetaView<'a, S: State> {
+#[serde(bound = "")]
+pub(crate) struct MetaView<'a, G: NodeNames> {
     #[serde(rename = "s")]
     pub(crate) source: CheckpointSource,
     #[serde(rename = "n", skip_serializing_if = "no_names")]
-    pub(crate) next: Names<'a, S>,
+    pub(crate) next: Names<'a, G>,
     #[serde(rename = "t", skip_serializing_if = "no_sends")]
-    pub(crate) sends: Sends<'a, S>,
+    pub(crate) sends: Sends<'a, G>,
     #[serde(rename = "r", skip_serializing_if = "no_names")]
-    pub(crate) ran: Names<'a, S>,
+    pub(crate) ran: Names<'a, G>,
     #[serde(rename = "w", skip_serializing_if = "<[_]>::is_empty")]
     pub(crate) reasons: &'a [std::borrow::Cow<'static, str>],
     #[serde(rename = "b", skip_serializing_if = "all_zero")]
@@ -158,7 +166,7 @@ pub(crate) struct MetaView<'a, S: State> {
     pub(crate) duration_us: u64,
 }
 
-pub(crate) fn encode_meta_view<S: State>(meta: &MetaView<'_, S>) -> Vec<u8> {
+pub(crate) fn encode_meta_view<G: NodeNames>(meta: &MetaView<'_, G>) -> Vec<u8> {
     let mut out = Vec::with_capacity(64);
     // Serializing names, integers, strings and JSON values into a Vec
     // cannot fail.

@@ -61,15 +61,15 @@ impl<'a, S: State> Driver<'a, S> {
         encode_meta_view(&MetaView {
             source,
             next: Names {
-                graph: self.graph,
+                graph: &**self.graph,
                 indices: &self.next,
             },
             sends: Sends {
-                graph: self.graph,
+                graph: &**self.graph,
                 sends: &self.sends,
             },
             ran: Names {
-                graph: self.graph,
+                graph: &**self.graph,
                 indices: ran,
             },
             reasons,

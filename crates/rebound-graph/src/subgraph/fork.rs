@@ -5,7 +5,7 @@
 //! asked onto a thread of the new branch, so the new answer reaches it and
 //! the old branch keeps its child thread as it was.
 
-use super::run::Namespace;
+use super::namespace::Namespace;
 use super::SUBGRAPH_SEPARATOR;
 use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, rebuild};
 use crate::checkpoint::{

@@ -49,8 +49,10 @@
 //!   `get_state`, `history` and `update_state` like any thread, and the
 //!   parent's resume continues from the child's latest checkpoint.
 
+mod erased;
 mod fork;
 mod inherit;
+mod namespace;
 mod run;
 mod view;
 
@@ -60,9 +62,9 @@ use crate::builder::NodeDef;
 use crate::node::NodeFn;
 use crate::{CompiledGraph, GraphError, State, StateGraph};
 
-pub(crate) use run::records_child_run;
-pub use view::SubgraphState;
-pub(crate) use view::SubgraphView;
+pub use erased::SubgraphState;
+pub(crate) use erased::SubgraphView;
+pub(crate) use namespace::records_child_run;
 
 /// Separates a parent thread's id from the rest of a subgraph's thread id.
 pub const SUBGRAPH_SEPARATOR: char = '\u{1f}';

@@ -5,30 +5,17 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use super::fork::child_run_for;
 use super::inherit::child_config;
+use super::namespace::{Namespace, NAMESPACE_KEY};
 use super::{InputMap, OutputMap, SubgraphError, SUBGRAPH_SEPARATOR};
 use crate::checkpoint::codec::{decode_meta, rebuild};
-use crate::checkpoint::{CheckpointId, Checkpointer, PendingWrite, WriteKind};
-use crate::journal::NodeScratch;
+use crate::checkpoint::Checkpointer;
+use crate::scratch::NodeScratch;
 use crate::{
     Command, CompiledGraph, GraphError, Input, Interrupt, NodeContext, NodeError, NodeResult,
     RunOutcome, State,
 };
-
-/// The journal key under which a subgraph task records its child's
-/// namespace.
-pub(crate) const NAMESPACE_KEY: &str = "__subgraph__";
-
-/// Whether a pending write is a subgraph task's record of its child run
-/// (the journaled [`Namespace`]). A replay of the superstep drops it: the
-/// child runs again from its start, on a thread named after the new
-/// branch's head, and the old branch keeps its own child thread.
-pub(crate) fn records_child_run(write: &PendingWrite) -> bool {
-    write.kind == WriteKind::Journal && write.key == NAMESPACE_KEY
-}
 
 /// A subgraph node's child graph and mappings.
 pub(crate) struct Mapping<S: State, C: State> {
@@ -39,24 +26,6 @@ pub(crate) struct Mapping<S: State, C: State> {
     /// the parent's current one (a same-state subgraph, whose update is
     /// what the child changed).
     pub(crate) from_start: bool,
-}
-
-/// A child run's place, journaled by the parent task when it first runs,
-/// and again each time the child stops at an interrupt (the latest record
-/// counts), or moves to a fork of its own ([`super::fork`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct Namespace {
-    /// The child's thread id.
-    pub(crate) thread: String,
-    /// What the child's interrupt ids are prefixed with in the parent.
-    pub(crate) prefix: String,
-    /// The child's checkpoint where it last stopped at an interrupt (None
-    /// before it first did, and in records written before stops were).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) stopped_at: Option<CheckpointId>,
-    /// The parent checkpoint whose superstep saw that stop.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) seen_from: Option<CheckpointId>,
 }
 
 fn child_error(node: &str, source: GraphError) -> NodeError {
@@ -86,7 +55,7 @@ pub(crate) async fn run<S: State, C: State>(
     let fresh = Namespace {
         thread: format!(
             "{}{SUBGRAPH_SEPARATOR}{}:{}",
-            scratch.persist.thread_id,
+            scratch.sink.thread_id(),
             ctx.task_key(),
             scratch.checkpoint
         ),
@@ -95,12 +64,12 @@ pub(crate) async fn run<S: State, C: State>(
         seen_from: None,
     };
     let recorded: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
-    let saver = Arc::clone(&scratch.persist.saver);
+    let saver = Arc::clone(scratch.sink.saver());
     let forked = child_run_for::<C>(
         &*saver,
         &recorded,
         scratch.checkpoint,
-        &scratch.persist.thread_id,
+        scratch.sink.thread_id(),
         &ctx.task_key(),
     )
     .await

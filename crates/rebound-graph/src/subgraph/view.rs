@@ -1,55 +1,14 @@
 //! Seeing inside subgraphs: the state of each child run a parent's
 //! checkpoint is waiting on ([`crate::CompiledGraph::get_state_with_subgraphs`]).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use super::run::{Namespace, NAMESPACE_KEY};
+use super::erased::{BoxFuture, ChildState, SubgraphState, SubgraphView};
+use super::namespace::{Namespace, NAMESPACE_KEY};
 use crate::checkpoint::codec::decode;
 use crate::checkpoint::{CheckpointId, Checkpointer};
 use crate::driver::ResumeData;
 use crate::{CompiledGraph, GraphError, RunConfig, State, StateSnapshot};
-
-/// A child run of a subgraph node, as its parent's checkpoint sees it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SubgraphState {
-    /// The parent's node that runs it.
-    pub node: String,
-    /// Its task in the parent's superstep (`node`, or `node#k` for a send).
-    pub task: String,
-    /// The child's thread: use it ([`SubgraphState::config`]) with the
-    /// child graph's `get_state`, `history` and `update_state`.
-    pub thread_id: String,
-    /// What its interrupts' ids are prefixed with in the parent.
-    pub interrupt_prefix: String,
-    /// The child's latest state (its values as JSON), `next` and interrupts.
-    pub snapshot: StateSnapshot<serde_json::Value>,
-    /// The child's own subgraphs, the same way.
-    pub subgraphs: Vec<SubgraphState>,
-}
-
-impl SubgraphState {
-    /// A config addressing the child's thread.
-    pub fn config(&self) -> RunConfig {
-        RunConfig::new().with_thread_id(self.thread_id.as_str())
-    }
-}
-
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A child run's state as JSON, and its own subgraphs.
-type ChildState = (StateSnapshot<serde_json::Value>, Vec<SubgraphState>);
-
-/// A subgraph node's child graph, with its state type erased.
-pub(crate) trait SubgraphView: Send + Sync {
-    /// The child run on `thread`, and its own subgraphs.
-    fn state<'a>(
-        &'a self,
-        saver: Arc<dyn Checkpointer>,
-        thread: String,
-    ) -> BoxFuture<'a, Result<ChildState, GraphError>>;
-}
 
 impl<C: State> SubgraphView for CompiledGraph<C> {
     fn state<'a>(

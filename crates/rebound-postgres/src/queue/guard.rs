@@ -1,9 +1,44 @@
-//! [`LeaseGuard`]: a run's lease as a [`WriteGuard`], so that the
-//! checkpointer's writes are fenced like the queue's own.
+//! [`Lease`], a worker's hold on a run, and [`LeaseGuard`], the lease as a
+//! [`WriteGuard`], so that the checkpointer's writes are fenced like the
+//! queue's own (`lease.rs` has the queue's fenced writes).
 
 use async_trait::async_trait;
 
+use super::RunRow;
 use crate::guard::WriteGuard;
+
+/// A worker's hold on a run, from [`RunQueue::claim`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lease {
+    /// The run as claimed (status `running`).
+    pub run: RunRow,
+    /// The run.
+    pub run_id: String,
+    /// Its thread.
+    pub thread_id: String,
+    /// The worker that claimed it.
+    pub owner: String,
+    /// The claim's epoch: what fences every write made under this lease.
+    pub epoch: i64,
+}
+
+impl Lease {
+    /// The lease of a run just claimed.
+    pub(crate) fn from_run(run: RunRow) -> Self {
+        Lease {
+            run_id: run.run_id.clone(),
+            thread_id: run.thread_id.clone(),
+            owner: run.owner.clone().unwrap_or_default(),
+            epoch: run.epoch,
+            run,
+        }
+    }
+
+    /// The guard that fences the checkpointer's writes with this lease.
+    pub fn guard(&self) -> LeaseGuard {
+        LeaseGuard::new(self.run_id.clone(), self.epoch)
+    }
+}
 
 /// Holds while run `run_id` is running under the lease of epoch `epoch`.
 /// The checkpointer checks it inside each checkpoint write's transaction;

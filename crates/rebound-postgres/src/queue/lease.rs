@@ -1,4 +1,4 @@
-//! [`Lease`]: a worker's hold on a run, and the writes it fences.
+//! The writes a [`Lease`] fences: heartbeats, the run's end, its events.
 //!
 //! Every statement here matches the run by `run_id + epoch + status =
 //! running`: once the run was reaped, requeued, finished, cancelled or
@@ -9,40 +9,7 @@ use sqlx::Row;
 
 use super::config::millis;
 use super::rows::decode_cancel;
-use super::{CancelAction, LeaseGuard, QueueError, RunQueue, RunRow, RunStatus, ThreadStatus};
-
-/// A worker's hold on a run, from [`RunQueue::claim`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct Lease {
-    /// The run as claimed (status `running`).
-    pub run: RunRow,
-    /// The run.
-    pub run_id: String,
-    /// Its thread.
-    pub thread_id: String,
-    /// The worker that claimed it.
-    pub owner: String,
-    /// The claim's epoch: what fences every write made under this lease.
-    pub epoch: i64,
-}
-
-impl Lease {
-    /// The lease of a run just claimed.
-    pub(crate) fn from_run(run: RunRow) -> Self {
-        Lease {
-            run_id: run.run_id.clone(),
-            thread_id: run.thread_id.clone(),
-            owner: run.owner.clone().unwrap_or_default(),
-            epoch: run.epoch,
-            run,
-        }
-    }
-
-    /// The guard that fences the checkpointer's writes with this lease.
-    pub fn guard(&self) -> LeaseGuard {
-        LeaseGuard::new(self.run_id.clone(), self.epoch)
-    }
-}
+use super::{CancelAction, Lease, QueueError, RunQueue, RunStatus, ThreadStatus};
 
 /// What a heartbeat found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use rebound_graph::RunConfig;
-use rebound_sqlite::ThreadRecord;
+use rebound_protocol::records::ThreadRecord;
 use serde_json::{json, Value};
 
 use super::sse::{last_event_id, response as sse_response};

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use rebound_graph::checkpoint::{CheckpointId, CheckpointSource};
 use rebound_graph::RunConfig;
-use rebound_sqlite::{ThreadRecord, ThreadStatus};
+use rebound_protocol::records::{ThreadRecord, ThreadStatus};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use rebound_graph::checkpoint::{CheckpointError, CheckpointId};
 use rebound_graph::{GraphError, ResumeCommand, RunConfig, StreamModes};
-use rebound_sqlite::ThreadStatus;
+use rebound_protocol::records::ThreadStatus;
 use serde_json::{json, Value};
 
 use super::hub::RunChannel;
@@ -106,39 +106,6 @@ async fn run_isolated(app: &Arc<App>, run: RunRecord) {
             tracing::error!(%error, %run_id, "recording a failed run failed");
         }
         app.end_run(&run_id);
-    }
-}
-
-/// Runs claimed for this server's workers and not yet taken by one, and how
-/// many workers wait for work.
-#[derive(Default)]
-pub(crate) struct Claimed {
-    runs: std::sync::Mutex<std::collections::VecDeque<RunRecord>>,
-    idle: std::sync::atomic::AtomicIsize,
-}
-
-impl Claimed {
-    fn take(&self) -> Option<RunRecord> {
-        self.runs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop_front()
-    }
-
-    fn give(&self, run: RunRecord) {
-        self.runs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push_back(run);
-    }
-
-    fn idle_count(&self) -> usize {
-        usize::try_from(self.idle.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(0)
-    }
-
-    fn idle(&self, change: isize) {
-        self.idle
-            .fetch_add(change, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

@@ -7,61 +7,12 @@ mod postgres;
 mod sqlite;
 
 use async_trait::async_trait;
-use rebound_sqlite::ThreadRecord;
 use serde::{Deserialize, Serialize};
 
 pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
-/// A run's status, as the Agent Server API names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// Queued, waiting for a worker (or for the run before it on its thread).
-    Pending,
-    /// A worker runs it.
-    Running,
-    /// It ran to the end.
-    Success,
-    /// It failed.
-    Error,
-    /// It ran out of time.
-    Timeout,
-    /// It stopped at an interrupt, or was cancelled.
-    Interrupted,
-}
-
-impl RunStatus {
-    /// Its name in the API.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Pending => "pending",
-            RunStatus::Running => "running",
-            RunStatus::Success => "success",
-            RunStatus::Error => "error",
-            RunStatus::Timeout => "timeout",
-            RunStatus::Interrupted => "interrupted",
-        }
-    }
-
-    /// The status named `name`, if any.
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "pending" => RunStatus::Pending,
-            "running" => RunStatus::Running,
-            "success" => RunStatus::Success,
-            "error" => RunStatus::Error,
-            "timeout" => RunStatus::Timeout,
-            "interrupted" => RunStatus::Interrupted,
-            _ => return None,
-        })
-    }
-
-    /// Whether the run has ended (it will not run again).
-    pub fn is_final(self) -> bool {
-        !matches!(self, RunStatus::Pending | RunStatus::Running)
-    }
-}
+pub use rebound_protocol::records::{RunStatus, ThreadRecord, ThreadStatus};
 
 /// What to do with a new run on a thread that already has one pending or
 /// running (LangGraph's "double-texting").
@@ -182,7 +133,7 @@ pub enum Write {
         /// Its thread.
         thread_id: String,
         /// The thread's status after it.
-        thread_status: rebound_sqlite::ThreadStatus,
+        thread_status: ThreadStatus,
         /// When (ms since the Unix epoch).
         at_ms: u64,
         /// Its last events (`end`), stored in the same commit: a reader
@@ -204,7 +155,7 @@ pub enum Write {
         /// The thread.
         thread_id: String,
         /// Its status.
-        status: rebound_sqlite::ThreadStatus,
+        status: ThreadStatus,
         /// When (ms since the Unix epoch).
         at_ms: u64,
     },
@@ -260,7 +211,7 @@ pub struct ThreadQuery {
     /// Only threads whose metadata contains these key/value pairs.
     pub metadata: serde_json::Map<String, serde_json::Value>,
     /// Only threads with this status.
-    pub status: Option<rebound_sqlite::ThreadStatus>,
+    pub status: Option<ThreadStatus>,
     /// At most this many.
     pub limit: usize,
     /// After skipping this many.

@@ -23,12 +23,11 @@ use rebound_postgres::queue::{
     QueueError, RunQueue, RunRow, ThreadRow, ThreadSearch,
 };
 use rebound_postgres::PostgresSaver;
-use rebound_sqlite::{ThreadRecord, ThreadStatus};
 use tokio::sync::broadcast;
 
 use super::{
     CancelKind, Heartbeat, MultitaskStrategy, RunRecord, RunStatus, Store, StoreError, StoreNotice,
-    StoredEvent, ThreadQuery, Write,
+    StoredEvent, ThreadQuery, ThreadRecord, Write,
 };
 
 /// The server's store on PostgreSQL.
@@ -134,7 +133,7 @@ impl PostgresStore {
                 thread_id, status, ..
             } => {
                 self.queue
-                    .set_thread_status(thread_id, thread_status_of(*status)?)
+                    .set_thread_status(thread_id, *status)
                     .await
                     .map_err(queue_error)?;
             }
@@ -167,9 +166,9 @@ impl PostgresStore {
             .finish_with_events(
                 &lease,
                 &events.iter().map(event_row).collect::<Vec<_>>(),
-                run_status(*status)?,
+                *status,
                 error.as_deref(),
-                thread_status_of(*thread_status)?,
+                *thread_status,
             )
             .await
             .map_err(queue_error)?;
@@ -247,16 +246,6 @@ fn hostname() -> String {
         .unwrap_or_else(|_| "host".to_string())
 }
 
-fn run_status(status: RunStatus) -> Result<queue::RunStatus, StoreError> {
-    queue::RunStatus::parse(status.as_str())
-        .ok_or_else(|| database(format!("unknown run status {}", status.as_str())))
-}
-
-fn thread_status_of(status: ThreadStatus) -> Result<queue::ThreadStatus, StoreError> {
-    queue::ThreadStatus::parse(status.as_str())
-        .ok_or_else(|| database(format!("unknown thread status {}", status.as_str())))
-}
-
 fn to_ms(value: i64) -> u64 {
     u64::try_from(value).unwrap_or_default()
 }
@@ -267,8 +256,7 @@ fn record_of(row: RunRow) -> Result<RunRecord, StoreError> {
         detail,
     };
     Ok(RunRecord {
-        status: RunStatus::parse(row.status.as_str())
-            .ok_or_else(|| corrupt(format!("unknown status {:?}", row.status.as_str())))?,
+        status: row.status,
         multitask_strategy: MultitaskStrategy::parse(&row.multitask_strategy)
             .ok_or_else(|| corrupt(format!("unknown strategy {:?}", row.multitask_strategy)))?,
         created_ms: to_ms(row.created_ms),
@@ -290,16 +278,7 @@ fn records_of(rows: Vec<RunRow>) -> Result<Vec<RunRecord>, StoreError> {
 }
 
 fn thread_record(row: ThreadRow) -> Result<ThreadRecord, StoreError> {
-    let status: ThreadStatus =
-        row.status
-            .as_str()
-            .parse()
-            .map_err(
-                |e: rebound_sqlite::ParseThreadStatusError| StoreError::Corrupt {
-                    what: "thread",
-                    detail: e.to_string(),
-                },
-            )?;
+    let status = row.status;
     let mut record = ThreadRecord::new(row.thread_id, to_ms(row.created_ms), row.metadata);
     record.updated_ms = to_ms(row.updated_ms);
     record.status = status;
@@ -311,7 +290,7 @@ fn thread_row(record: &ThreadRecord) -> Result<ThreadRow, StoreError> {
         thread_id: record.thread_id.clone(),
         created_ms: i64::try_from(record.created_ms).unwrap_or(i64::MAX),
         updated_ms: i64::try_from(record.updated_ms).unwrap_or(i64::MAX),
-        status: thread_status_of(record.status)?,
+        status: record.status,
         metadata: record.metadata.clone(),
     })
 }
@@ -376,7 +355,7 @@ impl Store for PostgresStore {
             .queue
             .search_threads(&ThreadSearch {
                 metadata: serde_json::Value::Object(query.metadata.clone()),
-                status: query.status.map(thread_status_of).transpose()?,
+                status: query.status,
                 limit: i64::try_from(query.limit).unwrap_or(i64::MAX),
                 offset: i64::try_from(query.offset).unwrap_or(i64::MAX),
             })
@@ -432,7 +411,6 @@ impl Store for PostgresStore {
         limit: usize,
         offset: usize,
     ) -> Result<Vec<RunRecord>, StoreError> {
-        let status = status.map(run_status).transpose()?;
         let rows = self
             .queue
             .list_runs(

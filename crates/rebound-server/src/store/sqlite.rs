@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use rebound_sqlite::{SqliteSaver, ThreadRecord, ThreadStatus};
+use rebound_protocol::records::{ThreadRecord, ThreadStatus};
+use rebound_sqlite::SqliteSaver;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::{
@@ -301,7 +302,7 @@ fn insert_event(conn: &Connection, run_id: &str, event: &StoredEvent) -> rusqlit
 fn set_thread_status(
     conn: &Connection,
     thread_id: &str,
-    status: rebound_sqlite::ThreadStatus,
+    status: ThreadStatus,
     at_ms: u64,
 ) -> rusqlite::Result<()> {
     conn.prepare_cached("UPDATE thread_records SET status = ?2, updated_ms = ?3 WHERE thread = ?1")?

@@ -2,22 +2,7 @@
 
 use std::ffi::OsStr;
 
-/// Secret variables whose names the suffix rules do not catch.
-const KNOWN_SECRETS: &[&str] = &["AWS_ACCESS_KEY_ID", "NPM_CONFIG__AUTH"];
-
-/// Name endings (after an `_`, or the whole name) that mark a secret.
-const SECRET_SUFFIXES: &[&str] = &[
-    "KEY",
-    "KEYS",
-    "PAT",
-    "PASS",
-    "TOKEN",
-    "SECRET",
-    "SECRETS",
-    "PASSWORD",
-    "PASSWD",
-    "CREDENTIALS",
-];
+use super::secrets::is_secret_env;
 
 /// Variables set for every command so that nothing waits for a human and
 /// nothing runs stale code: pagers print straight through, git never
@@ -48,31 +33,6 @@ pub(crate) fn tool_caches(command: &mut tokio::process::Command, caches: &std::p
             command.env(name, caches.join(dir));
         }
     }
-}
-
-/// Whether an environment variable called `name` holds a secret that a
-/// command must not see: a known provider key (`OPENAI_API_KEY`,
-/// `ANTHROPIC_API_KEY`, `AWS_ACCESS_KEY_ID`, ...) or any name ending in
-/// `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD` (and a few kin), compared
-/// case-insensitively. Names in `allow` (exact, case-insensitive) are never
-/// secrets.
-pub fn is_secret_env(name: &str, allow: &[String]) -> bool {
-    if allow
-        .iter()
-        .any(|allowed| allowed.eq_ignore_ascii_case(name))
-    {
-        return false;
-    }
-    let upper = name.to_ascii_uppercase();
-    if KNOWN_SECRETS.contains(&upper.as_str()) {
-        return true;
-    }
-    SECRET_SUFFIXES.iter().any(|suffix| {
-        upper == *suffix
-            || upper
-                .strip_suffix(suffix)
-                .is_some_and(|rest| rest.ends_with('_'))
-    })
 }
 
 /// The names of the variables in `vars` that [`is_secret_env`] scrubs.

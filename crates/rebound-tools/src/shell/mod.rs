@@ -41,8 +41,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use config::ShellConfig;
-pub use env::{apply as scrub_env, is_secret_env};
+pub use env::apply as scrub_env;
 pub use result::{is_exit_line, untimed_exit_line, CommandResult, ECHO_PREFIX, SANDBOX_WRITE_NOTE};
+pub use secrets::is_secret_env;
 pub use secrets::Redactor;
 
 use crate::{sandbox, ToolContext, ToolError, ToolOutput, TypedTool};

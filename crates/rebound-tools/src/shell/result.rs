@@ -11,28 +11,8 @@ use crate::ToolOutput;
 /// The longest command echoed back in the model-facing content.
 const ECHO_MAX: usize = 500;
 
-/// How the status line of a command that exited starts (`exit code 1
-/// (failure) after 0.2 s`).
-const EXIT_PREFIX: &str = "exit code ";
-
-/// How the line echoing the command starts, right after the status line.
-pub const ECHO_PREFIX: &str = "$ ";
-
-/// Whether `line` is the status line [`CommandResult::into_output`]
-/// writes for a command that exited (`exit code 1 (failure) after 0.2 s`).
-pub fn is_exit_line(line: &str) -> bool {
-    untimed_exit_line(line).is_some()
-}
-
-/// An exit status line without how long the command took (`exit code 1
-/// (failure)`), so that two runs' outputs can be compared; `None` for any
-/// other line.
-pub fn untimed_exit_line(line: &str) -> Option<&str> {
-    if !line.starts_with(EXIT_PREFIX) || !line.ends_with(" s") {
-        return None;
-    }
-    line.find(") after ").map(|at| &line[..=at])
-}
+use rebound_protocol::framing::EXIT_PREFIX;
+pub use rebound_protocol::framing::{is_exit_line, untimed_exit_line, ECHO_PREFIX};
 
 /// What running a command did: how it ended, how long it took, and its
 /// output as the model sees it.

@@ -9,6 +9,48 @@
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
+/// Secret variables whose names the suffix rules do not catch.
+const KNOWN_SECRETS: &[&str] = &["AWS_ACCESS_KEY_ID", "NPM_CONFIG__AUTH"];
+
+/// Name endings (after an `_`, or the whole name) that mark a secret.
+const SECRET_SUFFIXES: &[&str] = &[
+    "KEY",
+    "KEYS",
+    "PAT",
+    "PASS",
+    "TOKEN",
+    "SECRET",
+    "SECRETS",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIALS",
+];
+
+/// Whether an environment variable called `name` holds a secret that a
+/// command must not see: a known provider key (`OPENAI_API_KEY`,
+/// `ANTHROPIC_API_KEY`, `AWS_ACCESS_KEY_ID`, ...) or any name ending in
+/// `_KEY`, `_TOKEN`, `_SECRET`, `_PASSWORD` (and a few kin), compared
+/// case-insensitively. Names in `allow` (exact, case-insensitive) are never
+/// secrets.
+pub fn is_secret_env(name: &str, allow: &[String]) -> bool {
+    if allow
+        .iter()
+        .any(|allowed| allowed.eq_ignore_ascii_case(name))
+    {
+        return false;
+    }
+    let upper = name.to_ascii_uppercase();
+    if KNOWN_SECRETS.contains(&upper.as_str()) {
+        return true;
+    }
+    SECRET_SUFFIXES.iter().any(|suffix| {
+        upper == *suffix
+            || upper
+                .strip_suffix(suffix)
+                .is_some_and(|rest| rest.ends_with('_'))
+    })
+}
+
 /// Prefixes of well-known credentials (API keys, personal access tokens,
 /// cloud key ids, private keys).
 const TOKEN_PREFIXES: &[&str] = &[
@@ -116,7 +158,7 @@ pub struct Redactor {
 
 impl Redactor {
     /// The secrets of `vars`: the values of variables with secret names
-    /// ([`super::is_secret_env`]), values that [`looks_like_secret`], and
+    /// ([`is_secret_env`]), values that [`looks_like_secret`], and
     /// URL passwords; each at least 8 characters.
     pub fn from_vars<I, K, V>(vars: I) -> Redactor
     where
@@ -127,7 +169,7 @@ impl Redactor {
         let mut secrets: Vec<String> = Vec::new();
         for (name, value) in vars {
             let value = value.as_ref();
-            if super::is_secret_env(name.as_ref(), &[]) || looks_like_secret(value) {
+            if is_secret_env(name.as_ref(), &[]) || looks_like_secret(value) {
                 secrets.push(value.trim().to_string());
             }
             if let Some(password) = url_password(value) {

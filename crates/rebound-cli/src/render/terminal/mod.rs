@@ -169,6 +169,13 @@ impl TerminalRenderer {
                 ..
             } => {
                 let outcome = outcome.unwrap_or_default();
+                if outcome.sandboxed == Some(false) {
+                    self.line(format!(
+                        "  {}",
+                        style("⚠ not sandboxed: this command could write outside the workspace")
+                            .yellow()
+                    ));
+                }
                 self.result = CommandResult {
                     exit_code: outcome.exit_code,
                     duration_ms: Some(duration_ms),
