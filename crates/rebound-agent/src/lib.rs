@@ -18,6 +18,7 @@ mod package_init;
 pub mod pev;
 mod plan;
 pub mod plan_schema;
+mod planner_prompt;
 pub mod planning;
 pub mod progress;
 pub mod prompts;

@@ -102,3 +102,34 @@ pub fn failed_edits(records: &[StepRecord]) -> Vec<PlanStep> {
         .map(|record| record.step.clone())
         .collect()
 }
+
+/// The plan as numbered lines, with commands.
+pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| match (step.kind, &step.command) {
+            (StepKind::Edit, _) => format!(
+                "{}. edit {}{}: {}",
+                i + 1,
+                step.file.as_deref().unwrap_or("?"),
+                step.target
+                    .as_deref()
+                    .map(|t| format!(" ({t})"))
+                    .unwrap_or_default(),
+                step.description
+            ),
+            (StepKind::Create, _) => format!(
+                "{}. create {}: {}",
+                i + 1,
+                step.file.as_deref().unwrap_or("?"),
+                step.description
+            ),
+            (kind, Some(command)) => {
+                format!("{}. {kind}: {} (`{command}`)", i + 1, step.description)
+            }
+            (_, None) => format!("{}. {}", i + 1, step.description),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -14,6 +14,7 @@ use rebound_tools::{ToolContext, ToolRegistry};
 use crate::config::{Env, Settings};
 use crate::error::WorkspaceError;
 use crate::state::StateDir;
+use rebound_sqlite::SqliteSaver;
 
 /// The agent's dependencies, and the MCP servers to stop afterwards.
 pub struct Tools {
@@ -27,6 +28,34 @@ impl Tools {
     /// Stops the MCP servers that were started.
     pub async fn shutdown(self) {
         self.mcp.shutdown().await;
+    }
+}
+
+/// What a run starts from besides its settings: the state directory
+/// (created, its database migrated), its checkpoint store, and the model
+/// and tools the settings name.
+pub struct RunParts {
+    /// The state directory.
+    pub state: StateDir,
+    /// Its checkpoint store (and thread records).
+    pub store: Arc<SqliteSaver>,
+    /// The model and tools.
+    pub tools: Tools,
+}
+
+impl RunParts {
+    /// Opens the parts of a run in the settings' workspace with the
+    /// settings' model: what `rebound run`, `serve` and `worker` each do
+    /// before their first step.
+    pub fn open(settings: &Settings, env: Env<'_>) -> Result<RunParts, WorkspaceError> {
+        let state = StateDir::new(&settings.state_dir);
+        let store = state.open()?;
+        let tools = open(settings, &settings.model, &settings.workspace, &state, env)?;
+        Ok(RunParts {
+            state,
+            store,
+            tools,
+        })
     }
 }
 

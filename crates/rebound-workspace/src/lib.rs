@@ -11,7 +11,7 @@ pub mod state;
 pub mod threads;
 
 pub use config::{load, process_env, Env, Flags, Settings, WorkspaceTrust};
-pub use deps::Tools;
+pub use deps::{RunParts, Tools};
 pub use error::WorkspaceError;
 pub use state::{find_thread, FoundThread, StateDir};
 pub use threads::{RunState, ThreadMeta, ThreadStore};

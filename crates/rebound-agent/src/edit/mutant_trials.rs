@@ -7,7 +7,7 @@ use rebound_graph::NodeError;
 
 use super::check_syntax;
 use super::job::{write, EditCall, EditJob};
-use super::mutate::mutants;
+use super::mutate::{mutants, Mutant};
 use super::rename::renames;
 use super::tally::Tally;
 use crate::checks::{run_checks, CheckRun, CheckWhen};
@@ -53,14 +53,7 @@ pub(super) async fn try_mutants(
         label,
         ..
     } = job;
-    let check_ms: u64 = baseline
-        .iter()
-        .flatten()
-        .map(|r| r.duration_ms)
-        .sum::<u64>()
-        .max(1);
-    let affordable = usize::try_from(MUTANT_CHECK_MS / check_ms).unwrap_or(usize::MAX);
-    let limit = affordable.min(deps.config.edit_mutants as usize);
+    let limit = mutant_limit(deps.config.edit_mutants, baseline.as_deref());
     let failures: Vec<localize::Failure> = baseline
         .iter()
         .flatten()
@@ -80,21 +73,7 @@ pub(super) async fn try_mutants(
         })
         .await?;
     let parses = !matches!(syntax_before, super::Syntax::Invalid(_));
-    let operators = job.implicated && !localize::is_test_file(&span.file) && parses;
-    let mut found = Vec::new();
-    if !parses {
-        found.extend(job.syntax_repair.clone());
-    }
-    if operators {
-        found = mutants(
-            original,
-            span,
-            job.hint,
-            limit.saturating_sub(renamed.len() + job.flag_mutants.len()),
-        );
-    }
-    // A build file's missing flags first: the checks' output names them.
-    found.splice(0..0, job.flag_mutants.iter().cloned());
+    let found = span_mutants(job, parses, limit.saturating_sub(renamed.len()));
     let total = renamed.len() + found.len();
     if total == 0 {
         return Ok(MutantsTried {
@@ -168,6 +147,39 @@ pub(super) async fn try_mutants(
         )),
         run: None,
     })
+}
+
+/// How many mutants one edit may try: at most `configured`, and no more
+/// than [`MUTANT_CHECK_MS`] of checks at the pace of the `baseline` run.
+fn mutant_limit(configured: u32, baseline: Option<&[crate::checks::CheckResult]>) -> usize {
+    let check_ms: u64 = baseline
+        .into_iter()
+        .flatten()
+        .map(|r| r.duration_ms)
+        .sum::<u64>()
+        .max(1);
+    let affordable = usize::try_from(MUTANT_CHECK_MS / check_ms).unwrap_or(usize::MAX);
+    affordable.min(configured as usize)
+}
+
+/// The mutants of the span's file, at most `limit` of the operator kind:
+/// a build file's missing flags first (the checks' output names them),
+/// then the syntax repair of a file that does not parse, or the
+/// one-token changes of a span that a failing check points at (not in a
+/// test file).
+fn span_mutants(job: &EditJob, parses: bool, limit: usize) -> Vec<Mutant> {
+    let mut found = job.flag_mutants.clone();
+    if !parses {
+        found.extend(job.syntax_repair.clone());
+    } else if job.implicated && !localize::is_test_file(&job.span.file) {
+        found.extend(mutants(
+            &job.original,
+            &job.span,
+            job.hint,
+            limit.saturating_sub(job.flag_mutants.len()),
+        ));
+    }
+    found
 }
 
 /// A file a mutant rewrites whole.

@@ -8,7 +8,7 @@ use rebound_graph::checkpoint::Checkpointer;
 use rebound_graph::{CancellationToken, Input};
 
 use rebound_workspace::threads::new_thread_id;
-use rebound_workspace::{deps, process_env, Settings, StateDir, ThreadMeta, ThreadStore, Tools};
+use rebound_workspace::{process_env, RunParts, Settings, ThreadMeta, ThreadStore, Tools};
 
 use super::{flags, resume_command};
 use crate::cli::{GlobalArgs, RunArgs};
@@ -27,15 +27,7 @@ pub async fn run(global: &GlobalArgs, args: RunArgs) -> anyhow::Result<Exit> {
     flags.workflow = args.workflow;
     flags.max_iters = args.max_iters;
     let settings = crate::gate::settings_for_run(global, &flags)?;
-    let state = StateDir::new(&settings.state_dir);
-    let store = state.open()?;
-    let tools = deps::open(
-        &settings,
-        &settings.model,
-        &settings.workspace,
-        &state,
-        &process_env,
-    )?;
+    let RunParts { store, tools, .. } = RunParts::open(&settings, &process_env)?;
     let checks = rebound_agent::checks::resolve(
         &args.checks,
         &settings.checks,

@@ -8,7 +8,7 @@ use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
 use rebound_agent::AgentDeps;
 use rebound_server::Server;
-use rebound_workspace::{deps, inputs, process_env, Settings, StateDir};
+use rebound_workspace::{inputs, process_env, RunParts, Settings};
 
 use super::flags;
 use crate::cli::{GlobalArgs, ServeArgs, WorkerArgs};
@@ -96,15 +96,7 @@ pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exi
         )));
     }
     let settings = crate::gate::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
-    let state = StateDir::new(&settings.state_dir);
-    state.open()?;
-    let tools = deps::open(
-        &settings,
-        &settings.model,
-        &settings.workspace,
-        &state,
-        &process_env,
-    )?;
+    let RunParts { tools, .. } = RunParts::open(&settings, &process_env)?;
     let stops = Stops::listen()?;
     let server = workflows(&settings, Arc::clone(&tools.deps))?
         .postgres(&args.database)
@@ -135,16 +127,8 @@ pub async fn worker(global: &GlobalArgs, args: WorkerArgs) -> anyhow::Result<Exi
 pub async fn serve(global: &GlobalArgs, args: ServeArgs) -> anyhow::Result<Exit> {
     check_token(&args)?;
     let settings = crate::gate::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
-    let state = StateDir::new(&settings.state_dir);
     // Creates and migrates the database (and imports old thread files).
-    state.open()?;
-    let tools = deps::open(
-        &settings,
-        &settings.model,
-        &settings.workspace,
-        &state,
-        &process_env,
-    )?;
+    let RunParts { state, tools, .. } = RunParts::open(&settings, &process_env)?;
     let stops = Stops::listen()?;
     let builder = workflows(&settings, Arc::clone(&tools.deps))?
         .workers(usize::from(args.workers))

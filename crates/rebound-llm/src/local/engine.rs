@@ -5,6 +5,11 @@
 //! planner after an editor call) restores that prefix instead of decoding
 //! it; and the states of fixed prompt prefixes (a call's system text) on
 //! disk ([`DiskPrefixes`]), so a new process restores them too.
+//!
+//! Longer than 800 lines: the methods of one value over one llama.cpp
+//! context (its KV cache, batch and sampler state are shared by every
+//! step of a call); `generate_inner` is the decode loop, kept whole so
+//! that the order of cache, draft and grammar steps reads in one place.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
