@@ -132,50 +132,7 @@ pub(crate) async fn make_plan(
             let file = edit.file.as_deref().unwrap_or_default();
             !protected.iter().any(|p| p == file)
         });
-    if let Some(steps) = crate::install::install_plan(context.checks, &context.progress.tried) {
-        // A check's own tool is missing: the harness installs it (no
-        // model call), and the checks judge again.
-        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
-    }
-    if let Some(steps) = crate::module_name::rename_plan(
-        context.checks,
-        workspace,
-        &protected,
-        &context.progress.tried,
-    ) {
-        // A module's file is named apart from its import: the harness
-        // renames it, and the checks judge.
-        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
-    }
-    if let Some(steps) =
-        crate::package_init::init_plan(context.checks, workspace, &context.progress.tried)
-    {
-        // A package of the workspace lost its `__init__.py`: the harness
-        // writes one that imports what the code takes from it.
-        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
-    }
-    if let Some(steps) =
-        crate::revert_plan::revert_plan(goal, context.checks, workspace, &context.progress.tried)
-            .await
-    {
-        // The goal asks for a revert of a commit it names: the harness
-        // reverts it (no model call), and the checks judge.
-        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
-    }
-    if let Some(steps) =
-        crate::tag_plan::tag_plan(goal, context.checks, workspace, &context.progress.tried).await
-    {
-        // Only the tag the goal asks for is left: the harness tags the
-        // current commit as asked (no model call), and the checks judge.
-        return Ok(harness_plan(ctx, steps, context.failure.is_some()));
-    }
-    if let Some(steps) =
-        crate::commit_plan::commit_plan(goal, context.checks, workspace, &context.progress.tried)
-            .await
-    {
-        // Only the commit the goal asks for is left, and the goal says
-        // what goes in it: the harness stages and commits (no model
-        // call), and the checks judge.
+    if let Some(steps) = harness_steps(goal, workspace, context, &protected).await {
         return Ok(harness_plan(ctx, steps, context.failure.is_some()));
     }
     let first = context.failure.is_none() && context.progress.tried.is_empty();
@@ -194,20 +151,7 @@ pub(crate) async fn make_plan(
         return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
     let choices = step_choices(workspace, &protected);
-    let uncommitted = crate::git::uncommitted(workspace, UNCOMMITTED_LINES).await;
-    let request = ChatRequest::new()
-        .system(prompts::PLANNER)
-        .max_tokens(deps.config.max_answer_tokens)
-        .message(Message::user({
-            let extra = planner_context(context);
-            let mut files = files_for_prompt(workspace, goal, &extra);
-            if !uncommitted.is_empty() {
-                files.push_str(&format!(
-                    "\n\nNot committed yet (`git status --short`):\n{uncommitted}"
-                ));
-            }
-            render_planner_message(goal, &files, &extra)
-        }));
+    let request = planner_request(deps, goal, context).await;
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;
     let mut tokens = asked.tokens;
     let earlier = |steps: &[PlanStep]| -> Option<Vec<PlanStep>> {
@@ -259,12 +203,7 @@ pub(crate) async fn make_plan(
             tokens,
         });
     }
-    let steps = repaired_steps(steps, workspace, &protected);
-    let steps = without_copied_examples(steps);
-    let steps = without_example_file(steps, goal, workspace);
-    let steps = computed_files_as_scripts(steps, goal, workspace);
-    let steps = scripts_as_edits(merged_scripts(steps), goal, workspace, &protected);
-    let mut steps = skip_repeated_failure(steps, context.failure);
+    let mut steps = corrected_steps(steps, goal, workspace, &protected, context.failure);
     // An edit exactly like one that failed in this run is left out (when
     // the plan has other steps): it would meet the same end.
     if steps.iter().any(|s| !context.failed_edits.contains(s)) {
@@ -301,6 +240,74 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// A plan the harness makes without the model, when the checks or the
+/// goal leave one thing to do that it knows how to do: install a check's
+/// missing tool, rename a module's file to its import, write a package's
+/// lost `__init__.py`, revert the commit the goal names, make the tag or
+/// the commit the goal asks for. Each is tried once (`progress.tried`);
+/// the checks judge it.
+async fn harness_steps(
+    goal: &str,
+    workspace: &std::path::Path,
+    context: &PlanContext<'_>,
+    protected: &[String],
+) -> Option<Vec<PlanStep>> {
+    let (checks, tried) = (context.checks, &context.progress.tried);
+    if let Some(steps) = crate::install::install_plan(checks, tried) {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::module_name::rename_plan(checks, workspace, protected, tried) {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::package_init::init_plan(checks, workspace, tried) {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::revert_plan::revert_plan(goal, checks, workspace, tried).await {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::tag_plan::tag_plan(goal, checks, workspace, tried).await {
+        return Some(steps);
+    }
+    crate::commit_plan::commit_plan(goal, checks, workspace, tried).await
+}
+
+/// The planner's call: its system text, the goal, the project's files
+/// (and what is not committed yet), and what it is told beyond the goal.
+async fn planner_request(deps: &AgentDeps, goal: &str, context: &PlanContext<'_>) -> ChatRequest {
+    let workspace = deps.workspace.workspace();
+    let uncommitted = crate::git::uncommitted(workspace, UNCOMMITTED_LINES).await;
+    let extra = planner_context(context);
+    let mut files = files_for_prompt(workspace, goal, &extra);
+    if !uncommitted.is_empty() {
+        files.push_str(&format!(
+            "\n\nNot committed yet (`git status --short`):\n{uncommitted}"
+        ));
+    }
+    ChatRequest::new()
+        .system(prompts::PLANNER)
+        .max_tokens(deps.config.max_answer_tokens)
+        .message(Message::user(render_planner_message(goal, &files, &extra)))
+}
+
+/// The planner's steps as the harness runs them: repaired where a small
+/// model writes them wrong, without copied examples, computed files and
+/// data fixes as scripts or edits, and without a repeat of the failed
+/// step.
+fn corrected_steps(
+    steps: Vec<PlanStep>,
+    goal: &str,
+    workspace: &std::path::Path,
+    protected: &[String],
+    failure: Option<&StepFailure>,
+) -> Vec<PlanStep> {
+    let steps = repaired_steps(steps, workspace, protected);
+    let steps = without_copied_examples(steps);
+    let steps = without_example_file(steps, goal, workspace);
+    let steps = computed_files_as_scripts(steps, goal, workspace);
+    let steps = scripts_as_edits(merged_scripts(steps), goal, workspace, protected);
+    skip_repeated_failure(steps, failure)
 }
 
 /// `steps` without those whose command copies the check request's example
