@@ -17,7 +17,7 @@ use crate::{PlanStep, StepFailure};
 pub const MAX_DESCRIPTION_CHARS: usize = 500;
 
 /// What the planner is told beyond the goal.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct PlanContext<'a> {
     /// Repair mode: the failed step and its error.
     pub failure: Option<&'a StepFailure>,

@@ -40,6 +40,17 @@ pub(crate) struct Planned {
     pub(crate) tokens: u64,
 }
 
+impl Planned {
+    /// No plan, for `why`, after `tokens` of model calls.
+    fn failed(why: String, tokens: u64) -> Planned {
+        Planned {
+            steps: Err(why),
+            considered: None,
+            tokens,
+        }
+    }
+}
+
 /// What one planner call gave.
 struct Asked {
     /// The steps, or why the answer was unusable.
@@ -112,14 +123,8 @@ pub(crate) async fn make_plan(
         .clone()
         .or_else(|| localized_failures(workspace, context.checks));
     let context = &PlanContext {
-        failure: context.failure,
-        feedback: context.feedback,
-        done: context.done.clone(),
-        checks: context.checks,
-        write_check: context.write_check,
         localized,
-        failed_edits: context.failed_edits.clone(),
-        progress: context.progress.clone(),
+        ..context.clone()
     };
     let protected = crate::checks::clauses::protected_files(goal, workspace);
     let edit = deps
@@ -154,54 +159,32 @@ pub(crate) async fn make_plan(
     let request = planner_request(deps, goal, context).await;
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;
     let mut tokens = asked.tokens;
-    let earlier = |steps: &[PlanStep]| -> Option<Vec<PlanStep>> {
-        let cleaned = clean(steps.to_vec());
-        context
-            .failure
-            .map(|failure| &failure.plan)
-            .into_iter()
-            .chain(
-                context
-                    .progress
-                    .tried
-                    .iter()
-                    .filter(|_| context.progress.unchanged()),
-            )
-            .find(|plan| !plan.is_empty() && same_actions(&cleaned, plan))
-            .cloned()
-    };
-    if let Some(tried) = asked.steps.as_deref().ok().and_then(earlier) {
+    let repeated = asked
+        .steps
+        .as_deref()
+        .ok()
+        .and_then(|steps| repeated_plan(steps, context));
+    if let Some(tried) = repeated {
         if context.failure.is_some() || context.feedback.is_some() {
-            // The plan as the model writes plans (its JSON), so the new
-            // answer does not copy a display format.
-            let failed = serde_json::to_string(&PlanAnswer {
-                steps: tried.clone(),
-            })
-            .unwrap_or_else(|_| plan_text(&tried));
-            let refused = request
-                .clone()
-                .message(Message::assistant(failed))
-                .message(Message::user(prompts::SAME_PLAN));
-            asked = ask_planner(ctx, deps, refused, context.write_check, &choices).await?;
+            let again = refused_request(&request, &tried);
+            asked = ask_planner(ctx, deps, again, context.write_check, &choices).await?;
             tokens += asked.tokens;
         }
     }
     let steps = match asked.steps {
         Ok(steps) => clean(steps),
         Err(error) => {
-            return Ok(Planned {
-                steps: Err(format!("the planner could not plan: {error}")),
-                considered: None,
+            return Ok(Planned::failed(
+                format!("the planner could not plan: {error}"),
                 tokens,
-            })
+            ))
         }
     };
     if steps.is_empty() {
-        return Ok(Planned {
-            steps: Err("the planner answered with an empty plan".to_string()),
-            considered: None,
+        return Ok(Planned::failed(
+            "the planner answered with an empty plan".to_string(),
             tokens,
-        });
+        ));
     }
     let mut steps = corrected_steps(steps, goal, workspace, &protected, context.failure);
     // An edit exactly like one that failed in this run is left out (when
@@ -240,6 +223,39 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// The plan tried before that `steps` repeats, if any: the failed plan
+/// of a repair, or, while the plans change nothing, any tried one.
+fn repeated_plan(steps: &[PlanStep], context: &PlanContext<'_>) -> Option<Vec<PlanStep>> {
+    let cleaned = clean(steps.to_vec());
+    context
+        .failure
+        .map(|failure| &failure.plan)
+        .into_iter()
+        .chain(
+            context
+                .progress
+                .tried
+                .iter()
+                .filter(|_| context.progress.unchanged()),
+        )
+        .find(|plan| !plan.is_empty() && same_actions(&cleaned, plan))
+        .cloned()
+}
+
+/// The planner's call again, after an answer that repeats `tried`: that
+/// plan as the model writes plans (its JSON, so the new answer does not
+/// copy a display format), and the request for another.
+fn refused_request(request: &ChatRequest, tried: &[PlanStep]) -> ChatRequest {
+    let failed = serde_json::to_string(&PlanAnswer {
+        steps: tried.to_vec(),
+    })
+    .unwrap_or_else(|_| plan_text(tried));
+    request
+        .clone()
+        .message(Message::assistant(failed))
+        .message(Message::user(prompts::SAME_PLAN))
 }
 
 /// A plan the harness makes without the model, when the checks or the
