@@ -15,7 +15,6 @@ pub mod show;
 pub mod threads;
 pub mod trust;
 
-use rebound_graph::GraphError;
 use rebound_workspace::{process_env, Flags, Settings};
 
 use crate::cli::{Cli, Command, ConfigCommand, GlobalArgs, RunOverrides};
@@ -60,17 +59,11 @@ pub fn settings(flags: &Flags) -> anyhow::Result<Settings> {
     Ok(rebound_workspace::load(flags, &process_env)?)
 }
 
-/// Quotes `word` for a POSIX shell when it needs it.
+/// Quotes `word` for a POSIX shell when it needs it (`shlex`, as
+/// `rebound eval` does; a NUL byte, which no path holds, is dropped).
 pub fn shell_quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
+    let word = word.replace('\0', "");
+    shlex::try_quote(&word).map_or_else(|_| word.clone(), std::borrow::Cow::into_owned)
 }
 
 /// The command that resumes `thread`, as typed from the current directory:
@@ -94,17 +87,6 @@ pub fn resume_command(thread: &str, global: &GlobalArgs, settings: &Settings) ->
         ));
     }
     command
-}
-
-/// Graph errors that come from what the user asked (an unknown checkpoint,
-/// nothing to resume) as usage errors; others as they are.
-pub fn user_error(error: GraphError) -> anyhow::Error {
-    match error {
-        GraphError::UnknownCheckpoint { .. }
-        | GraphError::UnknownThread { .. }
-        | GraphError::NothingToResume { .. } => usage(error.to_string()),
-        other => other.into(),
-    }
 }
 
 /// A checkpoint id from the command line.

@@ -10,7 +10,7 @@ use rebound_graph::{CancellationToken, Input, RunConfig};
 use rebound_tools::approval::ApprovalAnswer;
 use rebound_workspace::{deps, find_thread, process_env, FoundThread, Settings};
 
-use super::{flags, resume_command, user_error};
+use super::{flags, resume_command};
 use crate::cli::{GlobalArgs, ResumeArgs};
 use crate::exit::{usage, Exit};
 use crate::render::Ending;
@@ -98,7 +98,7 @@ impl Resume<'_> {
         let snapshot = graph
             .get_state(&RunConfig::new().with_thread_id(thread.clone()))
             .await
-            .map_err(user_error)?;
+            .map_err(rebound_workspace::WorkspaceError::from)?;
         if snapshot.metadata.is_finished() {
             return Err(usage(format!(
                 "thread {thread} has ended ({}); nothing to resume. `rebound history {thread}` lists its checkpoints, and `rebound fork {thread} --checkpoint <id>` branches from one",
