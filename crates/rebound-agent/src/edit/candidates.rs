@@ -314,11 +314,11 @@ impl<'a> Candidates<'a> {
             ..
         } = self.job;
         write(ctx, deps, &self.tools, &span.file, &new_text).await?;
-        let Some(before) = self.before.clone() else {
+        if self.before.is_none() {
             // No check can judge it: the first usable candidate is kept.
             self.note(number, "applied (no check to judge it)".to_string(), false);
             return Ok(Some(self.outcome(true, None, None)));
-        };
+        }
         let run = run_checks(
             ctx,
             deps,
@@ -333,7 +333,10 @@ impl<'a> Candidates<'a> {
             self.note(number, "kept: every check passes".to_string(), false);
             return Ok(Some(self.outcome(true, Some(run), None)));
         }
-        let verdict = if after.improves_on(&before) {
+        let (improves, before_failures) = self.before.as_ref().map_or((false, 0), |before| {
+            (after.improves_on(before), before.failures.len())
+        });
+        let verdict = if improves {
             let better = self
                 .best
                 .as_ref()
@@ -341,7 +344,7 @@ impl<'a> Candidates<'a> {
             let verdict = format!(
                 "better ({} failure(s) after, {} before), the checks still fail",
                 after.failures.len(),
-                before.failures.len()
+                before_failures
             );
             if better {
                 self.best = Some((after, new_text, run));
@@ -353,7 +356,7 @@ impl<'a> Candidates<'a> {
             format!(
                 "reverted: {} failure(s) after, {} before",
                 after.failures.len(),
-                before.failures.len()
+                before_failures
             )
         };
         self.note(number, verdict, false);
