@@ -6,7 +6,6 @@ use rebound_agent::workflow::WorkflowKind;
 use rebound_graph::checkpoint::CheckpointError;
 use rebound_graph::{CompileError, GraphError};
 
-use crate::config::trust::TrustError;
 use crate::config::ConfigError;
 
 /// Why a workspace, its settings, its state directory, a thread or a model
@@ -16,9 +15,6 @@ pub enum WorkspaceError {
     /// The configuration cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// The trust store cannot be written.
-    #[error(transparent)]
-    Trust(#[from] TrustError),
     /// The state directory holds no database yet.
     #[error("no runs in {} yet (start one with `rebound run \"<goal>\"`, or pass --workspace / --state-dir)", .0.display())]
     NoRuns(PathBuf),
