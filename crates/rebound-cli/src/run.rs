@@ -1,36 +1,26 @@
-//! Driving a thread: streaming its events to the renderer, asking for
-//! approvals on the terminal (or stopping with exit code 3), Ctrl-C, and
-//! keeping the thread's record up to date. A session holds the thread's
-//! lock from its start to its end, so the thread shows as running
-//! throughout (prompts included) and no other process can run it.
+//! Driving a thread on the terminal: its events to the renderer,
+//! approvals asked on the terminal (or the run stops with exit code 3),
+//! Ctrl-C. Running the thread and keeping its record is
+//! [`rebound_workspace::drive`].
 
 use std::time::Instant;
 
-use rebound_graph::checkpoint::CheckpointError;
-use rebound_graph::{
-    CancellationToken, CompiledGraph, GraphError, Input, Interrupt, RunConfig, RunOutcome,
-};
+use rebound_graph::{CancellationToken, Input};
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
-use rebound_workspace::{RunState, ThreadMeta, ThreadStore};
+use rebound_workspace::drive::{Asked, Ending, ThreadRun, Watcher};
 
 use crate::exit::Exit;
-use crate::render::{Ending, Renderer, RunEnd, RunInfo};
+use crate::render::{Renderer, RunEnd, RunInfo};
 use crate::workflow::Workflow;
 
-/// Everything a run of a thread needs besides its input.
+/// A thread's run, and how it is shown.
 pub struct Session<S: Workflow> {
-    /// The workflow's graph, with the checkpointer.
-    pub graph: CompiledGraph<S>,
-    /// The thread's record.
-    pub meta: ThreadMeta,
-    /// Where records are saved.
-    pub threads: ThreadStore,
+    /// The run itself.
+    pub run: ThreadRun<S>,
     /// Where the run is shown.
     pub renderer: Box<dyn Renderer>,
     /// Whether approvals are asked on the terminal.
     pub interactive: bool,
-    /// Cancelled by Ctrl-C.
-    pub cancel: CancellationToken,
     /// The command that resumes the thread.
     pub resume: String,
     /// Whether this continues an earlier run.
@@ -39,24 +29,13 @@ pub struct Session<S: Workflow> {
     pub plan_len: usize,
 }
 
-/// What came of asking the user.
-pub enum Asked {
-    /// An answer.
-    Answer(ApprovalAnswer),
-    /// No answer: the user cannot be asked, or stdin closed first. The run
-    /// stays interrupted.
-    NoAnswer,
-    /// Ctrl-C first.
-    Cancelled,
-}
-
 /// Asks about `request` on the terminal, off the async threads; Ctrl-C
 /// (the token) ends the wait.
-pub async fn ask(request: &ApprovalRequest, cancel: &CancellationToken) -> anyhow::Result<Asked> {
+pub async fn ask(request: &ApprovalRequest, cancel: &CancellationToken) -> std::io::Result<Asked> {
     let owned = request.clone();
     let task = tokio::task::spawn_blocking(move || crate::approve::ask(&owned));
     tokio::select! {
-        result = task => Ok(match result?? {
+        result = task => Ok(match result.map_err(std::io::Error::other)?? {
             Some(answer) => Asked::Answer(answer),
             None => Asked::NoAnswer,
         }),
@@ -79,31 +58,58 @@ pub fn cancel_on_ctrl_c(cancel: CancellationToken) {
     });
 }
 
-/// The first approval request among `interrupts`.
-pub fn first_approval(interrupts: &[Interrupt]) -> Option<(String, ApprovalRequest)> {
-    interrupts.iter().find_map(|i| {
-        ApprovalRequest::from_payload(&i.payload).map(|request| (i.id.clone(), request))
-    })
+/// The renderer as the run's watcher, asking on the terminal when it can.
+struct Terminal<'a> {
+    renderer: &'a mut dyn Renderer,
+    interactive: bool,
 }
 
-/// The input that gives `answer` to the interrupt `id` and to no other
-/// (the engine refuses a bare value when several wait).
-pub fn answer_input<S>(id: String, answer: &ApprovalAnswer) -> anyhow::Result<Input<S>> {
-    let value = serde_json::to_value(answer)?;
-    Ok(Input::ResumeMap(std::collections::BTreeMap::from([(
-        id, value,
-    )])))
+impl Watcher for Terminal<'_> {
+    fn event(&mut self, event: &rebound_protocol::Event) {
+        self.renderer.event(event);
+    }
+
+    fn ask(
+        &mut self,
+        request: &ApprovalRequest,
+        cancel: &CancellationToken,
+    ) -> impl std::future::Future<Output = std::io::Result<Asked>> + Send {
+        let (interactive, request, cancel) = (self.interactive, request.clone(), cancel.clone());
+        async move {
+            if interactive {
+                ask(&request, &cancel).await
+            } else {
+                Ok(Asked::NoAnswer)
+            }
+        }
+    }
+
+    fn answered(&mut self, request: &ApprovalRequest, answer: &ApprovalAnswer) {
+        self.renderer.answered(request, answer);
+    }
+}
+
+/// The exit code of a run that ended so.
+pub fn exit_of(ending: &Ending) -> Exit {
+    match ending {
+        Ending::Completed(summary) if summary.stop_reason.is_verified() => Exit::Success,
+        Ending::Completed(summary) if summary.stop_reason.is_finished() => Exit::Unverified,
+        Ending::Completed(_) | Ending::Failed(_) => Exit::Stopped,
+        Ending::Interrupted(_) => Exit::Interrupted,
+        Ending::Cancelled => Exit::Cancelled,
+    }
 }
 
 impl<S: Workflow> Session<S> {
     /// What the renderer shows first.
     fn info(&self) -> RunInfo {
+        let meta = &self.run.meta;
         RunInfo {
-            thread_id: self.meta.thread_id.clone(),
-            workflow: self.meta.workflow,
-            model: self.meta.model.clone(),
-            goal: self.meta.goal.clone(),
-            workspace: self.meta.workspace.clone(),
+            thread_id: meta.thread_id.clone(),
+            workflow: meta.workflow,
+            model: meta.model.clone(),
+            goal: meta.goal.clone(),
+            workspace: meta.workspace.clone(),
             resumed: self.resumed,
             plan_len: self.plan_len,
         }
@@ -111,9 +117,17 @@ impl<S: Workflow> Session<S> {
 
     /// Shows and records an ending without running (a resume that stops
     /// at once: non-interactive, nothing answered).
-    pub fn end_now(&mut self, ending: Ending, started: Instant) -> anyhow::Result<Exit> {
-        self.renderer.start(&self.info());
-        self.finish(ending, started, false)
+    pub fn end_now(mut self, ending: Ending) -> anyhow::Result<Exit> {
+        let info = self.info();
+        self.renderer.start(&info);
+        self.run.end_now(&ending)?;
+        Ok(show_end(
+            self.renderer.as_mut(),
+            &info,
+            self.resume,
+            ending,
+            Instant::now(),
+        ))
     }
 
     /// Runs the thread from `input` until it ends, answering approvals on
@@ -125,122 +139,48 @@ impl<S: Workflow> Session<S> {
     /// [`Session::drive`], showing first the answer (to an approval asked
     /// before the run) that `input` carries.
     pub async fn drive_answered(
-        mut self,
-        mut input: Input<S>,
+        self,
+        input: Input<S>,
         answered: Option<(&ApprovalRequest, &ApprovalAnswer)>,
     ) -> anyhow::Result<Exit> {
         let started = Instant::now();
-        // The thread is this process's until the session ends, prompts
-        // included: that is what shows it as running, and keeps other
-        // processes from resuming or forking it meanwhile.
-        let hold = self.threads.hold(&self.meta.thread_id)?;
-        let previous = self.meta.clone();
-        self.meta.running();
-        self.threads.save(&self.meta)?;
-        self.renderer.start(&self.info());
+        let info = self.info();
+        let Session {
+            run,
+            mut renderer,
+            interactive,
+            resume,
+            ..
+        } = self;
+        renderer.start(&info);
         if let Some((request, answer)) = answered {
-            self.renderer.answered(request, answer);
+            renderer.answered(request, answer);
         }
-        loop {
-            let config = RunConfig::new()
-                .with_thread_id(self.meta.thread_id.clone())
-                .with_cancellation(self.cancel.clone());
-            let mut stream = self.graph.stream(input, config);
-            while let Some(event) = stream.next_event().await {
-                self.renderer.event(&rebound_protocol::Event::from(&event));
-            }
-            let ending = match stream.outcome().await {
-                Ok(RunOutcome::Completed(state)) => Ending::Completed(state.summarize()),
-                Ok(RunOutcome::Interrupted { interrupts, .. }) => {
-                    match self.answer(&interrupts).await? {
-                        Some((id, Asked::Answer(answer))) => {
-                            input = answer_input(id, &answer)?;
-                            continue;
-                        }
-                        Some((_, Asked::Cancelled)) => {
-                            // Ctrl-C at the prompt: the run waits for its answer.
-                            self.meta.ended(RunState::Interrupted, waiting(&interrupts));
-                            self.threads.save(&self.meta)?;
-                            let exit = self.finish(Ending::Cancelled, started, true);
-                            hold.release()?;
-                            return exit;
-                        }
-                        Some((_, Asked::NoAnswer)) | None => Ending::Interrupted(interrupts),
-                    }
-                }
-                Err(GraphError::Cancelled { .. }) => Ending::Cancelled,
-                Err(GraphError::Checkpoint(error @ CheckpointError::ThreadBusy { .. })) => {
-                    self.threads.save(&previous)?;
-                    return Err(error.into());
-                }
-                Err(error) => Ending::Failed(error.to_string()),
-            };
-            let exit = self.finish(ending, started, false);
-            hold.release()?;
-            return exit;
-        }
-    }
-
-    /// Asks the user about the run's approval, when it can: the approval's
-    /// interrupt id and what the user did; `None` when there was nothing to
-    /// ask or nobody to ask.
-    async fn answer(
-        &mut self,
-        interrupts: &[Interrupt],
-    ) -> anyhow::Result<Option<(String, Asked)>> {
-        let (id, request) = match first_approval(interrupts) {
-            Some(found) if self.interactive => found,
-            _ => return Ok(None),
+        let mut terminal = Terminal {
+            renderer: renderer.as_mut(),
+            interactive,
         };
-        let asked = ask(&request, &self.cancel).await?;
-        if let Asked::Answer(answer) = &asked {
-            self.renderer.answered(&request, answer);
-        }
-        Ok(Some((id, asked)))
-    }
-
-    /// Records the ending, shows it, and gives the exit code.
-    fn finish(&mut self, ending: Ending, started: Instant, recorded: bool) -> anyhow::Result<Exit> {
-        let (state, detail, exit) = match &ending {
-            Ending::Completed(summary) if summary.stop_reason.is_finished() => (
-                RunState::Finished,
-                Some(summary.stop_reason.to_string()),
-                if summary.stop_reason.is_verified() {
-                    Exit::Success
-                } else {
-                    Exit::Unverified
-                },
-            ),
-            Ending::Completed(summary) => (
-                RunState::Stopped,
-                Some(summary.stop_reason.to_string()),
-                Exit::Stopped,
-            ),
-            Ending::Interrupted(interrupts) => (
-                RunState::Interrupted,
-                waiting(interrupts),
-                Exit::Interrupted,
-            ),
-            Ending::Cancelled => (RunState::Cancelled, None, Exit::Cancelled),
-            Ending::Failed(message) => (RunState::Failed, Some(message.clone()), Exit::Stopped),
-        };
-        if !recorded {
-            self.meta.ended(state, detail);
-            self.threads.save(&self.meta)?;
-        }
-        self.renderer.end(&RunEnd {
-            thread_id: self.meta.thread_id.clone(),
-            workflow: self.meta.workflow,
-            ending,
-            elapsed: started.elapsed(),
-            exit,
-            resume: self.resume.clone(),
-        });
-        Ok(exit)
+        let ending = run.drive(input, &mut terminal).await?;
+        Ok(show_end(renderer.as_mut(), &info, resume, ending, started))
     }
 }
 
-/// The command an interrupted run waits on, for its record.
-fn waiting(interrupts: &[Interrupt]) -> Option<String> {
-    first_approval(interrupts).map(|(_, request)| request.command)
+/// Shows how the run of `info` ended, and gives its exit code.
+fn show_end(
+    renderer: &mut dyn Renderer,
+    info: &RunInfo,
+    resume: String,
+    ending: Ending,
+    started: Instant,
+) -> Exit {
+    let exit = exit_of(&ending);
+    renderer.end(&RunEnd {
+        thread_id: info.thread_id.clone(),
+        workflow: info.workflow,
+        ending,
+        elapsed: started.elapsed(),
+        exit,
+        resume,
+    });
+    exit
 }

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod ascii;
 mod branch;
 mod builder;
 mod changes;

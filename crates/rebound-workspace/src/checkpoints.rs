@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
 use rebound_agent::workflow::{Workflow, WorkflowKind};
-use rebound_graph::checkpoint::{CheckpointId, Checkpointer};
+use rebound_graph::checkpoint::{CheckpointId, CheckpointSource, Checkpointer};
 use rebound_graph::{CheckpointInfo, CompiledGraph, RunConfig, State, StateSnapshot};
 
 use crate::error::WorkspaceError;
@@ -129,4 +129,97 @@ async fn fork_of<S: Workflow>(
         checkpoint_id,
         next: latest.metadata.next,
     })
+}
+
+/// What made the checkpoint, for people: the nodes that ran, `(input)`,
+/// `(fork)` or `(replay)`.
+pub fn made_by(info: &CheckpointInfo) -> String {
+    match info.metadata.source {
+        CheckpointSource::Input => "(input)".to_string(),
+        CheckpointSource::Fork => "(replay)".to_string(),
+        CheckpointSource::Update if info.metadata.ran.iter().all(|n| n == "__update__") => {
+            "(fork)".to_string()
+        }
+        _ => match &info.metadata.abandoned {
+            // An update as another node: what it left behind is told.
+            Some(abandoned) if !abandoned.next.is_empty() => format!(
+                "{} (abandoned {})",
+                info.metadata.ran.join(", "),
+                abandoned.next.join(", ")
+            ),
+            _ => info.metadata.ran.join(", "),
+        },
+    }
+}
+
+/// Where the run goes from the checkpoint, for people: the next nodes and the tasks sent to
+/// nodes (`summarize (3 sent)`), or END.
+pub fn leads_to(info: &CheckpointInfo) -> String {
+    if info.metadata.is_finished() {
+        return "END".to_string();
+    }
+    let mut sent: Vec<(&str, usize)> = Vec::new();
+    for send in &info.metadata.sends {
+        match sent.iter_mut().find(|(node, _)| *node == send.node()) {
+            Some((_, count)) => *count += 1,
+            None => sent.push((send.node(), 1)),
+        }
+    }
+    let mut next: Vec<String> = info.metadata.next.clone();
+    next.extend(
+        sent.iter()
+            .map(|(node, count)| format!("{node} ({count} sent)")),
+    );
+    next.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rebound_graph::checkpoint::{
+        Abandoned, CheckpointId, CheckpointMetadata, CheckpointSource,
+    };
+
+    fn info(metadata: CheckpointMetadata) -> CheckpointInfo {
+        CheckpointInfo {
+            checkpoint_id: CheckpointId::new(),
+            parent_id: None,
+            step: 3,
+            metadata,
+            snapshot: false,
+            state_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn sent_tasks_are_counted_by_node_after_the_next_nodes() {
+        let row = info(CheckpointMetadata {
+            source: CheckpointSource::Loop,
+            ran: vec!["split".to_string()],
+            next: vec!["join".to_string()],
+            sends: vec![
+                rebound_graph::Send::new("summarize", "a"),
+                rebound_graph::Send::new("summarize", "b"),
+                rebound_graph::Send::new("count", 1),
+            ],
+            ..CheckpointMetadata::default()
+        });
+        assert_eq!(leads_to(&row), "join, summarize (2 sent), count (1 sent)");
+        assert_eq!(made_by(&row), "split");
+    }
+
+    #[test]
+    fn an_update_as_another_node_names_what_it_abandoned() {
+        let row = info(CheckpointMetadata {
+            source: CheckpointSource::Update,
+            ran: vec!["a".to_string()],
+            abandoned: Some(Abandoned {
+                next: vec!["ask".to_string()],
+                sends: 0,
+                writes: 2,
+            }),
+            ..CheckpointMetadata::default()
+        });
+        assert_eq!(made_by(&row), "a (abandoned ask)");
+    }
 }

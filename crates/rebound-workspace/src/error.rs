@@ -29,6 +29,27 @@ pub enum WorkspaceError {
         /// The state directory searched.
         state_dir: PathBuf,
     },
+    /// Another process runs the thread.
+    #[error(
+        "thread {thread} is running in process {pid}; wait for it, or stop it with Ctrl-C there"
+    )]
+    Running {
+        /// The thread.
+        thread: String,
+        /// The process that holds it.
+        pid: u32,
+    },
+    /// The thread's workspace directory is gone.
+    #[error("the thread's workspace {} no longer exists", .0.display())]
+    WorkspaceGone(PathBuf),
+    /// The thread's record holds a value this version cannot use.
+    #[error("the record of thread {thread} is unusable: {message}")]
+    BadRecord {
+        /// The thread.
+        thread: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The model cannot be opened: a bad model string, a model file that
     /// is not installed, a build without the embedded model, a missing
     /// key. The message says what to do.
@@ -65,6 +86,16 @@ pub enum WorkspaceError {
     /// resume, a state that no longer deserializes...
     #[error(transparent)]
     Graph(#[from] GraphError),
+    /// The thread cannot be held or released: another process runs it, or
+    /// its lock cannot be written.
+    #[error(transparent)]
+    Held(CheckpointError),
+    /// An approval cannot be asked (the terminal failed).
+    #[error("cannot ask for the approval: {0}")]
+    Ask(#[source] std::io::Error),
+    /// An approval's answer cannot be encoded for the run.
+    #[error("cannot encode the approval's answer: {0}")]
+    Answer(#[source] serde_json::Error),
     /// A thread record cannot be encoded.
     #[error("cannot encode the record of thread {thread}: {source}")]
     Record {
@@ -87,6 +118,9 @@ impl WorkspaceError {
                 | WorkspaceError::NoRuns(_)
                 | WorkspaceError::InvalidThreadId(_)
                 | WorkspaceError::UnknownThread { .. }
+                | WorkspaceError::Running { .. }
+                | WorkspaceError::WorkspaceGone(_)
+                | WorkspaceError::BadRecord { .. }
                 | WorkspaceError::Model(_)
                 | WorkspaceError::Graph(
                     GraphError::UnknownCheckpoint { .. }

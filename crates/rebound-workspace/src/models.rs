@@ -76,3 +76,43 @@ fn check_local(spec_text: &str, model: &LocalModel, env: Env<'_>) -> Result<(), 
         None => Ok(()),
     }
 }
+
+/// One embedded model as `rebound model list` and `info` report it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Installed {
+    /// Its short name (`qwen2.5-coder-1.5b`).
+    pub name: &'static str,
+    /// The model string that selects it (`local:<name>`).
+    pub model: String,
+    /// Whether it is the default model.
+    pub default: bool,
+    /// The size of its file.
+    pub bytes: u64,
+    /// Where its file is (or would be).
+    pub path: PathBuf,
+    /// Whether the file is there.
+    pub installed: bool,
+}
+
+impl Installed {
+    /// `model`'s report, with the environment `env`.
+    pub fn of(model: &'static KnownModel, env: Env<'_>) -> Installed {
+        let path = model_path(model, env);
+        Installed {
+            name: model.name,
+            model: format!("local:{}", model.name),
+            default: model.name == KNOWN_MODELS[0].name,
+            bytes: model.bytes,
+            installed: path.is_file(),
+            path,
+        }
+    }
+
+    /// Every known model's report, the default first.
+    pub fn all(env: Env<'_>) -> Vec<Installed> {
+        KNOWN_MODELS
+            .iter()
+            .map(|model| Installed::of(model, env))
+            .collect()
+    }
+}

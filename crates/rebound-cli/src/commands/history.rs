@@ -1,9 +1,9 @@
 //! `rebound history <thread>`: the thread's checkpoints, oldest first, with
 //! the node that ran, where it routed and why, and when.
 
-use rebound_graph::checkpoint::CheckpointSource;
 use rebound_graph::CheckpointInfo;
-use rebound_workspace::{checkpoints, find_thread};
+use rebound_workspace::checkpoints::{self, leads_to, made_by};
+use rebound_workspace::find_thread;
 use serde_json::json;
 
 use super::{flags, settings};
@@ -39,54 +39,13 @@ pub async fn history(global: &GlobalArgs, args: HistoryArgs) -> anyhow::Result<E
             info.checkpoint_id.to_string(),
             info.step,
             utc(info.checkpoint_id.created_ms()),
-            cut(&node(info), 16),
-            cut(&next(info), 16),
+            cut(&made_by(info), 16),
+            cut(&leads_to(info), 16),
             info.metadata.reasons.join("; ")
         );
         out_text(line.trim_end());
     }
     Ok(Exit::Success)
-}
-
-/// What made the checkpoint: the nodes that ran, `(input)` or `(fork)`.
-fn node(info: &CheckpointInfo) -> String {
-    match info.metadata.source {
-        CheckpointSource::Input => "(input)".to_string(),
-        CheckpointSource::Fork => "(replay)".to_string(),
-        CheckpointSource::Update if info.metadata.ran.iter().all(|n| n == "__update__") => {
-            "(fork)".to_string()
-        }
-        _ => match &info.metadata.abandoned {
-            // An update as another node: what it left behind is told.
-            Some(abandoned) if !abandoned.next.is_empty() => format!(
-                "{} (abandoned {})",
-                info.metadata.ran.join(", "),
-                abandoned.next.join(", ")
-            ),
-            _ => info.metadata.ran.join(", "),
-        },
-    }
-}
-
-/// Where the run goes from it: the next nodes and the tasks sent to
-/// nodes (`summarize (3 sent)`), or END.
-fn next(info: &CheckpointInfo) -> String {
-    if info.metadata.is_finished() {
-        return "END".to_string();
-    }
-    let mut sent: Vec<(&str, usize)> = Vec::new();
-    for send in &info.metadata.sends {
-        match sent.iter_mut().find(|(node, _)| *node == send.node()) {
-            Some((_, count)) => *count += 1,
-            None => sent.push((send.node(), 1)),
-        }
-    }
-    let mut next: Vec<String> = info.metadata.next.clone();
-    next.extend(
-        sent.iter()
-            .map(|(node, count)| format!("{node} ({count} sent)")),
-    );
-    next.join(", ")
 }
 
 fn row_json(info: &CheckpointInfo) -> serde_json::Value {
@@ -95,7 +54,7 @@ fn row_json(info: &CheckpointInfo) -> serde_json::Value {
         "parent_id": info.parent_id.map(|id| id.to_string()),
         "step": info.step,
         "created_ms": info.checkpoint_id.created_ms(),
-        "node": node(info),
+        "node": made_by(info),
         "ran": info.metadata.ran,
         "next": info.metadata.next,
         "sends": info.metadata.sends.len(),
@@ -105,53 +64,4 @@ fn row_json(info: &CheckpointInfo) -> serde_json::Value {
         "snapshot": info.snapshot,
         "state_bytes": info.state_bytes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rebound_graph::checkpoint::{Abandoned, CheckpointId, CheckpointMetadata};
-
-    fn info(metadata: CheckpointMetadata) -> CheckpointInfo {
-        CheckpointInfo {
-            checkpoint_id: CheckpointId::new(),
-            parent_id: None,
-            step: 3,
-            metadata,
-            snapshot: false,
-            state_bytes: 0,
-        }
-    }
-
-    #[test]
-    fn sent_tasks_are_counted_by_node_after_the_next_nodes() {
-        let row = info(CheckpointMetadata {
-            source: CheckpointSource::Loop,
-            ran: vec!["split".to_string()],
-            next: vec!["join".to_string()],
-            sends: vec![
-                rebound_graph::Send::new("summarize", "a"),
-                rebound_graph::Send::new("summarize", "b"),
-                rebound_graph::Send::new("count", 1),
-            ],
-            ..CheckpointMetadata::default()
-        });
-        assert_eq!(next(&row), "join, summarize (2 sent), count (1 sent)");
-        assert_eq!(node(&row), "split");
-    }
-
-    #[test]
-    fn an_update_as_another_node_names_what_it_abandoned() {
-        let row = info(CheckpointMetadata {
-            source: CheckpointSource::Update,
-            ran: vec!["a".to_string()],
-            abandoned: Some(Abandoned {
-                next: vec!["ask".to_string()],
-                sends: 0,
-                writes: 2,
-            }),
-            ..CheckpointMetadata::default()
-        });
-        assert_eq!(node(&row), "a (abandoned ask)");
-    }
 }

@@ -7,10 +7,8 @@
 use std::process::Command;
 
 use anyhow::Context;
-use rebound_llm::KNOWN_MODELS;
-use rebound_workspace::models::{fetch_command, known, model_path};
+use rebound_workspace::models::{known, model_path, Installed};
 use rebound_workspace::process_env;
-use serde_json::json;
 
 use crate::cli::{GlobalArgs, ModelCommand};
 use crate::exit::Exit;
@@ -59,44 +57,19 @@ pub fn model(global: &GlobalArgs, command: ModelCommand) -> anyhow::Result<Exit>
 }
 
 fn list(global: &GlobalArgs) -> anyhow::Result<Exit> {
-    let rows: Vec<_> = KNOWN_MODELS
-        .iter()
-        .enumerate()
-        .map(|(i, model)| {
-            let path = model_path(model, &process_env);
-            let installed = path.is_file();
-            (i == 0, model, path, installed)
-        })
-        .collect();
+    let models = Installed::all(&process_env);
     if global.json {
-        let list: Vec<_> = rows
-            .iter()
-            .map(|(default, model, path, installed)| {
-                json!({
-                    "name": model.name,
-                    "model": format!("local:{}", model.name),
-                    "default": default,
-                    "bytes": model.bytes,
-                    "path": path,
-                    "installed": installed,
-                })
-            })
-            .collect();
-        out(serde_json::to_string(&list)?);
+        out(serde_json::to_string(&models)?);
         return Ok(Exit::Success);
     }
-    for (default, model, path, installed) in rows {
-        let state = if installed {
-            "installed".to_string()
-        } else {
-            format!("not installed: {}", fetch_command(model))
-        };
-        let default = if default { " (default)" } else { "" };
+    for model in models {
+        let default = if model.default { " (default)" } else { "" };
         out(format!(
-            "local:{}{default}  {:.2} GB  {state}\n    {}",
-            model.name,
+            "{}{default}  {:.2} GB  {}\n    {}",
+            model.model,
             model.bytes as f64 / 1e9,
-            path.display()
+            state(&model),
+            model.path.display()
         ));
     }
     if !rebound_llm::EMBEDDED {
@@ -107,20 +80,21 @@ fn list(global: &GlobalArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Success)
 }
 
+/// `installed`, or how to install it.
+fn state(model: &Installed) -> String {
+    if model.installed {
+        "installed".to_string()
+    } else {
+        format!("not installed: rebound model fetch {}", model.name)
+    }
+}
+
 /// `rebound model info`: see [`ModelCommand::Info`].
 fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
-    let model = known(name)?;
-    let path = model_path(model, &process_env);
-    let installed = path.is_file();
-    let runtime = rebound_llm::local_runtime(&path);
+    let model = Installed::of(known(name)?, &process_env);
+    let runtime = rebound_llm::local_runtime(&model.path);
     if global.json {
-        let mut value = json!({
-            "name": model.name,
-            "model": format!("local:{}", model.name),
-            "path": path,
-            "bytes": model.bytes,
-            "installed": installed,
-        });
+        let mut value = serde_json::to_value(&model)?;
         if let (Some(serde_json::Value::Object(runtime)), Some(object)) = (
             runtime.as_ref().map(serde_json::to_value).transpose()?,
             value.as_object_mut(),
@@ -130,16 +104,12 @@ fn info(global: &GlobalArgs, name: Option<&str>) -> anyhow::Result<Exit> {
         out(serde_json::to_string(&value)?);
         return Ok(Exit::Success);
     }
-    let state = if installed {
-        "installed".to_string()
-    } else {
-        format!("not installed: {}", fetch_command(model))
-    };
-    out_text(format!("local:{}", model.name));
+    out_text(&model.model);
     out_text(format!(
-        "  file: {} ({:.2} GB, {state})",
-        path.display(),
-        model.bytes as f64 / 1e9
+        "  file: {} ({:.2} GB, {})",
+        model.path.display(),
+        model.bytes as f64 / 1e9,
+        state(&model)
     ));
     let Some(runtime) = runtime else {
         out_text(

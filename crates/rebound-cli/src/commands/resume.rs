@@ -2,19 +2,19 @@
 //! crash.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use rebound_agent::pev::PevState;
 use rebound_agent::reflect::ReflectState;
 use rebound_graph::{CancellationToken, Input, RunConfig};
 use rebound_tools::approval::ApprovalAnswer;
-use rebound_workspace::{deps, find_thread, process_env, FoundThread, Settings};
+use rebound_workspace::drive::{answer_input, first_approval, Asked, Ending};
+use rebound_workspace::resume::{open_to_resume, Resumable, ResumeOverrides};
+use rebound_workspace::{process_env, FoundThread, Settings, ThreadRun};
 
 use super::{flags, resume_command};
 use crate::cli::{GlobalArgs, ResumeArgs};
 use crate::exit::{usage, Exit};
-use crate::render::Ending;
-use crate::run::{answer_input, ask, cancel_on_ctrl_c, first_approval, Asked, Session};
+use crate::run::{ask, cancel_on_ctrl_c, Session};
 use crate::workflow::{Workflow, WorkflowKind};
 
 /// The answer the flags give, if any.
@@ -32,44 +32,16 @@ fn flag_answer(args: &ResumeArgs) -> Option<ApprovalAnswer> {
 pub async fn resume(global: &GlobalArgs, args: ResumeArgs) -> anyhow::Result<Exit> {
     let mut settings =
         crate::gate::settings_for_run(global, &flags(global, Some(&args.overrides)))?;
-    let mut found = find_thread(&settings.state_dir, &args.thread)?;
-    // The run's own approval mode, unless --approval says otherwise.
-    match (&args.overrides.approval, &found.meta.approval) {
-        (None, Some(mode)) => {
-            settings.approval = mode.parse().map_err(|e| usage(format!("{e}")))?;
-        }
-        _ => found.meta.approval = Some(settings.approval.as_str().to_string()),
-    }
-    if let Some(pid) = found.threads.holder(&args.thread)? {
-        return Err(usage(format!(
-            "thread {} is running in process {pid}; wait for it, or stop it with Ctrl-C there",
-            args.thread
-        )));
-    }
-    let model_text = args
-        .overrides
-        .model
-        .clone()
-        .unwrap_or_else(|| found.meta.model.clone());
-    let workspace = found.meta.workspace.clone();
-    if !workspace.is_dir() {
-        return Err(usage(format!(
-            "the thread's workspace {} no longer exists",
-            workspace.display()
-        )));
-    }
-    let tools = deps::open(
-        &settings,
-        &model_text,
-        &workspace,
-        &found.state,
-        &process_env,
-    )?;
+    let overrides = ResumeOverrides {
+        approval: args.overrides.approval.is_some(),
+        model: args.overrides.model.clone(),
+    };
+    let Resumable { found, tools } =
+        open_to_resume(&mut settings, &args.thread, &overrides, &process_env)?;
     let resume = Resume {
         global,
         args: &args,
         settings: &settings,
-        model: model_text,
     };
     let exit = match found.meta.workflow {
         WorkflowKind::Pev => resume.go::<PevState>(found, &tools.deps).await,
@@ -84,7 +56,6 @@ struct Resume<'a> {
     global: &'a GlobalArgs,
     args: &'a ResumeArgs,
     settings: &'a Settings,
-    model: String,
 }
 
 impl Resume<'_> {
@@ -107,15 +78,15 @@ impl Resume<'_> {
         }
         let cancel = CancellationToken::new();
         cancel_on_ctrl_c(cancel.clone());
-        let mut meta = found.meta;
-        meta.model = self.model;
-        let mut session = Session {
-            graph,
-            meta,
-            threads: found.threads,
+        let session = Session {
+            run: ThreadRun {
+                graph,
+                meta: found.meta,
+                threads: found.threads,
+                cancel: cancel.clone(),
+            },
             renderer: crate::render::for_stdout(self.global.json),
             interactive: crate::approve::can_ask(self.global.no_input),
-            cancel: cancel.clone(),
             resume: resume_command(&thread, self.global, self.settings),
             resumed: true,
             plan_len: snapshot.values.plan_len(),
@@ -134,14 +105,11 @@ impl Resume<'_> {
             None if session.interactive => match ask(&request, &cancel).await? {
                 Asked::Answer(answer) => answer,
                 Asked::NoAnswer => {
-                    return session
-                        .end_now(Ending::Interrupted(snapshot.interrupts), Instant::now())
+                    return session.end_now(Ending::Interrupted(snapshot.interrupts))
                 }
                 Asked::Cancelled => return Ok(Exit::Cancelled),
             },
-            None => {
-                return session.end_now(Ending::Interrupted(snapshot.interrupts), Instant::now())
-            }
+            None => return session.end_now(Ending::Interrupted(snapshot.interrupts)),
         };
         let input = answer_input(id, &answer)?;
         session

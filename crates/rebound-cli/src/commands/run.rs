@@ -8,7 +8,9 @@ use rebound_graph::checkpoint::Checkpointer;
 use rebound_graph::{CancellationToken, Input};
 
 use rebound_workspace::threads::new_thread_id;
-use rebound_workspace::{process_env, RunParts, Settings, ThreadMeta, ThreadStore, Tools};
+use rebound_workspace::{
+    process_env, RunParts, Settings, ThreadMeta, ThreadRun, ThreadStore, Tools,
+};
 
 use super::{flags, resume_command};
 use crate::cli::{GlobalArgs, RunArgs};
@@ -79,12 +81,14 @@ impl Start<'_> {
         cancel_on_ctrl_c(cancel.clone());
         let input = S::start(&self.meta.goal, &self.settings.agent.budget, self.checks);
         let session = Session {
-            graph,
-            meta: self.meta,
-            threads: self.threads,
+            run: ThreadRun {
+                graph,
+                meta: self.meta,
+                threads: self.threads,
+                cancel,
+            },
             renderer: crate::render::for_stdout(self.global.json),
             interactive: crate::approve::can_ask(self.global.no_input),
-            cancel,
             resume: self.resume,
             resumed: false,
             plan_len: 0,

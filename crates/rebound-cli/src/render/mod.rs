@@ -16,10 +16,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use rebound_agent::RunSummary;
-use rebound_graph::Interrupt;
 use rebound_protocol::Event;
 use rebound_tools::approval::{ApprovalAnswer, ApprovalRequest};
+pub use rebound_workspace::drive::Ending;
 
 use crate::exit::Exit;
 use crate::workflow::WorkflowKind;
@@ -41,19 +40,6 @@ pub struct RunInfo {
     pub resumed: bool,
     /// The length of the plan the run starts with (a resumed run's).
     pub plan_len: usize,
-}
-
-/// How a run ended.
-#[derive(Debug, Clone)]
-pub enum Ending {
-    /// It reached END: finished, or stopped without finishing.
-    Completed(RunSummary),
-    /// It waits for approvals.
-    Interrupted(Vec<Interrupt>),
-    /// Ctrl-C stopped it.
-    Cancelled,
-    /// The engine failed.
-    Failed(String),
 }
 
 /// The end of a run, for its summary.
