@@ -111,11 +111,9 @@ pub(crate) async fn run_script_step(
     evidence: &Evidence,
     approved_all: bool,
 ) -> Result<StepOutcome, NodeError> {
-    let label = format!("step{}", index + 1);
     let workspace = deps.workspace.workspace().to_path_buf();
     let saved = program_file(goal, evidence);
     let first = script_request(deps, goal, step, &workspace, saved.as_ref());
-    let mut request = first.clone();
     let judged = !evidence.checks.is_empty();
     // With no check to judge a program, the next one is asked for only
     // when one failed to run: that failure is the judgment.
@@ -124,143 +122,210 @@ pub(crate) async fn run_script_step(
     } else {
         deps.config.edit_candidates.min(UNJUDGED_RETRIES)
     };
-    let mut approved_all = approved_all;
-    let mut tokens = 0u64;
-    let mut tried: Vec<String> = Vec::new();
-    let mut seen: BTreeSet<String> = BTreeSet::new();
-    let mut kept: Option<Ran> = None;
-    // A conversion of one data file into another: the harness's own
-    // programs first, judged by the checks like any candidate.
-    let conversions = match (&saved, judged) {
-        (None, true) => crate::checks::clauses::output_file(goal)
+    let mut search = Search {
+        ctx,
+        deps,
+        evidence,
+        label: format!("step{}", index + 1),
+        approved_all,
+        tokens: 0,
+        tried: Vec::new(),
+        kept: None,
+    };
+    if saved.is_none() && judged {
+        // A conversion of one data file into another: the harness's own
+        // programs first, judged by the checks like any candidate.
+        let conversions = crate::checks::clauses::output_file(goal)
             .and_then(|output| {
                 let source = crate::convert::conversion_source(goal, &output, &workspace)?;
                 Some(crate::convert::conversion_programs(&source, &output))
             })
-            .unwrap_or_default(),
-        _ => Vec::new(),
-    };
-    for (number, program) in conversions.iter().enumerate() {
-        let (ran, approved) = run_candidate(
-            ctx,
-            deps,
-            evidence,
-            &format!("{label}-convert{}", number + 1),
-            program,
-            Action::Generate(Interpreter::Python),
-            approved_all,
-        )
-        .await?;
-        approved_all |= approved;
-        tried.push(format!("- conversion {}: {}", number + 1, verdict(&ran)));
-        if ran.checks_passed == Some(true) {
-            kept = Some(ran);
-            break;
-        }
+            .unwrap_or_default();
+        search.try_conversions(&conversions).await?;
     }
-    for number in 0..=candidates {
-        if kept
+    search
+        .try_samples(&first, saved.as_ref(), candidates, judged)
+        .await?;
+    search.keep(saved.as_ref(), &workspace).await
+}
+
+/// One script step's search: the candidates tried so far, in lines, and
+/// the one kept.
+struct Search<'a> {
+    ctx: &'a NodeContext,
+    deps: &'a AgentDeps,
+    evidence: &'a Evidence,
+    /// `step<N>`: what the step's journal keys and scripts are named by.
+    label: String,
+    /// Whether the user approved every command for the run.
+    approved_all: bool,
+    /// Tokens the model calls took.
+    tokens: u64,
+    /// What each candidate came to, a line each.
+    tried: Vec<String>,
+    /// The candidate kept: the first that passed the checks, else the
+    /// first that ran.
+    kept: Option<Ran>,
+}
+
+impl Search<'_> {
+    /// Whether the kept candidate passes the checks.
+    fn passed(&self) -> bool {
+        self.kept
             .as_ref()
             .is_some_and(|ran| ran.checks_passed == Some(true))
-        {
-            break;
-        }
-        let key = format!("{label}:script");
-        let response = sample_candidate(ctx, deps, &key, &request, number).await?;
-        tokens += response.usage.input_tokens + response.usage.output_tokens;
-        let name = format!("candidate {}", number + 1);
-        let code = match extract_code(&response.text) {
-            Ok(code) => code,
-            Err(error) => {
-                tried.push(format!("- {name}: unusable: {error}"));
-                continue;
-            }
-        };
-        if !seen.insert(code.trim().to_string()) {
-            tried.push(format!("- {name}: the same as an earlier candidate"));
-            // Shown its last program, the model copies it (found on dev:
-            // four samples in a row, the same program): the next sample
-            // is of the first request, without it.
-            request = first.clone();
-            continue;
-        }
-        let action = match &saved {
-            Some(file) => Action::Save(file),
-            None => Action::Generate(interpreter(&response.text, &code)),
-        };
+    }
+
+    /// Runs one candidate ([`run_candidate`]).
+    async fn run(&mut self, name: &str, code: &str, action: Action<'_>) -> Result<Ran, NodeError> {
         let (ran, approved) = run_candidate(
-            ctx,
-            deps,
-            evidence,
-            &format!("{label}-{}", number + 1),
-            &code,
+            self.ctx,
+            self.deps,
+            self.evidence,
+            name,
+            code,
             action,
-            approved_all,
+            self.approved_all,
         )
         .await?;
-        approved_all |= approved;
-        tried.push(format!("- {name}: {}", verdict(&ran)));
-        if !ran.success {
-            // The next candidate sees this one and how it failed (its
-            // traceback's end), not only the first request: a resample
-            // alone often repeats the same mistake.
-            request = after_failure(&first, &response.text, prompts::SCRIPT_FAILED, &ran.output);
-            continue;
-        }
-        let passes = ran.checks_passed == Some(true);
-        // A program that ran and wrote nothing only looked: the checks
-        // cannot judge it, and another sample would only look again.
-        let looked = ran.written.is_empty() && ran.deleted.is_empty();
-        let failing = crate::checks::failures_text(&ran.failing);
-        if kept.is_none() || passes {
-            kept = Some(ran);
-        }
-        if passes || looked || !judged {
-            break;
-        }
-        // The next candidate sees this program and the checks it failed
-        // (found on dev: five samples in a row kept every CSV value a
-        // string, none shown the check that said so).
-        request = after_failure(
-            &first,
-            &response.text,
-            prompts::SCRIPT_CHECKS_FAILED,
-            &failing,
-        );
+        self.approved_all |= approved;
+        Ok(ran)
     }
-    let Some(ran) = kept else {
-        return Ok(StepOutcome {
-            success: false,
-            output: format!(
-                "no program ran to its end; nothing was written\n{}",
-                tried.join("\n")
-            ),
+
+    /// Tries the harness's conversion programs, keeping the first that
+    /// passes the checks.
+    async fn try_conversions(&mut self, programs: &[String]) -> Result<(), NodeError> {
+        for (number, program) in programs.iter().enumerate() {
+            let name = format!("{}-convert{}", self.label, number + 1);
+            let ran = self
+                .run(&name, program, Action::Generate(Interpreter::Python))
+                .await?;
+            self.tried
+                .push(format!("- conversion {}: {}", number + 1, verdict(&ran)));
+            if ran.checks_passed == Some(true) {
+                self.kept = Some(ran);
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the model for up to `candidates + 1` programs (the greedy one,
+    /// then samples), each shown how the one before failed, until one
+    /// passes the checks (or, `judged` false, runs).
+    async fn try_samples(
+        &mut self,
+        first: &ChatRequest,
+        saved: Option<&ProgramFile>,
+        candidates: u32,
+        judged: bool,
+    ) -> Result<(), NodeError> {
+        let mut request = first.clone();
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        for number in 0..=candidates {
+            if self.passed() {
+                break;
+            }
+            let key = format!("{}:script", self.label);
+            let response = sample_candidate(self.ctx, self.deps, &key, &request, number).await?;
+            self.tokens += response.usage.input_tokens + response.usage.output_tokens;
+            let name = format!("candidate {}", number + 1);
+            let code = match extract_code(&response.text) {
+                Ok(code) => code,
+                Err(error) => {
+                    self.tried.push(format!("- {name}: unusable: {error}"));
+                    continue;
+                }
+            };
+            if !seen.insert(code.trim().to_string()) {
+                self.tried
+                    .push(format!("- {name}: the same as an earlier candidate"));
+                // Shown its last program, the model copies it (found on
+                // dev: four samples in a row, the same program): the next
+                // sample is of the first request, without it.
+                request = first.clone();
+                continue;
+            }
+            let action = match saved {
+                Some(file) => Action::Save(file),
+                None => Action::Generate(interpreter(&response.text, &code)),
+            };
+            let ran = self
+                .run(&format!("{}-{}", self.label, number + 1), &code, action)
+                .await?;
+            self.tried.push(format!("- {name}: {}", verdict(&ran)));
+            if !ran.success {
+                // The next candidate sees this one and how it failed (its
+                // traceback's end), not only the first request: a
+                // resample alone often repeats the same mistake.
+                request = after_failure(first, &response.text, prompts::SCRIPT_FAILED, &ran.output);
+                continue;
+            }
+            let passes = ran.checks_passed == Some(true);
+            // A program that ran and wrote nothing only looked: the checks
+            // cannot judge it, and another sample would only look again.
+            let looked = ran.written.is_empty() && ran.deleted.is_empty();
+            let failing = crate::checks::failures_text(&ran.failing);
+            if self.kept.is_none() || passes {
+                self.kept = Some(ran);
+            }
+            if passes || looked || !judged {
+                break;
+            }
+            // The next candidate sees this program and the checks it
+            // failed (found on dev: five samples in a row kept every CSV
+            // value a string, none shown the check that said so).
+            request = after_failure(
+                first,
+                &response.text,
+                prompts::SCRIPT_CHECKS_FAILED,
+                &failing,
+            );
+        }
+        Ok(())
+    }
+
+    /// Writes the kept candidate's files into the workspace (journaled)
+    /// and gives the step's outcome; with none kept, the step failed.
+    async fn keep(
+        self,
+        saved: Option<&ProgramFile>,
+        workspace: &Path,
+    ) -> Result<StepOutcome, NodeError> {
+        let Some(ran) = &self.kept else {
+            return Ok(StepOutcome {
+                success: false,
+                output: format!(
+                    "no program ran to its end; nothing was written\n{}",
+                    self.tried.join("\n")
+                ),
+                denied: None,
+                forbidden: None,
+                approved_all: self.approved_all,
+                tokens: self.tokens,
+                checks: None,
+            });
+        };
+        let tools = tool_context(self.ctx, &self.deps.workspace, &self.label);
+        for (file, content) in &ran.written {
+            crate::edit::write_file(self.ctx, self.deps, &tools, file, content).await?;
+        }
+        if let Some(saved) = saved {
+            // A program file may be run as `./greet.sh`.
+            if let Err(error) = executable(&workspace.join(&saved.file)) {
+                tracing::warn!(%error, file = %saved.file, "script: cannot make the program executable");
+            }
+        }
+        Ok(StepOutcome {
+            success: true,
+            output: format!("{}\n{}", result_text(ran), self.tried.join("\n")),
             denied: None,
             forbidden: None,
-            approved_all,
-            tokens,
+            approved_all: self.approved_all,
+            tokens: self.tokens,
             checks: None,
-        });
-    };
-    let tools = tool_context(ctx, &deps.workspace, &label);
-    for (file, content) in &ran.written {
-        crate::edit::write_file(ctx, deps, &tools, file, content).await?;
+        })
     }
-    if let Some(saved) = &saved {
-        // A program file may be run as `./greet.sh`.
-        if let Err(error) = executable(&workspace.join(&saved.file)) {
-            tracing::warn!(%error, file = %saved.file, "script: cannot make the program executable");
-        }
-    }
-    Ok(StepOutcome {
-        success: true,
-        output: format!("{}\n{}", result_text(&ran), tried.join("\n")),
-        denied: None,
-        forbidden: None,
-        approved_all,
-        tokens,
-        checks: None,
-    })
 }
 
 /// What is done with a candidate's code.

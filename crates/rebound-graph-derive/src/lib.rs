@@ -107,50 +107,9 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
     let krate = quote!(::rebound_graph);
 
     let names: Vec<String> = fields.iter().map(|f| f.ident.to_string()).collect();
-    // A present value, even `null` for an `Option` field, is a write.
-    let some_path = "::rebound_graph::__private::deserialize_some";
-    let update_fields = fields.iter().map(|f| {
-        let ident = &f.ident;
-        let ty = &f.ty;
-        let doc = format!("A write to `{ident}`, when set.");
-        quote! {
-            #[doc = #doc]
-            #[serde(
-                default,
-                skip_serializing_if = "::core::option::Option::is_none",
-                deserialize_with = #some_path
-            )]
-            pub #ident: ::core::option::Option<#ty>
-        }
-    });
-    let setters = fields.iter().enumerate().map(|(index, f)| {
-        let ident = &f.ident;
-        let ty = &f.ty;
-        let doc = match f.rule {
-            Rule::Append => format!("Appends to `{ident}`."),
-            Rule::Custom(_) => format!("Merges a value into `{ident}`."),
-            Rule::Replace => format!("Sets `{ident}`."),
-        };
-        let overwrite = format_ident!("overwrite_{}", ident);
-        let overwrite_doc =
-            format!("Sets `{ident}`, replacing its value whatever its merge rule (an overwrite).");
-        quote! {
-            #[doc = #doc]
-            #[must_use]
-            pub fn #ident(mut self, value: #ty) -> Self {
-                self.#ident = ::core::option::Option::Some(value);
-                self
-            }
-
-            #[doc = #overwrite_doc]
-            #[must_use]
-            pub fn #overwrite(mut self, value: #ty) -> Self {
-                self.#ident = ::core::option::Option::Some(value);
-                self.__overwritten.insert(#index);
-                self
-            }
-        }
-    });
+    let update_fields = update_fields(&fields);
+    let setters = setters(&fields);
+    let applies = applies(&fields);
     let rules = fields.iter().map(|f| match f.rule {
         Rule::Replace => quote!(#krate::MergeRule::Replace),
         Rule::Append => quote!(#krate::MergeRule::Append),
@@ -160,32 +119,6 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
         let ident = &f.ident;
         quote! {
             if update.#ident.is_some() {
-                set.insert(#i);
-            }
-        }
-    });
-    let applies = fields.iter().enumerate().map(|(i, f)| {
-        let ident = &f.ident;
-        let merge = match &f.rule {
-            Rule::Replace => quote!(self.#ident = value;),
-            Rule::Append => quote! {
-                if update.__overwritten.contains(#i) {
-                    self.#ident = value;
-                } else {
-                    ::core::iter::Extend::extend(&mut self.#ident, value);
-                }
-            },
-            Rule::Custom(path) => quote! {
-                if update.__overwritten.contains(#i) {
-                    self.#ident = value;
-                } else {
-                    #path(&mut self.#ident, value);
-                }
-            },
-        };
-        quote! {
-            if let ::core::option::Option::Some(value) = update.#ident {
-                #merge
                 set.insert(#i);
             }
         }
@@ -233,4 +166,98 @@ fn expand(input: &DeriveInput) -> syn::Result<TokenStream2> {
             }
         }
     })
+}
+
+/// The update struct's fields: one optional value per state field.
+fn update_fields(fields: &[Field]) -> Vec<TokenStream2> {
+    // A present value, even `null` for an `Option` field, is a write.
+    let some_path = "::rebound_graph::__private::deserialize_some";
+    fields
+        .iter()
+        .map(|f| {
+            let ident = &f.ident;
+            let ty = &f.ty;
+            let doc = format!("A write to `{ident}`, when set.");
+            quote! {
+                #[doc = #doc]
+                #[serde(
+                    default,
+                    skip_serializing_if = "::core::option::Option::is_none",
+                    deserialize_with = #some_path
+                )]
+                pub #ident: ::core::option::Option<#ty>
+            }
+        })
+        .collect()
+}
+
+/// The update's builder methods: `field(value)` and `overwrite_field(value)`.
+fn setters(fields: &[Field]) -> Vec<TokenStream2> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(index, f)| {
+            let ident = &f.ident;
+            let ty = &f.ty;
+            let doc = match f.rule {
+                Rule::Append => format!("Appends to `{ident}`."),
+                Rule::Custom(_) => format!("Merges a value into `{ident}`."),
+                Rule::Replace => format!("Sets `{ident}`."),
+            };
+            let overwrite = format_ident!("overwrite_{}", ident);
+            let overwrite_doc = format!(
+                "Sets `{ident}`, replacing its value whatever its merge rule (an overwrite)."
+            );
+            quote! {
+                #[doc = #doc]
+                #[must_use]
+                pub fn #ident(mut self, value: #ty) -> Self {
+                    self.#ident = ::core::option::Option::Some(value);
+                    self
+                }
+
+                #[doc = #overwrite_doc]
+                #[must_use]
+                pub fn #overwrite(mut self, value: #ty) -> Self {
+                    self.#ident = ::core::option::Option::Some(value);
+                    self.__overwritten.insert(#index);
+                    self
+                }
+            }
+        })
+        .collect()
+}
+
+/// `State::apply`'s statements: each set field merged by its rule.
+fn applies(fields: &[Field]) -> Vec<TokenStream2> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let ident = &f.ident;
+            let merge = match &f.rule {
+                Rule::Replace => quote!(self.#ident = value;),
+                Rule::Append => quote! {
+                    if update.__overwritten.contains(#i) {
+                        self.#ident = value;
+                    } else {
+                        ::core::iter::Extend::extend(&mut self.#ident, value);
+                    }
+                },
+                Rule::Custom(path) => quote! {
+                    if update.__overwritten.contains(#i) {
+                        self.#ident = value;
+                    } else {
+                        #path(&mut self.#ident, value);
+                    }
+                },
+            };
+            quote! {
+                if let ::core::option::Option::Some(value) = update.#ident {
+                    #merge
+                    set.insert(#i);
+                }
+            }
+        })
+        .collect()
 }

@@ -188,7 +188,7 @@ impl<S: State> CompiledGraph<S> {
         node: AsNode,
         persist: Arc<crate::persist::PersistShared>,
     ) -> Result<CheckpointId, GraphError> {
-        let (checkpoint, chain, mut state) = self.load(config).await?;
+        let (checkpoint, chain, state) = self.load(config).await?;
         let old = decode_meta(&checkpoint)?;
         let writes = if old.is_finished() {
             Vec::new()
@@ -210,17 +210,25 @@ impl<S: State> CompiledGraph<S> {
             AsNode::End => crate::END,
             AsNode::Node(i) => &*self.graph.nodes[i].name,
         };
-        let mut meta = CheckpointMetadata {
-            source: CheckpointSource::Update,
-            next: old.next.clone(),
-            sends: old.sends.clone(),
-            ran: vec![name.to_string()],
-            reasons: Vec::new(),
-            barriers: old.barriers.clone(),
-            duration_us: 0,
-            abandoned: None,
+        let mut draft = Draft {
+            state,
+            meta: CheckpointMetadata {
+                source: CheckpointSource::Update,
+                next: old.next.clone(),
+                sends: old.sends.clone(),
+                ran: vec![name.to_string()],
+                reasons: Vec::new(),
+                barriers: old.barriers.clone(),
+                duration_us: 0,
+                abandoned: None,
+            },
+            delta: Vec::new(),
         };
-        let mut delta = Vec::new();
+        let base = Base {
+            checkpoint: &checkpoint,
+            old: &old,
+            persist: &persist,
+        };
         let sibling = matches!(node, AsNode::Copy);
         let due = match node {
             AsNode::Node(index) if old.next.iter().any(|n| n == name) => Some(index),
@@ -230,94 +238,21 @@ impl<S: State> CompiledGraph<S> {
             let data = resume_data(writes.clone())?;
             match self.others_finished(&checkpoint, &old, &data, name, &persist)? {
                 Some(others) => {
-                    // The last task of the superstep: it completes, with
-                    // the finished siblings' kept updates, in merge order
-                    // (nodes by name, then sends in emission order).
-                    let mut runs = others;
-                    runs.push(NodeRun {
-                        node: index,
-                        send: None,
-                        command: crate::Command::from(update),
-                        duration: std::time::Duration::ZERO,
-                    });
-                    runs.sort_by(|a, b| {
-                        a.send.cmp(&b.send).then_with(|| {
-                            self.graph.nodes[a.node]
-                                .name
-                                .cmp(&self.graph.nodes[b.node].name)
-                        })
-                    });
-                    check_conflicts::<S>(&self.graph, &runs, checkpoint.step)?;
-                    let mut gotos = Vec::with_capacity(runs.len());
-                    for run in &mut runs {
-                        let node = &self.graph.nodes[run.node].name;
-                        for update in run.command.all_updates() {
-                            push_delta(&mut delta, node, update)?;
-                        }
-                        for update in run.command.take_updates() {
-                            state.apply(update);
-                        }
-                        gotos.push((run.node, run.command.goto.take()));
-                    }
-                    self.route_into(&mut meta, gotos, &state, checkpoint.step, &persist)?;
-                    meta.ran = old.next.clone();
-                    for send in &old.sends {
-                        if !meta.ran.iter().any(|n| n == send.node()) {
-                            meta.ran.push(send.node().to_string());
-                        }
-                    }
+                    self.complete_superstep(&mut draft, &base, others, index, update)?;
                     Vec::new()
                 }
                 None => {
                     // The node is done with this update; the others of the
                     // superstep still run on resume, with what they did so
                     // far. The state changes when the superstep completes.
-                    let command = crate::Command::from(update);
-                    let mut carried: Vec<PendingWrite> =
-                        writes.into_iter().filter(|w| w.node != name).collect();
-                    carried.push(PendingWrite {
-                        thread_id: persist.thread_id.to_string(),
-                        checkpoint: checkpoint.id,
-                        node: name.to_string(),
-                        kind: WriteKind::Update,
-                        key: String::new(),
-                        value: encode_json(&StoredCommand::of(&command))?,
-                    });
-                    meta.ran = Vec::new();
-                    carried
+                    draft.meta.ran = Vec::new();
+                    carried_update(writes, name, update, &checkpoint, &persist)?
                 }
             }
         } else {
-            push_delta(&mut delta, name, &update)?;
-            state.apply(update);
-            match node {
-                // The superstep due, and what it has done so far, stay.
-                AsNode::Unset => writes,
-                AsNode::Copy => {
-                    meta.source = CheckpointSource::Fork;
-                    meta.ran = Vec::new();
-                    writes
-                }
-                AsNode::End => {
-                    meta.next = Vec::new();
-                    meta.sends = Vec::new();
-                    meta.barriers = Vec::new();
-                    Vec::new()
-                }
-                AsNode::Node(index) => {
-                    let from = vec![(index, None)];
-                    self.route_into(&mut meta, from, &state, checkpoint.step, &persist)?;
-                    if left_behind != 0 || !old.is_finished() {
-                        // Told on the new checkpoint, so history shows it.
-                        meta.abandoned = Some(crate::checkpoint::Abandoned {
-                            next: old.next.clone(),
-                            sends: old.sends.len(),
-                            writes: left_behind,
-                        });
-                    }
-                    Vec::new()
-                }
-            }
+            push_delta(&mut draft.delta, name, &update)?;
+            draft.state.apply(update);
+            self.write_as(&mut draft, &base, node, writes, left_behind)?
         };
         save_head(
             persist,
@@ -329,15 +264,106 @@ impl<S: State> CompiledGraph<S> {
                 } else {
                     checkpoint.step + 1
                 },
-                state: &state,
-                delta,
-                meta: encode_meta(&meta),
+                state: &draft.state,
+                delta: draft.delta,
+                meta: encode_meta(&draft.meta),
                 writes: carried,
                 sibling,
             },
         )
         .await
         .map(|(id, _)| id)
+    }
+
+    /// The update as the last task of the superstep due, node `index`: it
+    /// completes, with the finished siblings' kept updates (`others`), in
+    /// merge order (nodes by name, then sends in emission order), and the
+    /// run routes on from it.
+    fn complete_superstep(
+        &self,
+        draft: &mut Draft<S>,
+        base: &Base<'_>,
+        others: Vec<NodeRun<S::Update>>,
+        index: usize,
+        update: S::Update,
+    ) -> Result<(), GraphError> {
+        let mut runs = others;
+        runs.push(NodeRun {
+            node: index,
+            send: None,
+            command: crate::Command::from(update),
+            duration: std::time::Duration::ZERO,
+        });
+        runs.sort_by(|a, b| {
+            a.send.cmp(&b.send).then_with(|| {
+                self.graph.nodes[a.node]
+                    .name
+                    .cmp(&self.graph.nodes[b.node].name)
+            })
+        });
+        let step = base.checkpoint.step;
+        check_conflicts::<S>(&self.graph, &runs, step)?;
+        let mut gotos = Vec::with_capacity(runs.len());
+        for run in &mut runs {
+            let node = &self.graph.nodes[run.node].name;
+            for update in run.command.all_updates() {
+                push_delta(&mut draft.delta, node, update)?;
+            }
+            for update in run.command.take_updates() {
+                draft.state.apply(update);
+            }
+            gotos.push((run.node, run.command.goto.take()));
+        }
+        self.route_into(&mut draft.meta, gotos, &draft.state, step, base.persist)?;
+        draft.meta.ran = base.old.next.clone();
+        for send in &base.old.sends {
+            if !draft.meta.ran.iter().any(|n| n == send.node()) {
+                draft.meta.ran.push(send.node().to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// What an update applied as `node` (not a task due) does to the new
+    /// checkpoint's metadata, and the pending writes it carries.
+    fn write_as(
+        &self,
+        draft: &mut Draft<S>,
+        base: &Base<'_>,
+        node: AsNode,
+        writes: Vec<PendingWrite>,
+        left_behind: usize,
+    ) -> Result<Vec<PendingWrite>, GraphError> {
+        let meta = &mut draft.meta;
+        Ok(match node {
+            // The superstep due, and what it has done so far, stay.
+            AsNode::Unset => writes,
+            AsNode::Copy => {
+                meta.source = CheckpointSource::Fork;
+                meta.ran = Vec::new();
+                writes
+            }
+            AsNode::End => {
+                meta.next = Vec::new();
+                meta.sends = Vec::new();
+                meta.barriers = Vec::new();
+                Vec::new()
+            }
+            AsNode::Node(index) => {
+                let from = vec![(index, None)];
+                let step = base.checkpoint.step;
+                self.route_into(meta, from, &draft.state, step, base.persist)?;
+                if left_behind != 0 || !base.old.is_finished() {
+                    // Told on the new checkpoint, so history shows it.
+                    meta.abandoned = Some(crate::checkpoint::Abandoned {
+                        next: base.old.next.clone(),
+                        sends: base.old.sends.len(),
+                        writes: left_behind,
+                    });
+                }
+                Vec::new()
+            }
+        })
     }
 
     /// The results of the tasks due at `checkpoint` (`due`'s nodes and
@@ -458,6 +484,43 @@ const UPDATE_NODE: &str = "__update__";
 /// has moved on from it (its questions are asked again; see
 /// [`CompiledGraph::update_state`]).
 pub const COPY: &str = "__copy__";
+
+/// The checkpoint a fork is making: its state, metadata and delta.
+struct Draft<S> {
+    state: S,
+    meta: CheckpointMetadata,
+    delta: Vec<u8>,
+}
+
+/// What a fork starts from: the checkpoint, its metadata, and the store.
+struct Base<'a> {
+    checkpoint: &'a StoredCheckpoint,
+    old: &'a CheckpointMetadata,
+    persist: &'a crate::persist::PersistShared,
+}
+
+/// The pending writes of a superstep that goes on after `name` is done with
+/// `update`: the others' writes so far, and the update, kept for when the
+/// superstep completes.
+fn carried_update<U: serde::Serialize>(
+    writes: Vec<PendingWrite>,
+    name: &str,
+    update: U,
+    checkpoint: &StoredCheckpoint,
+    persist: &crate::persist::PersistShared,
+) -> Result<Vec<PendingWrite>, GraphError> {
+    let command = crate::Command::from(update);
+    let mut carried: Vec<PendingWrite> = writes.into_iter().filter(|w| w.node != name).collect();
+    carried.push(PendingWrite {
+        thread_id: persist.thread_id.to_string(),
+        checkpoint: checkpoint.id,
+        node: name.to_string(),
+        kind: WriteKind::Update,
+        key: String::new(),
+        value: encode_json(&StoredCommand::of(&command))?,
+    });
+    Ok(carried)
+}
 
 /// Whom `update_state` writes as.
 #[derive(Clone, Copy)]

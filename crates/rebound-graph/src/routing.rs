@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::compile::{CompiledNode, Graph, Outgoing, Target};
+use crate::compile::{CompiledNode, Conditional, Graph, Outgoing, Target};
 use crate::node::RunShared;
 use crate::send::SentTask;
 use crate::{Event, GraphError, Route, State};
@@ -51,107 +51,40 @@ pub(crate) fn route<S: State>(
     sends: &mut Vec<SentTask>,
 ) -> Result<Option<Cow<'static, str>>, GraphError> {
     let events = shared.events.is_active();
-    let mut chosen: Vec<Arc<str>> = Vec::new();
-    // The nodes of the sends, told after the targets.
-    let mut sent_to: Vec<Arc<str>> = Vec::new();
-    let mut push = |target: Target, next: &mut Vec<usize>| {
-        if let Target::Node(i) = target {
-            next.push(i);
-        }
-        if events {
-            chosen.push(graph.target_name(target).clone());
+    let mut out = Scheduled {
+        graph,
+        from: from.name,
+        events,
+        chosen: Vec::new(),
+        sent_to: Vec::new(),
+        next,
+        sends,
+    };
+    let reason = match goto {
+        Some(goto) => out.goto(goto, from.node)?,
+        None => {
+            for target in &from.out.statics {
+                out.push(*target);
+            }
+            let mut reason = None;
+            for conditional in &from.out.conditionals {
+                if let Some(r) = out.conditional(conditional, state)? {
+                    reason = Some(r);
+                }
+            }
+            for &(join, bit) in &from.out.joins {
+                barriers[join] |= bit;
+                if barriers[join] == graph.joins[join].full {
+                    barriers[join] = 0;
+                    out.push(graph.joins[join].target);
+                }
+            }
+            reason
         }
     };
-
-    let mut reason = None;
-    if let Some(mut goto) = goto {
-        if let Some(sent) = goto.take_sends() {
-            schedule_sends(
-                graph,
-                from.name,
-                sent,
-                sends,
-                events.then_some(&mut sent_to),
-            )?;
-        }
-        let destinations = from.node.map(|n| n.destinations.as_slice()).unwrap_or(&[]);
-        for key in goto.targets() {
-            match destinations.iter().find(|(name, _)| &**name == key) {
-                Some((_, target)) => push(*target, next),
-                None => {
-                    return Err(GraphError::UnknownRoute {
-                        node: from.name.to_string(),
-                        value: key.to_string(),
-                        allowed: destinations.iter().map(|(n, _)| n.to_string()).collect(),
-                    })
-                }
-            }
-        }
-        reason = goto.into_reason();
-    } else {
-        for target in &from.out.statics {
-            push(*target, next);
-        }
-        for conditional in &from.out.conditionals {
-            let mut answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                (conditional.router)(state)
-            }))
-            .map_err(|panic| GraphError::Panicked {
-                place: format!("the router of {:?}", from.name),
-                message: crate::execute::panic_message(&*panic),
-            })?;
-            if let Some(sent) = answer.take_sends() {
-                schedule_sends(
-                    graph,
-                    from.name,
-                    sent,
-                    sends,
-                    events.then_some(&mut sent_to),
-                )?;
-            }
-            let mut fell_back = None;
-            for key in answer.targets() {
-                let declared = conditional
-                    .entries
-                    .iter()
-                    .find(|(k, _)| &**k == key)
-                    .map(|(_, t)| *t);
-                match declared.or(conditional.fallback) {
-                    Some(target) => {
-                        if declared.is_none() {
-                            fell_back = Some(key.to_string());
-                        }
-                        push(target, next);
-                    }
-                    None => {
-                        return Err(GraphError::UnknownRoute {
-                            node: from.name.to_string(),
-                            value: key.to_string(),
-                            allowed: conditional
-                                .entries
-                                .iter()
-                                .map(|(k, _)| k.to_string())
-                                .collect(),
-                        })
-                    }
-                }
-            }
-            if let Some(key) = fell_back {
-                reason = Some(format!("fallback: {key:?} is not a declared target").into());
-            } else if let Some(r) = answer.into_reason() {
-                reason = Some(r);
-            }
-        }
-        for &(join, bit) in &from.out.joins {
-            barriers[join] |= bit;
-            if barriers[join] == graph.joins[join].full {
-                barriers[join] = 0;
-                push(graph.joins[join].target, next);
-            }
-        }
-    }
     if events {
-        chosen.append(&mut sent_to);
+        let mut chosen = out.chosen;
+        chosen.append(&mut out.sent_to);
         shared.events.emit(|| Event::RouteChosen {
             from: from.name.clone(),
             to: chosen,
@@ -160,6 +93,115 @@ pub(crate) fn route<S: State>(
         });
     }
     Ok(reason)
+}
+
+/// What a routing schedules, as it goes: the next nodes and sends, and
+/// (when events are told) the names chosen.
+struct Scheduled<'a, S: State> {
+    graph: &'a Graph<S>,
+    /// The node routed from.
+    from: &'a Arc<str>,
+    /// Whether events are told (then `chosen` and `sent_to` are kept).
+    events: bool,
+    /// The targets chosen, by name.
+    chosen: Vec<Arc<str>>,
+    /// The nodes of the sends, told after the targets.
+    sent_to: Vec<Arc<str>>,
+    next: &'a mut Vec<usize>,
+    sends: &'a mut Vec<SentTask>,
+}
+
+impl<S: State> Scheduled<'_, S> {
+    /// Schedules `target`.
+    fn push(&mut self, target: Target) {
+        if let Target::Node(i) = target {
+            self.next.push(i);
+        }
+        if self.events {
+            self.chosen.push(self.graph.target_name(target).clone());
+        }
+    }
+
+    /// Schedules `sent`.
+    fn send(&mut self, sent: Vec<crate::Send>) -> Result<(), GraphError> {
+        let chosen = self.events.then_some(&mut self.sent_to);
+        schedule_sends(self.graph, self.from, sent, self.sends, chosen)
+    }
+
+    /// Schedules a node's `goto` among its declared destinations (of
+    /// `node`); its reason.
+    fn goto(
+        &mut self,
+        mut goto: Route,
+        node: Option<&CompiledNode<S>>,
+    ) -> Result<Option<Cow<'static, str>>, GraphError> {
+        if let Some(sent) = goto.take_sends() {
+            self.send(sent)?;
+        }
+        let destinations = node.map(|n| n.destinations.as_slice()).unwrap_or(&[]);
+        for key in goto.targets() {
+            match destinations.iter().find(|(name, _)| &**name == key) {
+                Some((_, target)) => self.push(*target),
+                None => {
+                    return Err(GraphError::UnknownRoute {
+                        node: self.from.to_string(),
+                        value: key.to_string(),
+                        allowed: destinations.iter().map(|(n, _)| n.to_string()).collect(),
+                    })
+                }
+            }
+        }
+        Ok(goto.into_reason())
+    }
+
+    /// Schedules what the router of `conditional` answers for `state`; its
+    /// reason (a fallback's says so).
+    fn conditional(
+        &mut self,
+        conditional: &Conditional<S>,
+        state: &S,
+    ) -> Result<Option<Cow<'static, str>>, GraphError> {
+        let mut answer =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (conditional.router)(state)))
+                .map_err(|panic| GraphError::Panicked {
+                    place: format!("the router of {:?}", self.from),
+                    message: crate::execute::panic_message(&*panic),
+                })?;
+        if let Some(sent) = answer.take_sends() {
+            self.send(sent)?;
+        }
+        let mut fell_back = None;
+        for key in answer.targets() {
+            let declared = conditional
+                .entries
+                .iter()
+                .find(|(k, _)| &**k == key)
+                .map(|(_, t)| *t);
+            match declared.or(conditional.fallback) {
+                Some(target) => {
+                    if declared.is_none() {
+                        fell_back = Some(key.to_string());
+                    }
+                    self.push(target);
+                }
+                None => {
+                    return Err(GraphError::UnknownRoute {
+                        node: self.from.to_string(),
+                        value: key.to_string(),
+                        allowed: conditional
+                            .entries
+                            .iter()
+                            .map(|(k, _)| k.to_string())
+                            .collect(),
+                    })
+                }
+            }
+        }
+        Ok(match fell_back {
+            Some(key) => Some(format!("fallback: {key:?} is not a declared target").into()),
+            None => answer.into_reason(),
+        })
+    }
 }
 
 /// Schedules the tasks of `sent` (from `from`'s router or goto) into

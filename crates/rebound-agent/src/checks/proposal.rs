@@ -11,7 +11,7 @@ use std::path::Path;
 
 use rebound_graph::{NodeContext, NodeError};
 
-use super::{run_checks, Check, CheckSource, CheckWhen, Evidence};
+use super::{run_checks, Check, CheckRun, CheckSource, CheckWhen, Evidence};
 use crate::events::{AgentEvent, Emit};
 use crate::AgentDeps;
 
@@ -59,74 +59,29 @@ pub async fn consider(
         proposals: evidence.proposals + 1,
         ..evidence.clone()
     };
-    let refused = |command: &str, reason: String| {
-        AgentEvent::CheckProposed {
-            command: command.to_string(),
-            adopted: false,
-            reason,
-        }
-        .emit(ctx);
+    let not_adopted = |approved_all| Considered {
+        evidence: counted.clone(),
+        approved_all,
     };
     let Some(command) = proposed.map(str::trim).filter(|c| !c.is_empty()) else {
-        return Ok(Considered {
-            evidence: counted,
-            approved_all,
-        });
+        return Ok(not_adopted(approved_all));
     };
-    if evidence.checks.iter().any(|c| c.command.trim() == command) {
-        refused(
-            command,
-            "the run has this check already: a proposal must test something the run's checks do not".to_string(),
-        );
-        return Ok(Considered {
-            evidence: counted,
-            approved_all,
-        });
-    }
-    if let Some(reason) = refusal(command, deps.workspace.workspace(), goal) {
-        refused(command, reason);
-        return Ok(Considered {
-            evidence: counted,
-            approved_all,
-        });
+    let unseen = if evidence.checks.iter().any(|c| c.command.trim() == command) {
+        Some("the run has this check already: a proposal must test something the run's checks do not".to_string())
+    } else {
+        refusal(command, deps.workspace.workspace(), goal)
+    };
+    if let Some(reason) = unseen {
+        refuse(ctx, command, reason);
+        return Ok(not_adopted(approved_all));
     }
     let check = Check::new(command, CheckSource::Agent);
-    let workspace = deps.workspace.workspace();
-    // It runs in a scratch copy (with `.git`), so a "check" that does the
-    // work (`git commit`, `> report.txt`) does nothing to the workspace,
-    // and any write it makes is seen, down to a branch or a staged file.
-    // A workspace too big to copy is checked in place, by its fingerprint.
-    let scratch = crate::scratch::Scratch::copy(workspace)
-        .and_then(|scratch| Ok((scratch.deps(deps)?, scratch)))
-        .ok();
-    let before = match &scratch {
-        Some((_, scratch)) => crate::scratch::state(scratch.path()),
-        None => super::fingerprint(workspace),
-    };
-    let run = run_checks(
-        ctx,
-        scratch.as_ref().map_or(deps, |(deps, _)| deps),
-        std::slice::from_ref(&check),
-        CheckWhen::Start,
-        approved_all,
-    )
-    .await?;
-    let after = match &scratch {
-        Some((_, scratch)) => crate::scratch::state(scratch.path()),
-        None => run.fingerprint,
-    };
-    let run = super::CheckRun {
-        fingerprint: super::fingerprint(workspace),
-        ..run
-    };
+    let (run, changed) = trial(ctx, deps, &check, approved_all).await?;
     let approved_all = approved_all || run.approved_all;
     let Some(result) = run.results.first() else {
-        return Ok(Considered {
-            evidence: counted,
-            approved_all,
-        });
+        return Ok(not_adopted(approved_all));
     };
-    let problem = if after != before {
+    let problem = if changed {
         Some(
             "running it changes the workspace (a file, or git: a commit, a branch, a staged change): a check may only inspect, and this one does the work"
                 .to_string(),
@@ -137,11 +92,8 @@ pub async fn consider(
         cannot_run(result.exit_code, &result.output)
     };
     if let Some(reason) = problem {
-        refused(command, reason);
-        return Ok(Considered {
-            evidence: counted,
-            approved_all,
-        });
+        refuse(ctx, command, reason);
+        return Ok(not_adopted(approved_all));
     }
     AgentEvent::CheckProposed {
         command: command.to_string(),
@@ -149,10 +101,70 @@ pub async fn consider(
         reason: format!("it fails before any change ({})", result.headline()),
     }
     .emit(ctx);
-    // Beside the run's other checks (the goal's conditions, detected
-    // ones), if any: they run again with it, so the evidence keeps every
-    // check's result (an edit's baseline, the files they read), not only
-    // the new one's.
+    adopt(ctx, deps, counted, check, run, approved_all).await
+}
+
+/// Tells that a proposal was refused, and why.
+fn refuse(ctx: &NodeContext, command: &str, reason: String) {
+    AgentEvent::CheckProposed {
+        command: command.to_string(),
+        adopted: false,
+        reason,
+    }
+    .emit(ctx);
+}
+
+/// Runs the proposed `check` once, before any change: its result, and
+/// whether running it changed the workspace. It runs in a scratch copy
+/// (with `.git`), so a "check" that does the work (`git commit`,
+/// `> report.txt`) does nothing to the workspace, and any write it makes
+/// is seen, down to a branch or a staged file. A workspace too big to
+/// copy is checked in place, by its fingerprint.
+async fn trial(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    check: &Check,
+    approved_all: bool,
+) -> Result<(CheckRun, bool), NodeError> {
+    let workspace = deps.workspace.workspace();
+    let scratch = crate::scratch::Scratch::copy(workspace)
+        .and_then(|scratch| Ok((scratch.deps(deps)?, scratch)))
+        .ok();
+    let before = match &scratch {
+        Some((_, scratch)) => crate::scratch::state(scratch.path()),
+        None => super::fingerprint(workspace),
+    };
+    let run = run_checks(
+        ctx,
+        scratch.as_ref().map_or(deps, |(deps, _)| deps),
+        std::slice::from_ref(check),
+        CheckWhen::Start,
+        approved_all,
+    )
+    .await?;
+    let after = match &scratch {
+        Some((_, scratch)) => crate::scratch::state(scratch.path()),
+        None => run.fingerprint,
+    };
+    let run = CheckRun {
+        fingerprint: super::fingerprint(workspace),
+        ..run
+    };
+    Ok((run, after != before))
+}
+
+/// The evidence with `check` adopted beside the run's other checks (the
+/// goal's conditions, detected ones), if any: they run again with it, so
+/// the evidence keeps every check's result (an edit's baseline, the files
+/// they read), not only the new one's. `run` is the new check's own.
+async fn adopt(
+    ctx: &NodeContext,
+    deps: &AgentDeps,
+    counted: Evidence,
+    check: Check,
+    run: CheckRun,
+    approved_all: bool,
+) -> Result<Considered, NodeError> {
     let mut checks = counted.checks.clone();
     checks.push(check);
     let (run, approved_all) = if checks.len() > 1 {

@@ -12,7 +12,6 @@
 //! typed [`crate::StopReason`] instead of looping.
 
 mod nodes;
-pub(crate) use nodes::elapsed_ms;
 mod routing;
 mod state;
 
@@ -27,6 +26,7 @@ pub use nodes::{
 pub use routing::{route_after_advance, route_after_executor, route_after_planner};
 pub use state::{PevState, PevStateUpdate};
 
+use crate::summary::Counters;
 use crate::{AgentDeps, RunSummary, StopReason, Verdict};
 
 /// The node names (the protocol's, which displays match against).
@@ -106,8 +106,7 @@ pub fn stop_reason(state: &PevState) -> StopReason {
 /// The summary of a finished run.
 pub fn summarize(state: &PevState) -> RunSummary {
     let stop_reason = stop_reason(state);
-    let succeeded = state.results.iter().filter(|r| r.success).count();
-    let failed = state.results.len() - succeeded;
+    let failed = crate::summary::failed_steps(&state.results);
     let last = state
         .last_result
         .as_deref()
@@ -123,17 +122,16 @@ pub fn summarize(state: &PevState) -> RunSummary {
         state.iters,
         last
     );
-    RunSummary {
+    RunSummary::new(
         stop_reason,
-        steps_succeeded: u32::try_from(succeeded).unwrap_or(u32::MAX),
-        steps_failed: u32::try_from(failed).unwrap_or(u32::MAX),
-        repairs: state.repairs,
-        iters: state.iters,
-        tokens: state.tokens,
-        work_ms: state.work_ms,
+        &state.results,
+        &state.evidence,
+        Counters {
+            repairs: state.repairs,
+            iters: state.iters,
+            tokens: state.tokens,
+            work_ms: state.work_ms,
+        },
         summary,
-        checks: state.evidence.reports(),
-        tests_changed: state.evidence.tests_changed.clone(),
-        not_covered: state.evidence.uncovered(),
-    }
+    )
 }

@@ -10,7 +10,8 @@ use crate::checks::verify;
 use crate::checks::{CheckResult, CheckRun};
 use crate::events::{AgentEvent, Emit};
 use crate::llm::{ask, shorten};
-use crate::planning::{make_plan, plan_text, PlanContext};
+use crate::node_steps::{self, elapsed_ms, Plan, PlannerState};
+use crate::planning::{plan_text, PlanContext};
 use crate::prompts::{self, render};
 use crate::{
     execute_step, AgentDeps, BudgetKind, ExecReport, PlanStatus, Review, StepFailure, StepKind,
@@ -23,11 +24,6 @@ pub const MAX_REASON_CHARS: usize = 1_000;
 
 /// Most fix suggestions kept from one review.
 const MAX_FIX_SUGGESTIONS: usize = 5;
-
-/// Milliseconds since `started`.
-pub(crate) fn elapsed_ms(started: Instant) -> u64 {
-    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
 
 /// What the pev planner is told: the failed step in repair mode, else the
 /// reviewer's feedback when there is a verdict, and the last steps done.
@@ -60,9 +56,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
 
 /// `update` with what a run of the checks gave.
 fn record_checks(update: PevStateUpdate, run: &CheckRun, state: &PevState) -> PevStateUpdate {
-    update
-        .evidence(state.evidence.after(run))
-        .approved_all(state.approved_all || run.approved_all)
+    node_steps::record_checks(update, run, &state.evidence, state.approved_all)
 }
 
 /// *planner*: makes the plan, or the repair plan when `last_error` is set
@@ -73,18 +67,21 @@ pub async fn planner(
     ctx: &NodeContext,
     deps: &AgentDeps,
 ) -> Result<PevStateUpdate, NodeError> {
-    let started = Instant::now();
-    let mut update = PevStateUpdate::default();
-    let start = verify::at_start(ctx, deps, &state.evidence, state.approved_all).await?;
+    let planner = PlannerState {
+        goal: &state.goal,
+        evidence: &state.evidence,
+        approved_all: state.approved_all,
+        tokens: state.tokens,
+        work_ms: state.work_ms,
+        started: Instant::now(),
+    };
+    let (update, start) =
+        match node_steps::checks_at_start(ctx, deps, &planner, PevStateUpdate::default()).await? {
+            Ok(checked) => checked,
+            Err(stop) => return Ok(stop),
+        };
     let mut context = plan_context(state);
     if let Some(run) = &start {
-        update = record_checks(update, run, state);
-        if let Some(message) = verify::unrunnable(&run.results) {
-            let work_ms = state.work_ms + elapsed_ms(started);
-            return Ok(update
-                .work_ms(work_ms)
-                .stop(Some(StopReason::Error { message })));
-        }
         context.checks = &run.results;
     }
     // Whether the plans get anywhere: the workspace and the checks now,
@@ -100,37 +97,22 @@ pub async fn planner(
         progress.start = Some(crate::unchanged::mark(deps.workspace.workspace()).await);
     }
     if progress.exhausted() {
-        let work_ms = state.work_ms + elapsed_ms(started);
-        return Ok(update.work_ms(work_ms).stop(Some(StopReason::NoProgress {
-            plans: progress.stale,
-        })));
+        return Ok(update
+            .work_ms(planner.work_ms_now())
+            .stop(Some(StopReason::NoProgress {
+                plans: progress.stale,
+            })));
     }
     context.progress = progress.clone();
-    let planned = make_plan(
-        ctx,
-        deps,
-        &state.goal,
-        &context,
-        &state.evidence,
-        state.approved_all,
-    )
-    .await?;
-    let tokens = state.tokens + planned.tokens;
-    let steps = match planned.steps {
-        Ok(steps) => steps,
-        Err(message) => {
-            let work_ms = state.work_ms + elapsed_ms(started);
-            return Ok(update
-                .tokens(tokens)
-                .work_ms(work_ms)
-                .stop(Some(StopReason::Error { message })));
-        }
+    let Plan {
+        steps,
+        update,
+        tokens,
+        work_ms,
+    } = match node_steps::plan(ctx, deps, &planner, &context, update).await? {
+        Ok(plan) => plan,
+        Err(stop) => return Ok(stop),
     };
-    if let Some(c) = planned.considered {
-        update = update.evidence(c.evidence).approved_all(c.approved_all);
-    }
-    let work_ms = state.work_ms + elapsed_ms(started);
-    let update = update.tokens(tokens).work_ms(work_ms);
     let repair = state.last_error.is_some();
     let label = if repair { "repair plan" } else { "plan" };
     let text = plan_text(&steps);

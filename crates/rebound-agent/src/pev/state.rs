@@ -83,3 +83,5 @@ impl PevState {
         !self.plan.is_empty() && self.step_index < self.plan.len()
     }
 }
+
+crate::node_steps::run_update!(PevStateUpdate);

@@ -26,6 +26,7 @@ pub use routing::{
 };
 pub use state::{Decision, ReflectState, ReflectStateUpdate, Reflection};
 
+use crate::summary::Counters;
 use crate::{RunSummary, StopReason};
 
 /// The node names (the protocol's, which displays match against).
@@ -94,8 +95,7 @@ pub fn stop_reason(state: &ReflectState) -> StopReason {
 /// The summary of a finished run.
 pub fn summarize(state: &ReflectState) -> RunSummary {
     let stop_reason = stop_reason(state);
-    let succeeded = state.results.iter().filter(|r| r.success).count();
-    let failed = state.results.len() - succeeded;
+    let failed = crate::summary::failed_steps(&state.results);
     let summary = format!(
         "{}: {} with {} commits, {} rollbacks, {} executions ({} failed).",
         state.goal,
@@ -105,17 +105,16 @@ pub fn summarize(state: &ReflectState) -> RunSummary {
         state.results.len(),
         failed
     );
-    RunSummary {
+    RunSummary::new(
         stop_reason,
-        steps_succeeded: u32::try_from(succeeded).unwrap_or(u32::MAX),
-        steps_failed: u32::try_from(failed).unwrap_or(u32::MAX),
-        repairs: state.rollbacks,
-        iters: state.iters,
-        tokens: state.tokens,
-        work_ms: state.work_ms,
+        &state.results,
+        &state.evidence,
+        Counters {
+            repairs: state.rollbacks,
+            iters: state.iters,
+            tokens: state.tokens,
+            work_ms: state.work_ms,
+        },
         summary,
-        checks: state.evidence.reports(),
-        tests_changed: state.evidence.tests_changed.clone(),
-        not_covered: state.evidence.uncovered(),
-    }
+    )
 }

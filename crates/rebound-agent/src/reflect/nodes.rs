@@ -11,8 +11,8 @@ use crate::checks::CheckRun;
 use crate::events::{AgentEvent, Emit};
 use crate::git;
 use crate::llm::{ask, shorten};
-use crate::pev::elapsed_ms;
-use crate::planning::{make_plan, plan_text, PlanContext};
+use crate::node_steps::{self, elapsed_ms, Plan, PlannerState};
+use crate::planning::{plan_text, PlanContext};
 use crate::prompts::{self, render};
 use crate::{execute_step, AgentDeps, ExecReport, StepFailure, StepRecord, StopReason};
 
@@ -22,9 +22,7 @@ fn record_checks(
     run: &CheckRun,
     state: &ReflectState,
 ) -> ReflectStateUpdate {
-    update
-        .evidence(state.evidence.after(run))
-        .approved_all(state.approved_all || run.approved_all)
+    node_steps::record_checks(update, run, &state.evidence, state.approved_all)
 }
 
 /// *setup*: makes sure the workspace is a git work tree with a commit
@@ -75,17 +73,21 @@ pub async fn planner(
                 .to_string()
         })
         .collect();
-    let mut update = ReflectStateUpdate::default();
-    let start = verify::at_start(ctx, deps, &state.evidence, state.approved_all).await?;
-    if let Some(run) = &start {
-        update = record_checks(update, run, state);
-        if let Some(message) = verify::unrunnable(&run.results) {
-            let work_ms = state.work_ms + elapsed_ms(started);
-            return Ok(update
-                .work_ms(work_ms)
-                .stop(Some(StopReason::Error { message })));
-        }
-    }
+    let planner = PlannerState {
+        goal: &state.goal,
+        evidence: &state.evidence,
+        approved_all: state.approved_all,
+        tokens: state.tokens,
+        work_ms: state.work_ms,
+        started,
+    };
+    let (update, start) =
+        match node_steps::checks_at_start(ctx, deps, &planner, ReflectStateUpdate::default())
+            .await?
+        {
+            Ok(checked) => checked,
+            Err(stop) => return Ok(stop),
+        };
     let context = PlanContext {
         failure: state.last_error.as_ref(),
         feedback: None,
@@ -98,31 +100,15 @@ pub async fn planner(
         failed_edits: crate::plan::failed_edits(&state.results),
         progress: Default::default(),
     };
-    let planned = make_plan(
-        ctx,
-        deps,
-        &state.goal,
-        &context,
-        &state.evidence,
-        state.approved_all,
-    )
-    .await?;
-    let tokens = state.tokens + planned.tokens;
-    let steps = match planned.steps {
-        Ok(steps) => steps,
-        Err(message) => {
-            let work_ms = state.work_ms + elapsed_ms(started);
-            return Ok(update
-                .tokens(tokens)
-                .work_ms(work_ms)
-                .stop(Some(StopReason::Error { message })));
-        }
+    let Plan {
+        steps,
+        update,
+        tokens,
+        work_ms,
+    } = match node_steps::plan(ctx, deps, &planner, &context, update).await? {
+        Ok(plan) => plan,
+        Err(stop) => return Ok(stop),
     };
-    if let Some(c) = planned.considered {
-        update = update.evidence(c.evidence).approved_all(c.approved_all);
-    }
-    let work_ms = state.work_ms + elapsed_ms(started);
-    let update = update.tokens(tokens).work_ms(work_ms);
     let text = plan_text(&steps);
     Ok(update
         .plan(steps)

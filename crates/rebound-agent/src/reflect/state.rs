@@ -114,3 +114,5 @@ impl ReflectState {
         self
     }
 }
+
+crate::node_steps::run_update!(ReflectStateUpdate);

@@ -10,7 +10,10 @@ use super::pending::{resume_data, Awaiting, ResumeData, SUBGRAPH_ANSWER};
 use super::{unknown_checkpoint, Driver, RECENT_NODES};
 use crate::branch::{kept_by_a_fork_of_the_past, save_head, Head};
 use crate::checkpoint::codec::{decode_meta, encode_json, encode_meta, push_delta, rebuild};
-use crate::checkpoint::{CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, WriteKind};
+use crate::checkpoint::{
+    CheckpointId, CheckpointMetadata, CheckpointSource, PendingWrite, StateBlob, StoredCheckpoint,
+    WriteKind,
+};
 use crate::compile::Graph;
 use crate::node::RunShared;
 use crate::persist::{delta_blob, PersistShared, Persister};
@@ -280,22 +283,7 @@ impl<'a, S: State> Driver<'a, S> {
             });
         };
         let thread = persist.thread_id.to_string();
-        let latest = persist.saver.get(&thread, None).await?;
-        let Some(latest) = latest else {
-            return Err(GraphError::NothingToResume {
-                thread_id: thread,
-                reason: "the thread has no checkpoint (unknown thread)".to_string(),
-            });
-        };
-        let checkpoint = match config.checkpoint_id {
-            Some(id) if id != latest.id => persist
-                .saver
-                .get(&thread, Some(id))
-                .await?
-                .ok_or_else(|| unknown_checkpoint(&persist, config))?,
-            _ => latest.clone(),
-        };
-        let is_latest = checkpoint.id == latest.id;
+        let (checkpoint, is_latest) = resumed_checkpoint(&persist, config, &thread).await?;
         let meta = decode_meta(&checkpoint)?;
         if meta.is_finished() {
             return Err(GraphError::NothingToResume {
@@ -324,40 +312,13 @@ impl<'a, S: State> Driver<'a, S> {
             None => Vec::new(),
         };
         let mut data = resume_data(writes.clone())?;
-        let answers = match &value {
+        let answer_writes = match &value {
             None => Vec::new(),
-            Some(answers) => answers.matched(&data, &thread, checkpoint.id)?,
-        };
-        let mut answer_writes = Vec::with_capacity(answers.len());
-        for (waiting, value) in answers {
-            let key = match waiting.call {
-                Some(call) => call.to_string(),
-                None => format!("{SUBGRAPH_ANSWER}{}", waiting.id),
-            };
-            answer_writes.push(PendingWrite {
-                thread_id: thread.clone(),
-                checkpoint: checkpoint.id,
-                node: waiting.node.clone(),
-                kind: WriteKind::Resume,
-                key,
-                value: encode_json(&value)?,
-            });
-            match waiting.call {
-                // Answers the interrupt's call, replacing an earlier answer
-                // to it (one the node rejected, say).
-                Some(call) => {
-                    let given = data.resume.entry(waiting.node).or_default();
-                    given.truncate(call);
-                    given.push(value);
-                }
-                None => {
-                    data.sub_answers
-                        .entry(waiting.node)
-                        .or_default()
-                        .insert(waiting.id, value);
-                }
+            Some(answers) => {
+                let matched = answers.matched(&data, &thread, checkpoint.id)?;
+                give_answers(matched, &mut data, &thread, checkpoint.id)?
             }
-        }
+        };
         // A checkpoint the thread has moved on from is continued on a new
         // branch head that takes its pending writes along (those kept
         // above): the old branch stays as it was, and what happens next is
@@ -412,33 +373,113 @@ impl<'a, S: State> Driver<'a, S> {
         };
         let mut driver = Self::empty(setup, state, Some(persister));
         driver.step = step;
-        for name in &next {
-            let index = graph
+        driver.schedule(&next, &sends, &meta.barriers, checkpoint.id)?;
+        driver.resume = Some(data);
+        Ok(driver)
+    }
+
+    /// Schedules the nodes `next` and the tasks `sends` stored in
+    /// `checkpoint`, with its join barriers' progress.
+    fn schedule(
+        &mut self,
+        next: &[String],
+        sends: &[crate::Send],
+        barriers: &[u64],
+        checkpoint: CheckpointId,
+    ) -> Result<(), GraphError> {
+        let unknown = |what: &str, node: &str| GraphError::UnknownNode {
+            place: format!("the {what} stored in checkpoint {checkpoint}"),
+            node: node.to_string(),
+        };
+        for name in next {
+            let index = self
+                .graph
                 .index_of(name)
-                .ok_or_else(|| GraphError::UnknownNode {
-                    place: format!("the next nodes stored in checkpoint {}", checkpoint.id),
-                    node: name.clone(),
-                })?;
-            driver.next.push(index);
+                .ok_or_else(|| unknown("next nodes", name))?;
+            self.next.push(index);
         }
-        for send in &sends {
-            let node = graph
+        for send in sends {
+            let node = self
+                .graph
                 .index_of(send.node())
-                .ok_or_else(|| GraphError::UnknownNode {
-                    place: format!("the sends stored in checkpoint {}", checkpoint.id),
-                    node: send.node().to_string(),
-                })?;
-            driver.sends.push(SentTask {
+                .ok_or_else(|| unknown("sends", send.node()))?;
+            self.sends.push(SentTask {
                 node,
                 arg: Arc::clone(send.arg_shared()),
             });
         }
-        for (slot, bits) in driver.barriers.iter_mut().zip(&meta.barriers) {
+        for (slot, bits) in self.barriers.iter_mut().zip(barriers) {
             *slot = *bits;
         }
-        driver.resume = Some(data);
-        Ok(driver)
+        Ok(())
     }
+}
+
+/// The checkpoint a resume starts from (the one `config` names, else the
+/// thread's latest), and whether it is the latest.
+async fn resumed_checkpoint(
+    persist: &PersistShared,
+    config: &RunConfig,
+    thread: &str,
+) -> Result<(StoredCheckpoint, bool), GraphError> {
+    let Some(latest) = persist.saver.get(thread, None).await? else {
+        return Err(GraphError::NothingToResume {
+            thread_id: thread.to_string(),
+            reason: "the thread has no checkpoint (unknown thread)".to_string(),
+        });
+    };
+    match config.checkpoint_id {
+        Some(id) if id != latest.id => {
+            let checkpoint = persist
+                .saver
+                .get(thread, Some(id))
+                .await?
+                .ok_or_else(|| unknown_checkpoint(persist, config))?;
+            Ok((checkpoint, false))
+        }
+        _ => Ok((latest, true)),
+    }
+}
+
+/// Gives each waiting interrupt of `answers` its value in `data` (an
+/// interrupt's call: replacing an earlier answer to it, one the node
+/// rejected, say; a subgraph's: by id), and returns the pending writes
+/// that record them.
+fn give_answers(
+    answers: Vec<(Awaiting, serde_json::Value)>,
+    data: &mut ResumeData,
+    thread: &str,
+    checkpoint: CheckpointId,
+) -> Result<Vec<PendingWrite>, GraphError> {
+    let mut writes = Vec::with_capacity(answers.len());
+    for (waiting, value) in answers {
+        let key = match waiting.call {
+            Some(call) => call.to_string(),
+            None => format!("{SUBGRAPH_ANSWER}{}", waiting.id),
+        };
+        writes.push(PendingWrite {
+            thread_id: thread.to_string(),
+            checkpoint,
+            node: waiting.node.clone(),
+            kind: WriteKind::Resume,
+            key,
+            value: encode_json(&value)?,
+        });
+        match waiting.call {
+            Some(call) => {
+                let given = data.resume.entry(waiting.node).or_default();
+                given.truncate(call);
+                given.push(value);
+            }
+            None => {
+                data.sub_answers
+                    .entry(waiting.node)
+                    .or_default()
+                    .insert(waiting.id, value);
+            }
+        }
+    }
+    Ok(writes)
 }
 
 /// The values a resume gives.

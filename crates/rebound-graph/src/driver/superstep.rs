@@ -47,7 +47,6 @@ impl<'a, S: State> Driver<'a, S> {
         &mut self,
         runs: &mut Vec<NodeRun<S::Update>>,
     ) -> Result<Option<RunOutcome<S>>, GraphError> {
-        let graph: &'a Arc<Graph<S>> = self.graph;
         // The common case: one node, no sends, nothing to reuse, nobody to cancel.
         if let ([only], [], None, None) = (
             &self.next[..],
@@ -55,25 +54,15 @@ impl<'a, S: State> Driver<'a, S> {
             &self.resume,
             &self.config.cancellation,
         ) {
-            let only = *only;
-            let seed = self.persister.as_ref().and_then(|p| {
-                Some(ScratchSeed {
-                    persist: Arc::clone(&p.shared),
-                    checkpoint: p.last_id?,
-                    recorded: None,
-                    resume: None,
-                    answers: None,
-                })
-            });
-            let state = Arc::clone(&self.state);
             let task = Task {
-                node: only,
+                node: *only,
                 send: None,
             };
+            let seed = self.seed_for(&task, None);
             let end = run_node(
-                graph,
+                self.graph,
                 task,
-                state,
+                Arc::clone(&self.state),
                 self.shared,
                 self.step,
                 self.timed,
@@ -89,127 +78,12 @@ impl<'a, S: State> Driver<'a, S> {
             };
         }
         let resume = self.resume.take();
-        // A task's key, when there is a resumed superstep to look it up in.
-        let key_of = |task: &Task| {
-            task_key(
-                &graph.nodes[task.node].name,
-                task.send.as_ref().map(|s| s.index),
-            )
-        };
-        let seed_for = |task: &Task| -> Option<ScratchSeed> {
-            let persister = self.persister.as_ref()?;
-            let (recorded, resumed, answers) = match &resume {
-                Some(resume) => {
-                    let key = key_of(task);
-                    (
-                        resume.journal.get(&*key).map(|m| Arc::new(m.clone())),
-                        resume.resume.get(&*key).map(|v| Arc::new(v.clone())),
-                        resume.sub_answers_for(&key).map(Arc::new),
-                    )
-                }
-                None => (None, None, None),
-            };
-            Some(ScratchSeed {
-                persist: Arc::clone(&persister.shared),
-                checkpoint: persister.last_id?,
-                recorded,
-                resume: resumed,
-                answers,
-            })
-        };
-
         let tasks = self.tasks();
-        let mut ends: Vec<Ended<S::Update>> = Vec::with_capacity(tasks.len());
-        let mut to_run: Vec<(usize, Task)> = Vec::with_capacity(tasks.len());
-        for (position, task) in tasks.into_iter().enumerate() {
-            let stored = resume.as_ref().and_then(|r| r.updates.get(&*key_of(&task)));
-            match stored {
-                Some(bytes) => {
-                    let thread = self
-                        .persister
-                        .as_ref()
-                        .map(|p| p.shared.thread_id.to_string())
-                        .unwrap_or_default();
-                    let checkpoint = self
-                        .persister
-                        .as_ref()
-                        .and_then(|p| p.last_id)
-                        .unwrap_or_default();
-                    let stored: StoredCommand<S::Update> =
-                        decode(bytes, &thread, checkpoint, "pending update")?;
-                    ends.push((
-                        Some(position),
-                        Ok(NodeEnd::Done(NodeRun {
-                            node: task.node,
-                            send: task.send.map(|s| s.index),
-                            command: stored.into_command(),
-                            duration: Duration::ZERO,
-                        })),
-                    ));
-                }
-                None => to_run.push((position, task)),
-            }
-        }
+        let (mut ends, to_run) = self.reuse_stored(tasks, resume.as_ref())?;
         let step = self.step;
-        let execution = async {
-            let mut ends = Vec::with_capacity(to_run.len());
-            if to_run.len() == 1 {
-                if let Some((position, task)) = to_run.pop() {
-                    let seed = seed_for(&task);
-                    let state = Arc::clone(&self.state);
-                    let end = run_node(
-                        graph,
-                        task,
-                        state,
-                        self.shared,
-                        step,
-                        self.timed,
-                        seed.as_ref(),
-                    )
-                    .await;
-                    ends.push((Some(position), end));
-                }
-            } else if !to_run.is_empty() {
-                let mut running = tokio::task::JoinSet::new();
-                for (position, task) in to_run {
-                    let graph = Arc::clone(graph);
-                    let state = Arc::clone(&self.state);
-                    let shared = Arc::clone(self.shared);
-                    let seed = seed_for(&task);
-                    let timed = self.timed;
-                    running.spawn(async move {
-                        let end =
-                            run_node(&graph, task, state, &shared, step, timed, seed.as_ref())
-                                .await;
-                        (Some(position), end)
-                    });
-                }
-                while let Some(joined) = running.join_next().await {
-                    let ended = match joined {
-                        Ok(ended) => ended,
-                        // A sibling stopped below, after another failed.
-                        Err(e) if e.is_cancelled() => continue,
-                        Err(e) => (
-                            None,
-                            Err(GraphError::TaskFailed {
-                                message: e.to_string(),
-                                source: Some(e),
-                            }),
-                        ),
-                    };
-                    if ended.1.is_err() {
-                        // The superstep fails: its other tasks stop at their
-                        // next await point instead of running to the end;
-                        // those that finished stay as pending writes.
-                        running.abort_all();
-                    }
-                    ends.push(ended);
-                }
-            }
-            ends
-        };
         // Cancelling stops the running tasks at their next await point and
         // returns here, so that the run can still commit what it buffered.
+        let execution = self.execute(to_run, resume.as_ref());
         let executed = match &self.config.cancellation {
             None => execution.await,
             Some(token) => tokio::select! {
@@ -219,8 +93,147 @@ impl<'a, S: State> Driver<'a, S> {
             },
         };
         ends.extend(executed);
-
         self.settle(ends, runs, resume).await
+    }
+
+    /// The seed of `task`'s scratch: where its journal goes, and (in a
+    /// resumed superstep) what it recorded, was answered and was given for
+    /// its subgraph; `None` without a checkpointer.
+    fn seed_for(&self, task: &Task, resume: Option<&ResumeData>) -> Option<ScratchSeed> {
+        let persister = self.persister.as_ref()?;
+        let (recorded, resumed, answers) = match resume {
+            Some(resume) => {
+                let key = task_key(
+                    &self.graph.nodes[task.node].name,
+                    task.send.as_ref().map(|s| s.index),
+                );
+                (
+                    resume.journal.get(&*key).map(|m| Arc::new(m.clone())),
+                    resume.resume.get(&*key).map(|v| Arc::new(v.clone())),
+                    resume.sub_answers_for(&key).map(Arc::new),
+                )
+            }
+            None => (None, None, None),
+        };
+        Some(ScratchSeed {
+            persist: Arc::clone(&persister.shared),
+            checkpoint: persister.last_id?,
+            recorded,
+            resume: resumed,
+            answers,
+        })
+    }
+
+    /// The tasks of a resumed superstep that finished before (their stored
+    /// updates, as ended tasks), and the others, to run, each with its
+    /// position.
+    #[allow(clippy::type_complexity)]
+    fn reuse_stored(
+        &self,
+        tasks: Vec<Task>,
+        resume: Option<&ResumeData>,
+    ) -> Result<(Vec<Ended<S::Update>>, Vec<(usize, Task)>), GraphError> {
+        let mut ends: Vec<Ended<S::Update>> = Vec::with_capacity(tasks.len());
+        let mut to_run: Vec<(usize, Task)> = Vec::with_capacity(tasks.len());
+        for (position, task) in tasks.into_iter().enumerate() {
+            let stored = resume.and_then(|r| {
+                let key = task_key(
+                    &self.graph.nodes[task.node].name,
+                    task.send.as_ref().map(|s| s.index),
+                );
+                r.updates.get(&*key)
+            });
+            let Some(bytes) = stored else {
+                to_run.push((position, task));
+                continue;
+            };
+            let thread = self
+                .persister
+                .as_ref()
+                .map(|p| p.shared.thread_id.to_string())
+                .unwrap_or_default();
+            let checkpoint = self
+                .persister
+                .as_ref()
+                .and_then(|p| p.last_id)
+                .unwrap_or_default();
+            let stored: StoredCommand<S::Update> =
+                decode(bytes, &thread, checkpoint, "pending update")?;
+            ends.push((
+                Some(position),
+                Ok(NodeEnd::Done(NodeRun {
+                    node: task.node,
+                    send: task.send.map(|s| s.index),
+                    command: stored.into_command(),
+                    duration: Duration::ZERO,
+                })),
+            ));
+        }
+        Ok((ends, to_run))
+    }
+
+    /// Runs `to_run`: one task in place, several on tasks of their own.
+    /// When one fails, the others stop at their next await point (those
+    /// that finished stay as pending writes).
+    async fn execute(
+        &self,
+        mut to_run: Vec<(usize, Task)>,
+        resume: Option<&ResumeData>,
+    ) -> Vec<Ended<S::Update>> {
+        let graph: &'a Arc<Graph<S>> = self.graph;
+        let mut ends = Vec::with_capacity(to_run.len());
+        if to_run.len() == 1 {
+            if let Some((position, task)) = to_run.pop() {
+                let seed = self.seed_for(&task, resume);
+                let state = Arc::clone(&self.state);
+                let end = run_node(
+                    graph,
+                    task,
+                    state,
+                    self.shared,
+                    self.step,
+                    self.timed,
+                    seed.as_ref(),
+                )
+                .await;
+                ends.push((Some(position), end));
+            }
+            return ends;
+        }
+        let mut running = tokio::task::JoinSet::new();
+        for (position, task) in to_run {
+            let graph = Arc::clone(graph);
+            let state = Arc::clone(&self.state);
+            let shared = Arc::clone(self.shared);
+            let seed = self.seed_for(&task, resume);
+            let (step, timed) = (self.step, self.timed);
+            running.spawn(async move {
+                let end = run_node(&graph, task, state, &shared, step, timed, seed.as_ref()).await;
+                (Some(position), end)
+            });
+        }
+        while let Some(joined) = running.join_next().await {
+            let ended = match joined {
+                Ok(ended) => ended,
+                // A sibling stopped below, after another failed.
+                Err(e) if e.is_cancelled() => continue,
+                Err(e) => (
+                    None,
+                    Err(GraphError::TaskFailed {
+                        message: e.to_string(),
+                        source: Some(e),
+                    }),
+                ),
+            };
+            if ended.1.is_err() {
+                // The superstep fails: its other tasks stop at their
+                // next await point instead of running to the end;
+                // those that finished stay as pending writes.
+                running.abort_all();
+            }
+            ends.push(ended);
+        }
+        ends
     }
 
     /// Puts a superstep's task ends into `runs` in merge order; when some
@@ -239,12 +252,54 @@ impl<'a, S: State> Driver<'a, S> {
             return Ok(None);
         }
         ends.sort_unstable_by_key(|(position, _)| *position);
+        let stopped = self.sort_ends(ends, runs, resume.as_ref());
+        if stopped.interrupts.is_empty() && stopped.error.is_none() {
+            return Ok(None);
+        }
+        // The superstep did not complete: nothing of it is merged. Finished
+        // siblings' updates are kept as pending writes, so a resume does not
+        // run them again; interrupts are recorded for the resume.
+        if let Some(persister) = &mut self.persister {
+            let checkpoint = persister.last_id.unwrap_or_default();
+            let thread = persister.shared.thread_id.to_string();
+            let reused = resume.as_ref().map(|r| &r.updates);
+            let writes = stopped_writes(graph, runs, &stopped, reused, &thread, checkpoint)?;
+            persister.flush_with(writes).await?;
+        }
+        let Stopped {
+            interrupts, error, ..
+        } = stopped;
+        if let Some(error) = error {
+            return Err(error);
+        }
+        let Some(persister) = &self.persister else {
+            return Err(GraphError::NoCheckpointer {
+                what: "an interrupt".to_string(),
+            });
+        };
+        Ok(Some(RunOutcome::Interrupted {
+            state: self.state_clone(),
+            interrupts,
+            checkpoint_id: persister.last_id.unwrap_or_default(),
+        }))
+    }
 
-        let mut interrupts = Vec::new();
-        // What each stopped task records: its key, the write's key and the
-        // interrupts it covers (one call's, or a subgraph's list).
-        let mut calls: Vec<(String, String, std::ops::Range<usize>)> = Vec::new();
-        let mut error = None;
+    /// Puts the finished tasks' runs into `runs`, in the order of `ends`,
+    /// and gathers what stopped the others: interrupts (with their ids,
+    /// the ones they had when asked again) and the first error.
+    fn sort_ends(
+        &self,
+        ends: Vec<Ended<S::Update>>,
+        runs: &mut Vec<NodeRun<S::Update>>,
+        resume: Option<&ResumeData>,
+    ) -> Stopped {
+        let graph = self.graph;
+        let mut stopped = Stopped {
+            interrupts: Vec::new(),
+            calls: Vec::new(),
+            error: None,
+        };
+        let interrupts = &mut stopped.interrupts;
         for (_, end) in ends {
             match end {
                 Ok(NodeEnd::Done(run)) => runs.push(run),
@@ -258,10 +313,9 @@ impl<'a, S: State> Driver<'a, S> {
                     let key = task_key(name, send).into_owned();
                     // Asked again (a partial resume): the id it had.
                     let id = resume
-                        .as_ref()
                         .and_then(|r| r.known_id(&key, call))
                         .unwrap_or_else(|| crate::interrupt::new_id(self.step, &key, call));
-                    calls.push((
+                    stopped.calls.push((
                         key,
                         call.to_string(),
                         interrupts.len()..interrupts.len() + 1,
@@ -280,70 +334,73 @@ impl<'a, S: State> Driver<'a, S> {
                 }) => {
                     let key = task_key(&graph.nodes[node].name, send).into_owned();
                     let range = interrupts.len()..interrupts.len() + list.len();
-                    calls.push((key, SUBGRAPH_INTERRUPTS.to_string(), range));
+                    stopped
+                        .calls
+                        .push((key, SUBGRAPH_INTERRUPTS.to_string(), range));
                     interrupts.extend(list);
                 }
                 Err(e) => {
-                    if error.is_none() {
-                        error = Some(e);
+                    if stopped.error.is_none() {
+                        stopped.error = Some(e);
                     }
                 }
             }
         }
-        if interrupts.is_empty() && error.is_none() {
-            return Ok(None);
-        }
-        // The superstep did not complete: nothing of it is merged. Finished
-        // siblings' updates are kept as pending writes, so a resume does not
-        // run them again; interrupts are recorded for the resume.
-        if let Some(persister) = &mut self.persister {
-            let checkpoint = persister.last_id.unwrap_or_default();
-            let thread = persister.shared.thread_id.to_string();
-            let mut writes = Vec::new();
-            let reused = resume.as_ref().map(|r| &r.updates);
-            for run in runs.iter() {
-                let key = task_key(&graph.nodes[run.node].name, run.send);
-                if reused.is_some_and(|u| u.contains_key(&*key)) {
-                    continue;
-                }
-                writes.push(PendingWrite {
-                    thread_id: thread.clone(),
-                    checkpoint,
-                    node: key.into_owned(),
-                    kind: WriteKind::Update,
-                    key: String::new(),
-                    value: encode_json(&StoredCommand::of(&run.command))?,
-                });
-            }
-            for (node, key, range) in calls {
-                let value = if key == SUBGRAPH_INTERRUPTS {
-                    encode_json(&interrupts.get(range))?
-                } else {
-                    encode_json(&interrupts.get(range.start))?
-                };
-                writes.push(PendingWrite {
-                    thread_id: thread.clone(),
-                    checkpoint,
-                    node,
-                    kind: WriteKind::Interrupt,
-                    key,
-                    value,
-                });
-            }
-            persister.flush_with(writes).await?;
-        }
-        if let Some(error) = error {
-            return Err(error);
-        }
-        let Some(persister) = &self.persister else {
-            return Err(GraphError::NoCheckpointer {
-                what: "an interrupt".to_string(),
-            });
-        };
-        Ok(Some(RunOutcome::Interrupted {
-            state: self.state_clone(),
-            interrupts,
-            checkpoint_id: persister.last_id.unwrap_or_default(),
-        }))
+        stopped
     }
+}
+
+/// What stopped the tasks of a superstep that did not complete.
+struct Stopped {
+    /// The interrupts asked, in task order.
+    interrupts: Vec<Interrupt>,
+    /// What each stopped task records: its key, the write's key and the
+    /// interrupts it covers (one call's, or a subgraph's list).
+    calls: Vec<(String, String, std::ops::Range<usize>)>,
+    /// The first error.
+    error: Option<GraphError>,
+}
+
+/// The pending writes of a superstep that did not complete: the finished
+/// tasks' updates (but those `reused` from a resumed superstep) and the
+/// stopped tasks' interrupts.
+fn stopped_writes<S: State>(
+    graph: &Graph<S>,
+    runs: &[NodeRun<S::Update>],
+    stopped: &Stopped,
+    reused: Option<&std::collections::HashMap<String, Vec<u8>>>,
+    thread: &str,
+    checkpoint: crate::checkpoint::CheckpointId,
+) -> Result<Vec<PendingWrite>, GraphError> {
+    let mut writes = Vec::new();
+    for run in runs {
+        let key = task_key(&graph.nodes[run.node].name, run.send);
+        if reused.is_some_and(|u| u.contains_key(&*key)) {
+            continue;
+        }
+        writes.push(PendingWrite {
+            thread_id: thread.to_string(),
+            checkpoint,
+            node: key.into_owned(),
+            kind: WriteKind::Update,
+            key: String::new(),
+            value: encode_json(&StoredCommand::of(&run.command))?,
+        });
+    }
+    for (node, key, range) in &stopped.calls {
+        let value = if key == SUBGRAPH_INTERRUPTS {
+            encode_json(&stopped.interrupts.get(range.clone()))?
+        } else {
+            encode_json(&stopped.interrupts.get(range.start))?
+        };
+        writes.push(PendingWrite {
+            thread_id: thread.to_string(),
+            checkpoint,
+            node: node.clone(),
+            kind: WriteKind::Interrupt,
+            key: key.clone(),
+            value,
+        });
+    }
+    Ok(writes)
 }

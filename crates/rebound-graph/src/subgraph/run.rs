@@ -10,11 +10,11 @@ use super::inherit::child_config;
 use super::namespace::{Namespace, NAMESPACE_KEY};
 use super::{InputMap, OutputMap, SubgraphError, SUBGRAPH_SEPARATOR};
 use crate::checkpoint::codec::{decode_meta, rebuild};
-use crate::checkpoint::Checkpointer;
+use crate::checkpoint::{Checkpointer, StoredCheckpoint};
 use crate::scratch::NodeScratch;
 use crate::{
     Command, CompiledGraph, GraphError, Input, Interrupt, NodeContext, NodeError, NodeResult,
-    RunOutcome, State,
+    RunConfig, RunOutcome, State,
 };
 
 /// A subgraph node's child graph and mappings.
@@ -52,35 +52,8 @@ pub(crate) async fn run<S: State, C: State>(
     let Some(scratch) = ctx.scratch.clone() else {
         return run_in_memory(&mapping, &state, input, &ctx).await;
     };
-    let fresh = Namespace {
-        thread: format!(
-            "{}{SUBGRAPH_SEPARATOR}{}:{}",
-            scratch.sink.thread_id(),
-            ctx.task_key(),
-            scratch.checkpoint
-        ),
-        prefix: format!("{}:{}/", ctx.step(), ctx.task_key()),
-        stopped_at: None,
-        seen_from: None,
-    };
-    let recorded: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
+    let namespace = child_namespace::<C>(&ctx, &scratch, &node).await?;
     let saver = Arc::clone(scratch.sink.saver());
-    let forked = child_run_for::<C>(
-        &*saver,
-        &recorded,
-        scratch.checkpoint,
-        scratch.sink.thread_id(),
-        &ctx.task_key(),
-    )
-    .await
-    .map_err(|e| child_error(&node, e))?;
-    let namespace = match forked {
-        Some(forked) => {
-            ctx.rejournal(NAMESPACE_KEY, &forked).await?;
-            forked
-        }
-        None => recorded,
-    };
     let child = mapping.child.clone().with_checkpointer(Arc::clone(&saver));
     let config = child_config(&ctx).with_thread_id(namespace.thread.as_str());
     let latest = saver
@@ -88,36 +61,10 @@ pub(crate) async fn run<S: State, C: State>(
         .await
         .map_err(|e| child_error(&node, e.into()))?;
     let (outcome, before) = match latest {
-        None => {
-            let outcome = child.run(Input::State(input), config).await;
-            (outcome, None)
-        }
+        None => (child.run(Input::State(input), config).await, None),
         Some(latest) => {
-            let meta = decode_meta(&latest).map_err(|e| child_error(&node, e))?;
-            let outcome = if meta.is_finished() {
-                child
-                    .get_state(&config)
-                    .await
-                    .map(|snapshot| RunOutcome::Completed(snapshot.values))
-            } else {
-                let mut answers = answers_for(&scratch, &namespace.prefix);
-                if !answers.is_empty() {
-                    // Only what the child waits for now: after time travel
-                    // in the child, its questions may not be asked yet.
-                    let waiting = child
-                        .get_state(&config)
-                        .await
-                        .map_err(|e| child_error(&node, e))?
-                        .interrupts;
-                    answers.retain(|id, _| waiting.iter().any(|i| &i.id == id));
-                }
-                let input = if answers.is_empty() {
-                    Input::Resume
-                } else {
-                    Input::ResumeMap(answers)
-                };
-                child.run(input, config).await
-            };
+            let outcome =
+                continue_child(&child, config, &latest, &scratch, &namespace.prefix, &node).await?;
             (outcome, Some(()))
         }
     };
@@ -159,6 +106,81 @@ pub(crate) async fn run<S: State, C: State>(
             Ok(Command::from(update))
         }
     }
+}
+
+/// The child thread of the task, as journaled: made on the task's first
+/// run, moved to a fork of the child when the parent's checkpoint is a
+/// fork of the one the child ran under.
+async fn child_namespace<C: State>(
+    ctx: &NodeContext,
+    scratch: &NodeScratch,
+    node: &str,
+) -> Result<Namespace, NodeError> {
+    let fresh = Namespace {
+        thread: format!(
+            "{}{SUBGRAPH_SEPARATOR}{}:{}",
+            scratch.sink.thread_id(),
+            ctx.task_key(),
+            scratch.checkpoint
+        ),
+        prefix: format!("{}:{}/", ctx.step(), ctx.task_key()),
+        stopped_at: None,
+        seen_from: None,
+    };
+    let recorded: Namespace = ctx.journal(NAMESPACE_KEY, async { fresh }).await?;
+    let forked = child_run_for::<C>(
+        &**scratch.sink.saver(),
+        &recorded,
+        scratch.checkpoint,
+        scratch.sink.thread_id(),
+        &ctx.task_key(),
+    )
+    .await
+    .map_err(|e| child_error(node, e))?;
+    match forked {
+        Some(forked) => {
+            ctx.rejournal(NAMESPACE_KEY, &forked).await?;
+            Ok(forked)
+        }
+        None => Ok(recorded),
+    }
+}
+
+/// Continues a child run that has a checkpoint (`latest`): a finished one
+/// gives its final state; else it resumes with the answers given to its
+/// questions (those it waits for now), if any.
+async fn continue_child<C: State>(
+    child: &CompiledGraph<C>,
+    config: RunConfig,
+    latest: &StoredCheckpoint,
+    scratch: &NodeScratch,
+    prefix: &str,
+    node: &str,
+) -> Result<Result<RunOutcome<C>, GraphError>, NodeError> {
+    let meta = decode_meta(latest).map_err(|e| child_error(node, e))?;
+    if meta.is_finished() {
+        return Ok(child
+            .get_state(&config)
+            .await
+            .map(|snapshot| RunOutcome::Completed(snapshot.values)));
+    }
+    let mut answers = answers_for(scratch, prefix);
+    if !answers.is_empty() {
+        // Only what the child waits for now: after time travel in the
+        // child, its questions may not be asked yet.
+        let waiting = child
+            .get_state(&config)
+            .await
+            .map_err(|e| child_error(node, e))?
+            .interrupts;
+        answers.retain(|id, _| waiting.iter().any(|i| &i.id == id));
+    }
+    let input = if answers.is_empty() {
+        Input::Resume
+    } else {
+        Input::ResumeMap(answers)
+    };
+    Ok(child.run(input, config).await)
 }
 
 fn output<S: State, C: State>(

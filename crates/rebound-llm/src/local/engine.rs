@@ -126,6 +126,25 @@ impl SplitMix64 {
     }
 }
 
+/// What of a prompt was not decoded again ([`Engine::reuse_prefix`]).
+struct Reuse {
+    /// Tokens found in the KV cache, restored or read from disk.
+    reused: usize,
+    /// Of those, tokens restored from a saved prompt or from disk.
+    restored: usize,
+    /// Of those, tokens read from disk.
+    from_disk: usize,
+}
+
+/// The generation loop's counts, for [`LocalStats`].
+#[derive(Default)]
+struct LoopCounts {
+    grammar_fallbacks: usize,
+    drafted: usize,
+    accepted_drafts: usize,
+    verify_steps: usize,
+}
+
 /// What one generation produced.
 pub(crate) struct Generation {
     /// The generated text.
@@ -356,51 +375,212 @@ impl Engine {
     ) -> Result<Generation, EngineError> {
         let model = self.model;
         let vocab = model.vocab();
+        let (chat, tokens) = self.prompt_tokens(input)?;
+        let fixed = self
+            .system_prefix(&input.messages, &chat, &tokens)
+            .filter(|&n| n >= MIN_SAVED_TOKENS);
+        let max_tokens = self.max_tokens(input, tokens.len())?;
+        let reuse = self.reuse_prefix(&tokens, fixed);
+        let reused = reuse.reused;
+
+        let prompt_started = Instant::now();
+        let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
+        // A system text decoded here is stored on disk as soon as the KV
+        // cache holds exactly it, for the next process.
+        let mut start = reused;
+        if let Some(n) = fixed.filter(|&n| reused < n && self.disk.is_some()) {
+            self.decode(&mut batch, &tokens[reused..n])?;
+            self.store_on_disk(&tokens[..n]);
+            start = n;
+        }
+        let logits_index = self.decode(&mut batch, &tokens[start..])?;
+        let prompt_seconds = prompt_started.elapsed().as_secs_f64();
+        self.save_prompt(&tokens);
+
+        let mut grammar = self.grammar(input)?;
+
+        let generation_started = Instant::now();
+        let mut rng = input
+            .sampling
+            .filter(|s| s.temperature > 0.0)
+            .map(|s| (s.temperature, SplitMix64(s.seed)));
+        // Drafts are checked greedily: with sampling, one token at a time.
+        let drafting = rng.is_none() && self.prompt_lookup;
+        let mut answer = Answer::new(max_tokens, &input.stop, on_text);
+        let mut history = tokens.clone();
+        let mut draft_length = draft::FIRST_DRAFT;
+        let mut batch = LlamaBatch::new(draft::MAX_DRAFT + 1, 1);
+        let mut counts = LoopCounts::default();
+        let mut next = if max_tokens == 0 {
+            answer.hit_limit = true;
+            None
+        } else {
+            Some(self.choose(logits_index, grammar.as_mut(), rng.as_mut())?)
+        };
+        while let Some((token, fell_back)) = next.take() {
+            counts.grammar_fallbacks += usize::from(fell_back);
+            if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
+                break;
+            }
+            history.push(token);
+            // The token, then a draft of the ones likely to follow, decoded
+            // in one batch; the model's own choice at each position keeps
+            // the draft's tokens up to the first it would not write.
+            let room = (max_tokens - answer.generated)
+                .min(self.n_ctx().saturating_sub(self.cached.len() + 1));
+            let guess = if drafting {
+                draft::lookup(&history, draft_length.min(room))
+            } else {
+                Vec::new()
+            };
+            let mut fed = Vec::with_capacity(guess.len() + 1);
+            fed.push(token);
+            fed.extend_from_slice(&guess);
+            let base = self.cached.len();
+            self.decode_every(&mut batch, &fed)?;
+            let (kept, choice) =
+                self.verify_draft(&guess, grammar.as_mut(), rng.as_mut(), &mut counts)?;
+            next = Some(choice);
+            if !guess.is_empty() {
+                draft_length = draft::next_length(draft_length, guess.len(), kept);
+            }
+            if kept < guess.len() {
+                // Forget the draft's rejected tokens.
+                let from = base + 1 + kept;
+                let start = u32::try_from(from).unwrap_or(u32::MAX);
+                match self.context.clear_kv_cache_seq(Some(0), Some(start), None) {
+                    Ok(true) => self.cached.truncate(from),
+                    _ => return Err(EngineError::Failed("cannot drop a rejected draft".into())),
+                }
+            }
+            for &token in &guess[..kept] {
+                if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
+                    next = None;
+                    break;
+                }
+                history.push(token);
+            }
+        }
+        let hit_limit = answer.hit_limit;
+        let generated = answer.generated;
+        let text = answer.finish();
+        let stats = LocalStats {
+            prompt_tokens: tokens.len(),
+            reused_tokens: reused,
+            restored_tokens: reuse.restored,
+            disk_tokens: reuse.from_disk,
+            prompt_seconds,
+            generated_tokens: generated,
+            generation_seconds: generation_started.elapsed().as_secs_f64(),
+            grammar_fallbacks: counts.grammar_fallbacks,
+            draft_tokens: counts.drafted,
+            accepted_draft_tokens: counts.accepted_drafts,
+            verify_steps: counts.verify_steps,
+        };
+        tracing::debug!(?stats, "local model call");
+        Ok(Generation {
+            text,
+            hit_limit,
+            stats,
+        })
+    }
+
+    /// The model's choice at each position after a token and its draft
+    /// `guess` were decoded: how many of the guess it keeps (each the token
+    /// it would write there), and its own next token after them.
+    fn verify_draft(
+        &self,
+        guess: &[LlamaToken],
+        mut grammar: Option<&mut LlamaSampler>,
+        mut rng: Option<&mut (f32, SplitMix64)>,
+        counts: &mut LoopCounts,
+    ) -> Result<(usize, (LlamaToken, bool)), EngineError> {
+        let mut kept = 0;
+        let next = loop {
+            let index = i32::try_from(kept).unwrap_or(i32::MAX);
+            let choice = self.choose(index, grammar.as_deref_mut(), rng.as_deref_mut())?;
+            if guess.get(kept) == Some(&choice.0) {
+                counts.grammar_fallbacks += usize::from(choice.1);
+                kept += 1;
+            } else {
+                break choice;
+            }
+        };
+        if !guess.is_empty() {
+            counts.verify_steps += 1;
+            counts.drafted += guess.len();
+            counts.accepted_drafts += kept;
+        }
+        Ok((kept, next))
+    }
+
+    /// The sampler of `input`'s grammar, if it has one.
+    fn grammar(&self, input: &GenerateInput) -> Result<Option<LlamaSampler>, EngineError> {
+        input
+            .grammar
+            .as_ref()
+            .map(|gbnf| {
+                LlamaSampler::grammar(self.model, gbnf, "root")
+                    .map_err(|e| EngineError::BadRequest(format!("the grammar is invalid: {e}")))
+            })
+            .transpose()
+    }
+
+    /// The conversation of `input` as the model's chat messages, and its
+    /// prompt's tokens (with the chat template applied).
+    fn prompt_tokens(
+        &self,
+        input: &GenerateInput,
+    ) -> Result<(Vec<LlamaChatMessage>, Vec<LlamaToken>), EngineError> {
         let chat = input
             .messages
             .iter()
             .map(|m| LlamaChatMessage::new(m.role.to_string(), m.content.clone()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| EngineError::BadRequest(format!("a message cannot be sent: {e}")))?;
-        let prompt = model
+        let prompt = self
+            .model
             .apply_chat_template(&self.template, &chat, true)
             .map_err(|e| EngineError::Failed(format!("the chat template failed: {e}")))?;
-        let tokens = vocab.tokenize(prompt.as_bytes(), true, true);
+        let tokens = self.model.vocab().tokenize(prompt.as_bytes(), true, true);
         if tokens.is_empty() {
             return Err(EngineError::BadRequest("the prompt is empty".into()));
         }
-        let fixed = self
-            .system_prefix(&input.messages, &chat, &tokens)
-            .filter(|&n| n >= MIN_SAVED_TOKENS);
+        Ok((chat, tokens))
+    }
 
+    /// The most tokens the answer to a prompt of `prompt` tokens may have:
+    /// `input.max_tokens`, which must fit the context with the prompt, or
+    /// as many as fit (at most [`DEFAULT_MAX_TOKENS`]).
+    fn max_tokens(&self, input: &GenerateInput, prompt: usize) -> Result<usize, EngineError> {
         let n_ctx = self.n_ctx();
-        let max_tokens = match input.max_tokens {
+        match input.max_tokens {
             Some(max) => {
                 let max = max as usize;
-                if tokens.len() + max > n_ctx {
+                if prompt + max > n_ctx {
                     return Err(EngineError::ContextTooLong(format!(
-                        "{} prompt tokens + {max} max_tokens = {} > {n_ctx} tokens",
-                        tokens.len(),
-                        tokens.len() + max
+                        "{prompt} prompt tokens + {max} max_tokens = {} > {n_ctx} tokens",
+                        prompt + max
                     )));
                 }
-                max
+                Ok(max)
             }
-            None if tokens.len() >= n_ctx => {
-                return Err(EngineError::ContextTooLong(format!(
-                    "{} prompt tokens >= {n_ctx} tokens",
-                    tokens.len()
-                )))
-            }
-            None => DEFAULT_MAX_TOKENS.min(n_ctx - tokens.len()),
-        };
+            None if prompt >= n_ctx => Err(EngineError::ContextTooLong(format!(
+                "{prompt} prompt tokens >= {n_ctx} tokens"
+            ))),
+            None => Ok(DEFAULT_MAX_TOKENS.min(n_ctx - prompt)),
+        }
+    }
 
-        // Keep the prefix shared with the previous call, or restore a saved
-        // prompt that shares a longer one; decode the rest. At least one
-        // token is decoded, so there are logits to sample from.
-        let mut reused = shared_prefix(&self.cached, &tokens).min(tokens.len() - 1);
+    /// Keeps the prefix of `tokens` shared with the previous call in the KV
+    /// cache, or restores a saved prompt that shares a longer one, or the
+    /// system text (`fixed` tokens) from disk; drops the rest of the cache.
+    /// At least one token is left to decode, so there are logits to sample
+    /// from.
+    fn reuse_prefix(&mut self, tokens: &[LlamaToken], fixed: Option<usize>) -> Reuse {
+        let mut reused = shared_prefix(&self.cached, tokens).min(tokens.len() - 1);
         let mut restored = 0;
-        if let Some(hit) = self.saved.best(&tokens) {
+        if let Some(hit) = self.saved.best(tokens) {
             let shared = hit.shared.min(tokens.len() - 1);
             if shared >= reused + MIN_RESTORE_GAIN {
                 self.context.clear_kv_cache();
@@ -425,7 +605,7 @@ impl Engine {
                 from_disk = n;
             } else {
                 // The KV cache may have been emptied for the attempt.
-                reused = shared_prefix(&self.cached, &tokens).min(reused);
+                reused = shared_prefix(&self.cached, tokens).min(reused);
                 restored = restored.min(reused);
             }
         }
@@ -439,140 +619,11 @@ impl Engine {
                 }
             }
         }
-
-        let prompt_started = Instant::now();
-        let mut batch = LlamaBatch::new(PROMPT_BATCH, 1);
-        // A system text decoded here is stored on disk as soon as the KV
-        // cache holds exactly it, for the next process.
-        let mut start = reused;
-        if let Some(n) = fixed.filter(|&n| reused < n && self.disk.is_some()) {
-            self.decode(&mut batch, &tokens[reused..n])?;
-            self.store_on_disk(&tokens[..n]);
-            start = n;
-        }
-        let logits_index = self.decode(&mut batch, &tokens[start..])?;
-        let prompt_seconds = prompt_started.elapsed().as_secs_f64();
-        self.save_prompt(&tokens);
-
-        let mut grammar = match &input.grammar {
-            Some(gbnf) => Some(
-                LlamaSampler::grammar(model, gbnf, "root")
-                    .map_err(|e| EngineError::BadRequest(format!("the grammar is invalid: {e}")))?,
-            ),
-            None => None,
-        };
-
-        let generation_started = Instant::now();
-        let mut rng = input
-            .sampling
-            .filter(|s| s.temperature > 0.0)
-            .map(|s| (s.temperature, SplitMix64(s.seed)));
-        // Drafts are checked greedily: with sampling, one token at a time.
-        let drafting = rng.is_none() && self.prompt_lookup;
-        let mut answer = Answer::new(max_tokens, &input.stop, on_text);
-        let mut history = tokens.clone();
-        let mut draft_length = draft::FIRST_DRAFT;
-        let mut batch = LlamaBatch::new(draft::MAX_DRAFT + 1, 1);
-        let mut grammar_fallbacks = 0;
-        let (mut drafted, mut accepted_drafts, mut verify_steps) = (0, 0, 0);
-        let mut next = if max_tokens == 0 {
-            answer.hit_limit = true;
-            None
-        } else {
-            Some(self.choose(logits_index, grammar.as_mut(), rng.as_mut())?)
-        };
-        while let Some((token, fell_back)) = next.take() {
-            grammar_fallbacks += usize::from(fell_back);
-            if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
-                break;
-            }
-            history.push(token);
-            // The token, then a draft of the ones likely to follow, decoded
-            // in one batch; the model's own choice at each position keeps
-            // the draft's tokens up to the first it would not write.
-            let room = (max_tokens - answer.generated)
-                .min(self.n_ctx().saturating_sub(self.cached.len() + 1));
-            let guess = if drafting {
-                draft::lookup(&history, draft_length.min(room))
-            } else {
-                Vec::new()
-            };
-            let mut fed = Vec::with_capacity(guess.len() + 1);
-            fed.push(token);
-            fed.extend_from_slice(&guess);
-            let base = self.cached.len();
-            self.decode_every(&mut batch, &fed)?;
-            let mut kept = 0;
-            for position in 0..=guess.len() {
-                let index = i32::try_from(position).unwrap_or(i32::MAX);
-                let choice = self.choose(index, grammar.as_mut(), rng.as_mut())?;
-                if guess.get(position) == Some(&choice.0) {
-                    grammar_fallbacks += usize::from(choice.1);
-                    kept += 1;
-                } else {
-                    next = Some(choice);
-                    break;
-                }
-            }
-            if !guess.is_empty() {
-                verify_steps += 1;
-                drafted += guess.len();
-                accepted_drafts += kept;
-                draft_length = draft::next_length(draft_length, guess.len(), kept);
-            }
-            if kept < guess.len() {
-                // Forget the draft's rejected tokens.
-                let from = base + 1 + kept;
-                let start = u32::try_from(from).unwrap_or(u32::MAX);
-                match self.context.clear_kv_cache_seq(Some(0), Some(start), None) {
-                    Ok(true) => self.cached.truncate(from),
-                    _ => return Err(EngineError::Failed("cannot drop a rejected draft".into())),
-                }
-            }
-            for &token in &guess[..kept] {
-                if vocab.is_eog(token) || !answer.push(&vocab.token_to_piece(token, false, None)) {
-                    next = None;
-                    break;
-                }
-                history.push(token);
-            }
-        }
-        let hit_limit = answer.hit_limit;
-        let generated = answer.generated;
-        let text = answer.finish();
-        let generation_seconds = generation_started.elapsed().as_secs_f64();
-        tracing::debug!(
-            prompt_tokens = tokens.len(),
+        Reuse {
             reused,
             restored,
             from_disk,
-            prompt_seconds,
-            generated,
-            generation_seconds,
-            grammar_fallbacks,
-            drafted,
-            accepted_drafts,
-            verify_steps,
-            "local model call"
-        );
-
-        Ok(Generation {
-            text,
-            hit_limit,
-            stats: LocalStats {
-                prompt_tokens: tokens.len(),
-                reused_tokens: reused,
-                restored_tokens: restored,
-                disk_tokens: from_disk,
-                prompt_seconds,
-                generated_tokens: generated,
-                generation_seconds,
-                grammar_fallbacks,
-                draft_tokens: drafted,
-                accepted_draft_tokens: accepted_drafts,
-                verify_steps,
-            },
-        })
+        }
     }
 
     /// Saves the state of the prompt the KV cache now holds (exactly

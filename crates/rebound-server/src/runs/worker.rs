@@ -150,17 +150,7 @@ async fn execute(app: &App, run: RunRecord) {
         return;
     }
     let channel = app.hub.open(&run.run_id);
-    let seq = if run.attempt > 1 {
-        match app.store.read_events(&run.run_id, 0).await {
-            Ok(events) => events.last().map_or(0, |e| e.seq),
-            Err(error) => {
-                tracing::error!(%error, run_id = %run.run_id, "reading a resumed run's events failed");
-                0
-            }
-        }
-    } else {
-        0
-    };
+    let seq = last_seq(app, &run).await;
     let mut emitter = Emitter {
         app,
         run_id: &run.run_id,
@@ -216,8 +206,69 @@ async fn execute(app: &App, run: RunRecord) {
         app.end_run(&run.run_id);
         return;
     }
-    let (status, thread_status, result, failure) = match outcome {
-        Err(message) => failed(&mut emitter, "RunError", message),
+    let (status, thread_status, result, failure) = ending(outcome, &kwargs, &mut emitter);
+    channel.set_result(result);
+    let end = emitter.next("end", &Value::Null);
+    if cancelled && action == CancelAction::Rollback {
+        // Everything before `end` is stored before the run is deleted.
+        if let Err(error) = app.writer.flush().await {
+            record_failed(&run, error.into());
+        }
+        if let Err(e) = rollback(app, &run).await {
+            record_failed(&run, e);
+        }
+    } else {
+        let thread_status = if cancelled {
+            cancelled_thread_status(app, &run).await
+        } else {
+            thread_status
+        };
+        let ended = Ended {
+            status,
+            failure,
+            thread_status,
+            end: (!kwargs.delete_thread).then(|| end.clone()),
+        };
+        record_end(app, &run, ended).await;
+    }
+    // `end` reaches the live stream once the run's status is recorded: a
+    // client that sees the stream end and asks for the run finds it ended
+    // (the SDK reconnects to a run it finds still running).
+    channel.push(end);
+    if kwargs.delete_thread {
+        if let Err(error) = app.store.delete_thread(&run.thread_id).await {
+            record_failed(&run, error.into());
+        }
+    }
+    app.end_run(&run.run_id);
+    app.queue.notify_one();
+}
+
+/// The last event a run stored before (a resumed run's: its events go on
+/// from there), or 0.
+async fn last_seq(app: &App, run: &RunRecord) -> u64 {
+    if run.attempt <= 1 {
+        return 0;
+    }
+    match app.store.read_events(&run.run_id, 0).await {
+        Ok(events) => events.last().map_or(0, |e| e.seq),
+        Err(error) => {
+            tracing::error!(%error, run_id = %run.run_id, "reading a resumed run's events failed");
+            0
+        }
+    }
+}
+
+/// What a run that was not stopped from outside ended as: its status, its
+/// thread's, its result and its error; the closing parts are emitted (an
+/// interrupted run's last `updates` and `values`, an error).
+fn ending(
+    outcome: Result<Result<RunEnd, GraphError>, String>,
+    kwargs: &RunKwargs,
+    emitter: &mut Emitter<'_>,
+) -> (RunStatus, ThreadStatus, Value, Option<String>) {
+    match outcome {
+        Err(message) => failed(emitter, "RunError", message),
         Ok(Ok(RunEnd::Completed(values))) => (RunStatus::Success, ThreadStatus::Idle, values, None),
         Ok(Ok(RunEnd::Interrupted(mut values, interrupts))) => {
             // As the Agent Server does: the run succeeded (it did what it
@@ -240,59 +291,40 @@ async fn execute(app: &App, run: RunRecord) {
             Value::Null,
             None,
         ),
-        Ok(Err(error)) => failed(&mut emitter, error_name(&error), error.to_string()),
-    };
-    channel.set_result(result);
-    let record = |e: ApiError| {
-        tracing::error!(error = %e, run_id = %run.run_id, "recording a run's end failed");
-    };
-    let rolled_back = cancelled && action == CancelAction::Rollback;
-    let end = emitter.next("end", &Value::Null);
-    if rolled_back {
-        // Everything before `end` is stored before the run is deleted.
-        if let Err(error) = app.writer.flush().await {
-            record(error.into());
-        }
-        if let Err(e) = rollback(app, &run).await {
-            record(e);
-        }
-    } else {
-        let thread_status = if cancelled {
-            cancelled_thread_status(app, &run).await
-        } else {
-            thread_status
-        };
-        // The run's status, its thread's and its last events in one commit
-        // (shared with other runs ending at the same time).
-        app.writer.write(Write::RunEnd {
-            run_id: run.run_id.clone(),
-            epoch: run.epoch,
-            status,
-            error: failure,
-            thread_id: run.thread_id.clone(),
-            thread_status,
-            at_ms: crate::time::now_ms(),
-            events: if kwargs.delete_thread {
-                Vec::new()
-            } else {
-                vec![end.clone()]
-            },
-        });
-        if let Err(error) = app.writer.flush().await {
-            record(error.into());
-        }
+        Ok(Err(error)) => failed(emitter, error_name(&error), error.to_string()),
     }
-    // `end` reaches the live stream once the run's status is recorded: a
-    // client that sees the stream end and asks for the run finds it ended
-    // (the SDK reconnects to a run it finds still running).
-    channel.push(end);
-    if kwargs.delete_thread {
-        if let Err(error) = app.store.delete_thread(&run.thread_id).await {
-            record(error.into());
-        }
+}
+
+/// How a run ended, for its record.
+struct Ended {
+    status: RunStatus,
+    failure: Option<String>,
+    thread_status: ThreadStatus,
+    /// The `end` event, stored with the record (none when the thread goes).
+    end: Option<StoredEvent>,
+}
+
+/// Records the run's status, its thread's and its last event in one
+/// commit (shared with other runs ending at the same time).
+async fn record_end(app: &App, run: &RunRecord, ended: Ended) {
+    app.writer.write(Write::RunEnd {
+        run_id: run.run_id.clone(),
+        epoch: run.epoch,
+        status: ended.status,
+        error: ended.failure,
+        thread_id: run.thread_id.clone(),
+        thread_status: ended.thread_status,
+        at_ms: crate::time::now_ms(),
+        events: ended.end.into_iter().collect(),
+    });
+    if let Err(error) = app.writer.flush().await {
+        record_failed(run, error.into());
     }
-    app.end_run(&run.run_id);
-    app.queue.notify_one();
+}
+
+/// Logs that recording a run's end failed.
+fn record_failed(run: &RunRecord, error: ApiError) {
+    tracing::error!(%error, run_id = %run.run_id, "recording a run's end failed");
 }
 
 /// Extends a running run's claim every third of `ttl` until aborted; a

@@ -30,6 +30,55 @@ const NO_OPTIONS: Options = Options {
     long_values: &[],
 };
 
+/// The options of `name`, when it is a wrapper that only runs the
+/// command after them (`sudo`, `nice`, `nohup`...).
+fn plain_wrapper(name: &str) -> Option<Options> {
+    Some(match name {
+        "sudo" => Options {
+            values: "CDghpRrtTUu",
+            optional: "",
+            long_values: &[
+                "--user",
+                "--group",
+                "--chdir",
+                "--prompt",
+                "--role",
+                "--type",
+                "--host",
+                "--other-user",
+                "--close-from",
+                "--command-timeout",
+                "--chroot",
+            ],
+        },
+        "doas" => Options {
+            values: "uC",
+            ..NO_OPTIONS
+        },
+        "nohup" | "setsid" | "builtin" | "time" | "command" | "coproc" => NO_OPTIONS,
+        "exec" => Options {
+            values: "a",
+            ..NO_OPTIONS
+        },
+        "nice" => Options {
+            values: "n",
+            optional: "",
+            long_values: &["--adjustment"],
+        },
+        "ionice" => Options {
+            values: "cnpPu",
+            optional: "",
+            long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+        },
+        "stdbuf" => Options {
+            values: "ioe",
+            optional: "",
+            long_values: &["--input", "--output", "--error"],
+        },
+        _ => return None,
+    })
+}
+
 impl ApprovalPolicy {
     /// Judges the command a wrapper runs (`sudo X`, `bash -c X`, `find
     /// -exec X`...), if `words` is such a wrapper.
@@ -59,71 +108,10 @@ impl ApprovalPolicy {
                 );
                 Some(self.judge_line(&after.join(" "), depth + 1))
             }
-            "sudo" => wrapped(
-                &Options {
-                    values: "CDghpRrtTUu",
-                    optional: "",
-                    long_values: &[
-                        "--user",
-                        "--group",
-                        "--chdir",
-                        "--prompt",
-                        "--role",
-                        "--type",
-                        "--host",
-                        "--other-user",
-                        "--close-from",
-                        "--command-timeout",
-                        "--chroot",
-                    ],
-                },
-                io,
-            ),
-            "doas" => wrapped(
-                &Options {
-                    values: "uC",
-                    ..NO_OPTIONS
-                },
-                io,
-            ),
             "env" => self.judge_env(args, io, depth),
             "command" if args.iter().any(|a| a == "-v" || a == "-V") => {
                 Some(Judgement::allow("`command -v` only looks a command up"))
             }
-            "nohup" | "setsid" | "builtin" | "time" | "command" | "coproc" => {
-                wrapped(&NO_OPTIONS, io)
-            }
-            "exec" => wrapped(
-                &Options {
-                    values: "a",
-                    ..NO_OPTIONS
-                },
-                io,
-            ),
-            "nice" => wrapped(
-                &Options {
-                    values: "n",
-                    optional: "",
-                    long_values: &["--adjustment"],
-                },
-                io,
-            ),
-            "ionice" => wrapped(
-                &Options {
-                    values: "cnpPu",
-                    optional: "",
-                    long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
-                },
-                io,
-            ),
-            "stdbuf" => wrapped(
-                &Options {
-                    values: "ioe",
-                    optional: "",
-                    long_values: &["--input", "--output", "--error"],
-                },
-                io,
-            ),
             "timeout" => {
                 let options = Options {
                     values: "sk",
@@ -154,7 +142,7 @@ impl ApprovalPolicy {
                 .map(|value| self.judge_line(value, depth + 1))
                 .filter(Judgement::is_forbidden)
                 .reduce(Judgement::max),
-            _ => None,
+            _ => wrapped(&plain_wrapper(name)?, io),
         }
     }
 
