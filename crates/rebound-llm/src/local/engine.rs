@@ -8,8 +8,10 @@
 //!
 //! Longer than 800 lines: the methods of one value over one llama.cpp
 //! context (its KV cache, batch and sampler state are shared by every
-//! step of a call); `generate_inner` is the decode loop, kept whole so
-//! that the order of cache, draft and grammar steps reads in one place.
+//! step of a call); `generate_inner` keeps the decode loop whole, so that
+//! the order of cache, draft and grammar steps reads in one place, with the
+//! prompt's tokens, its prefix reuse and the draft's verification as
+//! methods beside it.
 
 use std::collections::HashMap;
 use std::num::NonZeroU32;
