@@ -26,7 +26,12 @@ pub fn model_path(model: &KnownModel, env: Env<'_>) -> PathBuf {
 
 /// The `rebound` command that installs `model`.
 pub fn fetch_command(model: &KnownModel) -> String {
-    format!("rebound model fetch {}", model.name)
+    fetch_command_for(model.name)
+}
+
+/// The `rebound` command that installs the known model called `name`.
+fn fetch_command_for(name: &str) -> String {
+    format!("rebound model fetch {name}")
 }
 
 /// Opens the model `spec_text` names. A local model that is not installed,
@@ -106,6 +111,11 @@ impl Installed {
             installed: path.is_file(),
             path,
         }
+    }
+
+    /// The `rebound` command that installs it.
+    pub fn fetch_command(&self) -> String {
+        fetch_command_for(self.name)
     }
 
     /// Every known model's report, the default first.

@@ -85,7 +85,7 @@ fn state(model: &Installed) -> String {
     if model.installed {
         "installed".to_string()
     } else {
-        format!("not installed: rebound model fetch {}", model.name)
+        format!("not installed: {}", model.fetch_command())
     }
 }
 
