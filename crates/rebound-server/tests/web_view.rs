@@ -292,8 +292,9 @@ fn target_dir() -> PathBuf {
 /// Just enough of the W3C WebDriver protocol to drive the page: a session,
 /// navigation, clicks, scripts and screenshots.
 mod webdriver {
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
     use std::process::Stdio;
+    use std::sync::Mutex;
     use std::time::{Duration, Instant};
 
     use base64::Engine;
@@ -309,11 +310,35 @@ mod webdriver {
     const PRELUDE: &str = "const q = (s) => document.querySelector(s); \
         const text = (s) => (q(s) ? q(s).textContent.trim() : null);";
 
+    /// How often a page script is sent again after its request failed on
+    /// the way (a dropped connection), before the test gives up.
+    const SCRIPT_ATTEMPTS: usize = 3;
+
+    /// Why a WebDriver command has no value.
+    #[derive(Debug)]
+    enum Failure {
+        /// The request got no answer (what is known of why).
+        OnTheWay(String),
+        /// chromedriver answered with an error.
+        Driver(Value),
+    }
+
+    impl std::fmt::Display for Failure {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            match self {
+                Failure::OnTheWay(text) => f.write_str(text),
+                Failure::Driver(value) => write!(f, "{value}"),
+            }
+        }
+    }
+
     /// A headless Chromium session; chromedriver is killed when dropped.
     pub struct Browser {
         client: reqwest::Client,
         session: String,
-        _driver: Child,
+        driver: Mutex<Child>,
+        /// chromedriver's own log, shown when a command fails on the way.
+        log: PathBuf,
         _profile: tempfile::TempDir,
     }
 
@@ -325,14 +350,23 @@ mod webdriver {
                 .local_addr()
                 .unwrap()
                 .port();
+            let profile = tempfile::tempdir().unwrap();
+            let log = profile.path().join("chromedriver.log");
             let driver = Command::new(chromedriver)
                 .arg(format!("--port={port}"))
+                .arg(format!("--log-path={}", log.display()))
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .kill_on_drop(true)
                 .spawn()
                 .unwrap_or_else(|e| panic!("starting {}: {e}", chromedriver.display()));
-            let client = reqwest::Client::builder().no_proxy().build().unwrap();
+            // A new connection per command: a kept-alive connection that
+            // chromedriver has closed is never reused.
+            let client = reqwest::Client::builder()
+                .no_proxy()
+                .pool_max_idle_per_host(0)
+                .build()
+                .unwrap();
             let root = format!("http://127.0.0.1:{port}");
             let deadline = Instant::now() + PAGE_WAIT;
             loop {
@@ -349,7 +383,6 @@ mod webdriver {
                 );
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            let profile = tempfile::tempdir().unwrap();
             let args = [
                 "--headless=new".to_string(),
                 "--no-sandbox".to_string(),
@@ -378,33 +411,74 @@ mod webdriver {
             Browser {
                 client,
                 session: format!("{root}/session/{id}"),
-                _driver: driver,
+                driver: Mutex::new(driver),
+                log,
                 _profile: profile,
             }
         }
 
-        /// A WebDriver command's `value`, or its error.
-        async fn command(&self, post: Option<Value>, path: &str) -> Result<Value, Value> {
+        /// A WebDriver command's `value`, or its error. A request that
+        /// failed on the way is described with its causes, chromedriver's
+        /// state and the end of its log.
+        async fn command(&self, post: Option<Value>, path: &str) -> Result<Value, Failure> {
             let url = format!("{}{path}", self.session);
             let request = match post {
                 Some(body) => self.client.post(url).json(&body),
                 None => self.client.get(url),
             };
-            let response = request.send().await.map_err(|e| json!(e.to_string()))?;
+            let response = match request.send().await {
+                Ok(response) => response,
+                Err(error) => return Err(Failure::OnTheWay(self.transport_failure(&error))),
+            };
             let ok = response.status().is_success();
-            let body: Value = response.json().await.map_err(|e| json!(e.to_string()))?;
+            let body: Value = match response.json().await {
+                Ok(body) => body,
+                Err(error) => return Err(Failure::OnTheWay(self.transport_failure(&error))),
+            };
             if ok {
                 Ok(body["value"].clone())
             } else {
-                Err(body["value"].clone())
+                Err(Failure::Driver(body["value"].clone()))
             }
         }
 
+        /// What is known of a request that got no answer: the error and
+        /// its causes, whether chromedriver still runs, its log's end.
+        fn transport_failure(&self, error: &reqwest::Error) -> String {
+            let mut text = error.to_string();
+            let mut source = std::error::Error::source(error);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            let state = match self.driver.lock().map(|mut d| d.try_wait()) {
+                Ok(Ok(Some(status))) => format!("chromedriver exited ({status})"),
+                Ok(Ok(None)) => "chromedriver still runs".to_string(),
+                _ => "chromedriver's state unknown".to_string(),
+            };
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            let tail = lines[lines.len().saturating_sub(30)..].join("\n");
+            format!("{text}\n{state}; the end of its log:\n{tail}")
+        }
+
         /// Runs `script` (a function body) in the page; what it returns.
+        /// Scripts only read the page, so one whose request failed on the
+        /// way is sent again, a few times, before the test fails.
         pub async fn script(&self, script: &str) -> Value {
-            self.command(Some(json!({"script": script, "args": []})), "/execute/sync")
-                .await
-                .unwrap_or_else(|e| panic!("running {script:?} in the page: {e}"))
+            let body = json!({"script": script, "args": []});
+            let mut attempt = 1;
+            loop {
+                match self.command(Some(body.clone()), "/execute/sync").await {
+                    Ok(value) => return value,
+                    Err(Failure::OnTheWay(failure)) if attempt < SCRIPT_ATTEMPTS => {
+                        eprintln!("page script attempt {attempt} got no answer: {failure}");
+                        attempt += 1;
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    }
+                    Err(error) => panic!("running {script:?} in the page: {error}"),
+                }
+            }
         }
 
         /// Loads `url`.
