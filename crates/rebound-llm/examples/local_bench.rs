@@ -6,8 +6,17 @@
 //! commonest answer) and the planner call are generated with and without
 //! prompt-lookup drafting. Prints one JSON line.
 //!
+//! First, the agent's own calls, as a real run made them (`examples/prompts/`:
+//! a planner, an edit, a review, a script and a sampled script call, kept
+//! with `REBOUND_LOG=rebound_llm=trace`): each as a new process's first call
+//! (no state anywhere), then as the next process's (the system text's state
+//! from disk). For each: prompt and generated tokens per second, tokens
+//! served from disk, accepted draft tokens per verify step, wall time; and
+//! the process's peak RSS. `--agent-calls` measures only these, `--only
+//! NAME` only that call.
+//!
 //! ```text
-//! cargo run --release -p rebound-llm --features local --example local_bench [-- <name or path.gguf>]
+//! cargo run --release -p rebound-llm --features local --example local_bench [-- <name or path.gguf>] [--agent-calls] [--only planner]
 //! ```
 
 use std::error::Error;
@@ -85,6 +94,68 @@ fn executor_schema() -> serde_json::Value {
     })
 }
 
+/// The agent's calls as a real run made them: (name, the request as JSON).
+const AGENT_CALLS: [(&str, &str); 5] = [
+    ("planner", include_str!("prompts/planner.json")),
+    ("edit", include_str!("prompts/edit.json")),
+    ("review", include_str!("prompts/review.json")),
+    ("script", include_str!("prompts/script.json")),
+    (
+        "script-sampled",
+        include_str!("prompts/script-sampled.json"),
+    ),
+];
+
+/// Each of [`AGENT_CALLS`] as a new process's first call (nothing cached,
+/// no state on disk), then as the next process's (the system text's state
+/// from disk), with its figures.
+async fn agent_calls(
+    model: &LocalModel,
+    only: Option<&str>,
+) -> Result<Vec<serde_json::Value>, Box<dyn Error>> {
+    let states = std::env::temp_dir().join(format!("rebound-bench-calls-{}", std::process::id()));
+    let mut figures = Vec::new();
+    for (name, json) in AGENT_CALLS {
+        if only.is_some_and(|only| only != name) {
+            continue;
+        }
+        let request: ChatRequest = serde_json::from_str(json)?;
+        let _ = std::fs::remove_dir_all(&states);
+        model.set_prompt_state_dir(Some(states.clone()));
+        model.forget_cache();
+        let (first_text, first, first_wall) = timed(model, &request).await?;
+        model.forget_cache();
+        let (next_text, next, next_wall) = timed(model, &request).await?;
+        let per_second = |tokens: usize, seconds: f64| tokens as f64 / seconds.max(1e-9);
+        figures.push(serde_json::json!({
+            "call": name,
+            "prompt_tokens": first.prompt_tokens,
+            "prompt_tps": per_second(first.prompt_tokens - first.reused_tokens, first.prompt_seconds),
+            "generated": first.generated_tokens,
+            "generation_tps": per_second(first.generated_tokens, first.generation_seconds),
+            "drafted": first.draft_tokens,
+            "accepted_drafts": first.accepted_draft_tokens,
+            "accepted_per_verify": first.accepted_draft_tokens as f64 / first.verify_steps.max(1) as f64,
+            "grammar_fallbacks": first.grammar_fallbacks,
+            "wall_seconds": first_wall,
+            "disk_tokens_next_process": next.disk_tokens,
+            "wall_seconds_next_process": next_wall,
+            "same_answer": first_text == next_text,
+        }));
+    }
+    model.set_prompt_state_dir(None);
+    let _ = std::fs::remove_dir_all(&states);
+    Ok(figures)
+}
+
+/// The process's peak resident memory in MiB (`VmHWM`), when Linux says.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
 /// Runs `request`, returning its stats and wall time.
 async fn timed(
     model: &LocalModel,
@@ -98,8 +169,14 @@ async fn timed(
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    let which = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let only_agent_calls = args.iter().any(|a| a == "--agent-calls");
+    let which = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--only"))
+        .map(|(_, a)| a)
+        .cloned()
         .unwrap_or_else(|| "qwen2.5-coder-0.5b".to_string());
     let path = if which.ends_with(".gguf") {
         which.clone().into()
@@ -109,6 +186,23 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
     let model = LocalModel::open(&path)?;
     let load_seconds = started.elapsed().as_secs_f64();
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str);
+    let calls = agent_calls(&model, only).await?;
+    if only_agent_calls {
+        let line = serde_json::json!({
+            "model": model.name(),
+            "threads": std::env::var("REBOUND_THREADS").unwrap_or_else(|_| "physical cores".to_string()),
+            "load_seconds": load_seconds,
+            "agent_calls": calls,
+            "peak_rss_mib": peak_rss_mib(),
+        });
+        println!("{line}");
+        return Ok(());
+    }
     // Cold calls are cold: no prompt states from disk until measured below.
     model.set_prompt_state_dir(None);
 
@@ -267,6 +361,8 @@ async fn main() -> Result<(), Box<dyn Error>> {
         "prompt_lookup": drafting,
         "prompt_state_on_disk": disk_prefix,
         "same_answers_warm_and_cold": warm.iter().zip(&cold).all(|(w, c)| w.0.generated_tokens == c.0.generated_tokens),
+        "agent_calls": calls,
+        "peak_rss_mib": peak_rss_mib(),
     });
     println!("{line}");
     Ok(())

@@ -32,6 +32,7 @@ use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use llama_cpp_2::token::LlamaToken;
 
 use super::answer::Answer;
+use super::choice::{argmax, best_allowed_by, draw, top_k, SplitMix64, SAMPLING_TOP_K};
 use super::disk_prefix::{DiskPrefixes, Unusable, MAX_DIR_BYTES};
 use super::draft;
 use super::prefix_store::{shared_prefix, PrefixStore};
@@ -105,27 +106,6 @@ pub(crate) struct Sampling {
     pub(crate) temperature: f32,
     /// The random stream's seed.
     pub(crate) seed: u64,
-}
-
-/// The tokens sampling chooses among: the most likely ones (top-k).
-const SAMPLING_TOP_K: usize = 40;
-
-/// SplitMix64: a tiny, fixed random stream, so a seed gives the same
-/// tokens on every platform and with every version of every crate (a
-/// general-purpose RNG crate does not promise that for its default
-/// generators).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    /// The next number in `[0, 1)`.
-    fn next_unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// What of a prompt was not decoded again ([`Engine::reuse_prefix`]).
@@ -734,24 +714,7 @@ impl Engine {
         let token = if allowed {
             token_at(best)
         } else {
-            let mut all = LlamaTokenDataArray::from_iter(
-                logits
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &logit)| LlamaTokenData::new(token_at(i), logit, 0.0)),
-                false,
-            );
-            grammar.apply(&mut all);
-            let best = argmax(
-                all.data
-                    .iter()
-                    .map(|d| (d.id().0 as usize, d.logit()))
-                    .filter(|(_, logit)| logit.is_finite()),
-            )
-            .ok_or_else(|| {
-                EngineError::Failed("the response schema's grammar allows no next token".into())
-            })?;
-            token_at(best)
+            token_at(best_allowed(grammar, logits)?)
         };
         grammar
             .try_accept(token)
@@ -800,18 +763,13 @@ impl Engine {
     }
 }
 
-/// The `k` entries with the largest values, largest first (non-finite
-/// values left out).
-fn top_k(values: impl Iterator<Item = (usize, f32)>, k: usize) -> Vec<(usize, f32)> {
-    let mut all: Vec<(usize, f32)> = values.filter(|(_, v)| v.is_finite()).collect();
-    let k = k.min(all.len());
-    if k == 0 {
-        return Vec::new();
-    }
-    all.select_nth_unstable_by(k - 1, |a, b| b.1.total_cmp(&a.1));
-    all.truncate(k);
-    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    all
+/// The index of the most likely token `grammar` allows (the first of equal
+/// ones), as a filter of the whole vocabulary would find it; see
+/// [`best_allowed_by`].
+fn best_allowed(grammar: &mut LlamaSampler, logits: &[f32]) -> Result<usize, EngineError> {
+    best_allowed_by(logits, |candidates| allowed_by(grammar, candidates)).ok_or_else(|| {
+        EngineError::Failed("the response schema's grammar allows no next token".into())
+    })
 }
 
 /// The entries of `candidates` that `grammar` allows, in their order.
@@ -830,36 +788,6 @@ fn allowed_by(grammar: &mut LlamaSampler, candidates: &[(usize, f32)]) -> Vec<(u
         .filter(|d| d.logit().is_finite())
         .map(|d| (d.id().0 as usize, d.logit()))
         .collect()
-}
-
-/// One index of `candidates` (largest logit first), drawn with
-/// probabilities `softmax(logit / temperature)`.
-fn draw(candidates: &[(usize, f32)], temperature: f32, random: &mut SplitMix64) -> Option<usize> {
-    let (_, best) = *candidates.first()?;
-    let weights: Vec<f64> = candidates
-        .iter()
-        .map(|&(_, logit)| f64::from((logit - best) / temperature).exp())
-        .collect();
-    let total: f64 = weights.iter().sum();
-    let mut point = random.next_unit() * total;
-    for (&(index, _), weight) in candidates.iter().zip(&weights) {
-        if point < *weight {
-            return Some(index);
-        }
-        point -= weight;
-    }
-    candidates.last().map(|&(index, _)| index)
-}
-
-/// The index of the largest value (the first of equal ones).
-fn argmax(values: impl Iterator<Item = (usize, f32)>) -> Option<usize> {
-    let mut best: Option<(usize, f32)> = None;
-    for (i, value) in values {
-        if best.is_none_or(|(_, b)| value > b) {
-            best = Some((i, value));
-        }
-    }
-    best.map(|(i, _)| i)
 }
 
 /// The token with vocabulary index `index`.

@@ -43,6 +43,7 @@
 //! ```
 
 mod answer;
+mod choice;
 pub mod cpu;
 mod disk_prefix;
 mod draft;
@@ -196,8 +197,15 @@ impl LocalModel {
         lock(&self.engine).set_state_dir(dir);
     }
 
-    /// The generation input for `request`.
+    /// The generation input for `request`. The whole request is logged
+    /// as one JSON line at trace level (`REBOUND_LOG=rebound_llm=trace`),
+    /// so a real call can be kept and measured again (`local_bench`).
     fn input(&self, request: &ChatRequest) -> Result<GenerateInput, LlmError> {
+        if tracing::enabled!(tracing::Level::TRACE) {
+            if let Ok(json) = serde_json::to_string(request) {
+                tracing::trace!(request = %json, "local model request");
+            }
+        }
         let grammar = match &request.response_schema {
             Some(schema) => Some(
                 llama_cpp_2::json_schema_to_grammar(&crate::schema_text_in_required_order(
