@@ -13,10 +13,10 @@
 //! from disk). For each: prompt and generated tokens per second, tokens
 //! served from disk, accepted draft tokens per verify step, wall time; and
 //! the process's peak RSS. `--agent-calls` measures only these, `--only
-//! NAME` only that call.
+//! NAME` only that call, `--no-lookup` them without drafting.
 //!
 //! ```text
-//! cargo run --release -p rebound-llm --features local --example local_bench [-- <name or path.gguf>] [--agent-calls] [--only planner]
+//! cargo run --release -p rebound-llm --features local --example local_bench [-- <name or path.gguf>] [--agent-calls] [--only planner] [--no-lookup]
 //! ```
 
 use std::error::Error;
@@ -191,7 +191,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1))
         .map(String::as_str);
+    // `--no-lookup`: the agent calls without prompt-lookup drafting.
+    model.set_prompt_lookup(!args.iter().any(|a| a == "--no-lookup"));
     let calls = agent_calls(&model, only).await?;
+    model.set_prompt_lookup(true);
     if only_agent_calls {
         let line = serde_json::json!({
             "model": model.name(),
