@@ -156,6 +156,50 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kib / 1024.0)
 }
 
+/// The command line: `[<name or path.gguf>] [--agent-calls] [--only NAME]
+/// [--no-lookup]`.
+struct Options {
+    /// The model measured (default: the 0.5B).
+    model: String,
+    /// Only the agent calls, not the synthetic conversation.
+    agent_calls_only: bool,
+    /// Only the agent call of this name.
+    only: Option<String>,
+    /// The agent calls with prompt-lookup drafting (`--no-lookup`: without).
+    lookup: bool,
+}
+
+impl Options {
+    fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, Box<dyn Error>> {
+        let mut options = Options {
+            model: "qwen2.5-coder-0.5b".to_string(),
+            agent_calls_only: false,
+            only: None,
+            lookup: true,
+        };
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--agent-calls" => options.agent_calls_only = true,
+                "--no-lookup" => options.lookup = false,
+                "--only" => options.only = Some(args.next().ok_or("--only needs a call's name")?),
+                flag if flag.starts_with("--") => {
+                    return Err(format!("unknown option {flag}").into())
+                }
+                _ => options.model = arg,
+            }
+        }
+        if let Some(only) = &options.only {
+            if !AGENT_CALLS.iter().any(|(name, _)| name == only) {
+                let names: Vec<&str> = AGENT_CALLS.iter().map(|(name, _)| *name).collect();
+                return Err(
+                    format!("no agent call {only:?}; the calls: {}", names.join(", ")).into(),
+                );
+            }
+        }
+        Ok(options)
+    }
+}
+
 /// Runs `request`, returning its stats and wall time.
 async fn timed(
     model: &LocalModel,
@@ -169,33 +213,19 @@ async fn timed(
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn Error>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let only_agent_calls = args.iter().any(|a| a == "--agent-calls");
-    let which = args
-        .iter()
-        .enumerate()
-        .find(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--only"))
-        .map(|(_, a)| a)
-        .cloned()
-        .unwrap_or_else(|| "qwen2.5-coder-0.5b".to_string());
-    let path = if which.ends_with(".gguf") {
-        which.clone().into()
+    let options = Options::parse(std::env::args().skip(1))?;
+    let path = if options.model.ends_with(".gguf") {
+        options.model.clone().into()
     } else {
-        known_model_path(&which)?
+        known_model_path(&options.model)?
     };
     let started = Instant::now();
     let model = LocalModel::open(&path)?;
     let load_seconds = started.elapsed().as_secs_f64();
-    let only = args
-        .iter()
-        .position(|a| a == "--only")
-        .and_then(|i| args.get(i + 1))
-        .map(String::as_str);
-    // `--no-lookup`: the agent calls without prompt-lookup drafting.
-    model.set_prompt_lookup(!args.iter().any(|a| a == "--no-lookup"));
-    let calls = agent_calls(&model, only).await?;
+    model.set_prompt_lookup(options.lookup);
+    let calls = agent_calls(&model, options.only.as_deref()).await?;
     model.set_prompt_lookup(true);
-    if only_agent_calls {
+    if options.agent_calls_only {
         let line = serde_json::json!({
             "model": model.name(),
             "threads": std::env::var("REBOUND_THREADS").unwrap_or_else(|_| "physical cores".to_string()),
@@ -206,8 +236,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
         println!("{line}");
         return Ok(());
     }
-    // Cold calls are cold: no prompt states from disk until measured below.
+    // Cold calls are cold: no prompt states from disk until measured
+    // below, nothing left of the agent calls in memory.
     model.set_prompt_state_dir(None);
+    model.forget_cache();
 
     // The warm run: the conversation as an agent runs it.
     let mut requests = Vec::new();

@@ -135,9 +135,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_allowed_token_among_the_top_spares_the_whole_vocabulary() {
-        // Distinct values; the largest is refused, the third allowed.
+    /// What `best_allowed_by` finds over the values 0..1000 (the largest
+    /// last) when `allowed` says which indices the filter keeps, and the
+    /// number of entries it offered the filter each time.
+    fn offered(allowed: impl Fn(usize) -> bool) -> (Option<usize>, Vec<usize>) {
         let logits: Vec<f32> = (0..1000u16).map(f32::from).collect();
         let mut offered = Vec::new();
         let found = best_allowed_by(&logits, |candidates| {
@@ -145,27 +146,21 @@ mod tests {
             candidates
                 .iter()
                 .copied()
-                .filter(|&(i, _)| i == 997)
+                .filter(|&(i, _)| allowed(i))
                 .collect()
         });
-        assert_eq!(found, Some(997));
-        assert_eq!(offered, vec![GRAMMAR_TOP_K]);
+        (found, offered)
+    }
+
+    #[test]
+    fn an_allowed_token_among_the_top_spares_the_whole_vocabulary() {
+        // The largest two are refused, the third allowed.
+        assert_eq!(offered(|i| i == 997), (Some(997), vec![GRAMMAR_TOP_K]));
     }
 
     #[test]
     fn nothing_allowed_among_the_top_offers_everything() {
-        let logits: Vec<f32> = (0..1000u16).map(f32::from).collect();
-        let mut offered = Vec::new();
-        let found = best_allowed_by(&logits, |candidates| {
-            offered.push(candidates.len());
-            candidates
-                .iter()
-                .copied()
-                .filter(|&(i, _)| i < 10)
-                .collect()
-        });
-        assert_eq!(found, Some(9));
-        assert_eq!(offered, vec![GRAMMAR_TOP_K, 1000]);
-        assert_eq!(best_allowed_by(&logits, |_| Vec::new()), None);
+        assert_eq!(offered(|i| i < 10), (Some(9), vec![GRAMMAR_TOP_K, 1000]));
+        assert_eq!(offered(|_| false), (None, vec![GRAMMAR_TOP_K, 1000]));
     }
 }
