@@ -64,6 +64,7 @@ pub async fn execute_step(
             approved_all,
             tokens: 0,
             checks: None,
+            no_change: false,
         },
         (None, StepKind::Edit, _) => {
             crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await?
@@ -263,6 +264,7 @@ async fn run_model_step(
         approved_all,
         tokens,
         checks: None,
+        no_change: false,
     };
     if let Some(last) = last_call.filter(|last| !last.success) {
         outcome.success = false;

@@ -90,6 +90,12 @@ pub struct StepRecord {
     pub success: bool,
     /// Its output, shortened.
     pub output: String,
+    /// An edit whose model found nothing to change ([`StepOutcome`]'s
+    /// `no_change`).
+    ///
+    /// [`StepOutcome`]: crate::StepOutcome
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_change: bool,
 }
 
 /// The edit steps among `records` that failed, oldest first.
@@ -101,6 +107,22 @@ pub fn failed_edits(records: &[StepRecord]) -> Vec<PlanStep> {
         })
         .map(|record| record.step.clone())
         .collect()
+}
+
+/// The edit steps among `records` whose model found nothing to change,
+/// oldest first, each (file and target) once.
+pub fn unchanged_edits(records: &[StepRecord]) -> Vec<PlanStep> {
+    let mut edits: Vec<PlanStep> = Vec::new();
+    for record in records.iter().filter(|r| r.no_change) {
+        let step = &record.step;
+        if !edits
+            .iter()
+            .any(|e| e.file == step.file && e.target == step.target)
+        {
+            edits.push(step.clone());
+        }
+    }
+    edits
 }
 
 /// The plan as numbered lines, with commands.

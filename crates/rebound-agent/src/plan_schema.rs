@@ -47,6 +47,24 @@ pub struct StepChoices {
     /// The definitions in them an edit may target; `None` when there are
     /// too many to list.
     pub definitions: Option<Vec<String>>,
+    /// Targets no longer offered (`""` is the whole file): edits of them
+    /// found nothing to change in this run. A name is refused in every
+    /// file that has it; a line range is always offered.
+    pub refused_targets: Vec<String>,
+}
+
+impl StepChoices {
+    /// These choices without the targets of `edits` (edits whose model
+    /// found nothing to change): see [`StepChoices::refused_targets`].
+    pub fn without_targets_of(mut self, edits: &[crate::PlanStep]) -> StepChoices {
+        for edit in edits {
+            let target = edit.target.as_deref().unwrap_or_default().trim();
+            if !self.refused_targets.iter().any(|t| t == target) {
+                self.refused_targets.push(target.to_string());
+            }
+        }
+        self
+    }
 }
 
 /// The choices of `workspace`: its text files (sorted; binary files and
@@ -82,7 +100,11 @@ pub fn step_choices(workspace: &Path, protected: &[String]) -> StepChoices {
     names.sort();
     names.dedup();
     let definitions = (names.len() <= MAX_DEFINITION_CHOICES).then_some(names);
-    StepChoices { files, definitions }
+    StepChoices {
+        files,
+        definitions,
+        refused_targets: Vec::new(),
+    }
 }
 
 /// `base` (the schema of [`crate::plan::PlanAnswer`] or
@@ -138,9 +160,15 @@ fn step_schema(choices: &StepChoices) -> Value {
         let range = json!({"type": "string", "pattern": "^[0-9]{1,6}-[0-9]{1,6}$"});
         let target = match &choices.definitions {
             Some(names) => {
-                let mut names = names.clone();
-                names.insert(0, String::new());
-                json!({"anyOf": [{"enum": names}, range]})
+                let names: Vec<&str> = std::iter::once("")
+                    .chain(names.iter().map(String::as_str))
+                    .filter(|name| !choices.refused_targets.iter().any(|t| t == name))
+                    .collect();
+                if names.is_empty() {
+                    range
+                } else {
+                    json!({"anyOf": [{"enum": names}, range]})
+                }
             }
             None => json!({"type": "string", "maxLength": MAX_NAME_CHARS}),
         };
@@ -270,6 +298,32 @@ mod tests {
         assert!(
             shape(&shapes(&schema), "edit").is_none(),
             "nothing to edit: only new files"
+        );
+    }
+
+    #[test]
+    fn targets_that_needed_no_change_are_not_offered_and_a_range_always_is() {
+        let dir = workspace(&[(
+            "calc.py",
+            b"def add(a, b):\n    return a - b\n\ndef sub(a, b):\n    return a - b\n",
+        )]);
+        let target = |refused: &[&str]| {
+            let edits: Vec<PlanStep> = refused
+                .iter()
+                .map(|t| PlanStep::edit("fix", "calc.py", *t))
+                .collect();
+            let choices = step_choices(dir.path(), &[]).without_targets_of(&edits);
+            let schema = plan_schema(schemars::schema_for!(PlanAnswer).to_value(), &choices);
+            shape(&shapes(&schema), "edit").unwrap()["properties"]["target"].clone()
+        };
+        assert_eq!(target(&[])["anyOf"][0]["enum"], json!(["", "add", "sub"]));
+        assert_eq!(target(&["add"])["anyOf"][0]["enum"], json!(["", "sub"]));
+        assert_eq!(target(&[" sub ", ""])["anyOf"][0]["enum"], json!(["add"]));
+        let none_left = target(&["", "add", "sub"]);
+        assert_eq!(
+            none_left,
+            json!({"type": "string", "pattern": "^[0-9]{1,6}-[0-9]{1,6}$"}),
+            "with every name refused, only a line range is left"
         );
     }
 

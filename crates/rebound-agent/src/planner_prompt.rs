@@ -36,6 +36,10 @@ pub struct PlanContext<'a> {
     /// Edit steps that failed earlier in the run: the harness does not
     /// try the same edit again ([`localized_edit`]).
     pub failed_edits: Vec<PlanStep>,
+    /// Edit steps whose model found nothing to change: the planner is told
+    /// so, and its grammar no longer offers their targets
+    /// ([`crate::plan_schema::StepChoices::refused_targets`]).
+    pub unchanged_edits: Vec<PlanStep>,
     /// The plans made so far in the run and whether they changed anything
     /// ([`crate::progress`]): while nothing changed, a plan identical to a
     /// tried one is refused once; after plans that changed nothing, the
@@ -136,6 +140,23 @@ pub(crate) fn planner_context(context: &PlanContext<'_>) -> String {
                 .map(|d| format!("- {}", crate::llm::shorten(d, DONE_STEP_CHARS))),
         );
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
+    }
+    if !context.unchanged_edits.is_empty() {
+        let edits: Vec<String> = context
+            .unchanged_edits
+            .iter()
+            .map(|step| {
+                let file = step.file.as_deref().unwrap_or("?");
+                match step.target.as_deref().map(str::trim) {
+                    Some(target) if !target.is_empty() => format!("- {target} in {file}"),
+                    _ => format!("- the whole of {file}"),
+                }
+            })
+            .collect();
+        extra.push_str(&render(
+            prompts::UNCHANGED_EDITS,
+            &[("edits", &edits.join("\n"))],
+        ));
     }
     if context.progress.wants_new_approach() && !context.progress.tried.is_empty() {
         let tried: Vec<String> = context

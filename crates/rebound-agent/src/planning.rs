@@ -155,7 +155,7 @@ pub(crate) async fn make_plan(
         // (no model call; the planner repairs when it fails).
         return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
-    let choices = step_choices(workspace, &protected);
+    let choices = step_choices(workspace, &protected).without_targets_of(&context.unchanged_edits);
     let request = planner_request(deps, goal, context).await;
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;
     let mut tokens = asked.tokens;
@@ -187,10 +187,19 @@ pub(crate) async fn make_plan(
         ));
     }
     let mut steps = corrected_steps(steps, goal, workspace, &protected, context.failure);
-    // An edit exactly like one that failed in this run is left out (when
-    // the plan has other steps): it would meet the same end.
-    if steps.iter().any(|s| !context.failed_edits.contains(s)) {
-        steps.retain(|s| !context.failed_edits.contains(s));
+    // An edit exactly like one that failed in this run, or of a target
+    // whose model found nothing to change, is left out (when the plan has
+    // other steps): it would meet the same end.
+    let futile = |step: &PlanStep| {
+        context.failed_edits.contains(step)
+            || (step.kind == StepKind::Edit
+                && context
+                    .unchanged_edits
+                    .iter()
+                    .any(|edit| same_edit_target(edit, step)))
+    };
+    if steps.iter().any(|s| !futile(s)) {
+        steps.retain(|s| !futile(s));
     }
     if let Some(edit) = edit {
         steps.insert(0, edit);
@@ -223,6 +232,23 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
+}
+
+/// Whether edits `a` and `b` name the same file and target.
+fn same_edit_target(a: &PlanStep, b: &PlanStep) -> bool {
+    let file = |step: &PlanStep| {
+        step.file
+            .as_deref()
+            .map(|f| f.trim().trim_start_matches("./").to_string())
+    };
+    let target = |step: &PlanStep| {
+        step.target
+            .as_deref()
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    file(a) == file(b) && target(a) == target(b)
 }
 
 /// The plan tried before that `steps` repeats, if any: the failed plan

@@ -23,6 +23,8 @@ pub const CHECKS_PASS: &str = include_str!("../prompts/checks_pass.md");
 pub const WRITE_CHECK: &str = include_str!("../prompts/write_check.md");
 /// The planner is told its repair plan is the plan that just failed.
 pub const SAME_PLAN: &str = include_str!("../prompts/same_plan.md");
+/// The planner is told which edits found nothing to change.
+pub const UNCHANGED_EDITS: &str = include_str!("../prompts/unchanged_edits.md");
 /// The planner is told its last plans changed nothing, with them listed.
 pub const NEW_APPROACH: &str = include_str!("../prompts/new_approach.md");
 /// The executor's system text.

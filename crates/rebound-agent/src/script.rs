@@ -304,6 +304,7 @@ impl Search<'_> {
                 approved_all: self.approved_all,
                 tokens: self.tokens,
                 checks: None,
+                no_change: false,
             });
         };
         let tools = tool_context(self.ctx, &self.deps.workspace, &self.label);
@@ -324,6 +325,7 @@ impl Search<'_> {
             approved_all: self.approved_all,
             tokens: self.tokens,
             checks: None,
+            no_change: false,
         })
     }
 }

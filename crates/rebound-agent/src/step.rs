@@ -30,6 +30,12 @@ pub struct StepOutcome {
     /// when they ran: the state's evidence is brought up to date with it.
     #[serde(default)]
     pub checks: Option<CheckRun>,
+    /// An edit step whose model found nothing to change in its span (and
+    /// no failing check pointed at the file): the step succeeded without
+    /// changing anything, and the planner is not offered that target
+    /// again ([`crate::plan::unchanged_edits`]).
+    #[serde(default)]
+    pub no_change: bool,
 }
 
 /// Folds one tool call's outcome into a step outcome.
@@ -51,5 +57,6 @@ pub(crate) fn from_tool_outcome(
         approved_all: matches!(outcome.answer, Some(ApprovalAnswer::ApproveAll)),
         tokens,
         checks: None,
+        no_change: false,
     }
 }

@@ -698,3 +698,71 @@ async fn a_new_function_written_over_the_shown_one_is_added_beside_it() {
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     assert_eq!(model.remaining(), 0);
 }
+
+/// An edit whose model finds nothing to change is not planned again: the
+/// next planner call is told the target needed no change, its grammar no
+/// longer offers that target, and its plan edits elsewhere (found on dev:
+/// a planner targeted the same struct three plans in a row, and the
+/// editor gave it back unchanged each time).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_that_needed_no_change_is_not_offered_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let header = "def header():\n    return \"Report\"\n";
+    let buggy = format!(
+        "{header}\n\ndef total(values):\n    return sum(values) - 1\n\n\nif __name__ == \"__main__\":\n    print(header())\n    print(total([1, 2, 3]))\n"
+    );
+    std::fs::write(work.join("report.py"), &buggy).unwrap();
+    // The check names no file of the workspace's code: no failure points
+    // at report.py, so an unchanged answer is "nothing to change".
+    std::fs::write(work.join("show"), "python3 report.py\n").unwrap();
+    let edit = |target: &str| {
+        Step::json(serde_json::json!({"steps": [
+            {"kind": "edit", "description": "Fix the total", "file": "report.py", "target": target},
+        ]}))
+    };
+    let model = Arc::new(ScriptedModel::new([
+        edit("header"),
+        code(header),
+        edit("total")
+            .expect_user_contains("These edits changed nothing")
+            .expect_user_contains("- header in report.py"),
+        code("def total(values):\n    return sum(values)\n"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        edit_mutants: 0,
+        ..AgentConfig::default()
+    };
+    let agent = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new(
+        "test \"$(sh show | tail -n 1)\" = 6",
+        CheckSource::Flag,
+    )];
+    let (state, events) = run(
+        &agent,
+        PevState::new("the report's total is wrong", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let outputs = step_outputs(&events);
+    assert!(outputs[0].2.contains("needs no change"), "{outputs:?}");
+    let targets = |request: &rebound_llm::ChatRequest| -> Vec<String> {
+        let schema = serde_json::to_value(request).unwrap().to_string();
+        ["\"header\"", "\"total\"", "\"\""]
+            .into_iter()
+            .filter(|name| schema.contains(name))
+            .map(str::to_string)
+            .collect()
+    };
+    let requests = model.requests();
+    assert_eq!(targets(&requests[0]), ["\"header\"", "\"total\"", "\"\""]);
+    assert_eq!(
+        targets(&requests[2]),
+        ["\"total\"", "\"\""],
+        "the second plan may not name `header`"
+    );
+}

@@ -47,6 +47,7 @@ fn planner_in_repair_mode() {
             step: step("Read the tests", None),
             success: true,
             output: "ok".into(),
+            no_change: false,
         }],
         ..PevState::new("make the tests pass", 10)
     };
@@ -78,11 +79,13 @@ fn reviewer_sees_goal_plan_and_results_only() {
                 step: step("Fix add", None),
                 success: true,
                 output: "exit code 0".into(),
+                no_change: false,
             },
             StepRecord {
                 step: step("Run the tests", None),
                 success: true,
                 output: "Ran 2 tests\nOK".into(),
+                no_change: false,
             },
         ],
         executor_output: Some(ExecReport {

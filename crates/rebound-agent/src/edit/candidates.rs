@@ -237,6 +237,7 @@ impl<'a> Candidates<'a> {
     fn nothing_to_change(&self) -> StepOutcome {
         let span = &self.job.span;
         let mut done = self.outcome(true, None, None);
+        done.no_change = true;
         done.output = format!(
             "{} of {} needs no change\n{}",
             span.label,

@@ -149,5 +149,6 @@ pub(super) fn outcome(
         approved_all,
         tokens,
         checks,
+        no_change: false,
     }
 }

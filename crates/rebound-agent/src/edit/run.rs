@@ -179,5 +179,6 @@ fn failed(message: String) -> StepOutcome {
         approved_all: false,
         tokens: 0,
         checks: None,
+        no_change: false,
     }
 }

@@ -50,6 +50,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         write_check: state.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
+        unchanged_edits: crate::plan::unchanged_edits(&state.results),
         progress: state.progress.clone(),
     }
 }
@@ -209,6 +210,7 @@ pub async fn executor(
             step: step.clone(),
             success: outcome.success,
             output: shorten(&outcome.output, 600),
+            no_change: outcome.no_change,
         }])
         .messages(vec![Message::assistant(format!("[executor] {summary}"))])
         .tokens(tokens)

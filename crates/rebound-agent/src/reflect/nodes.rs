@@ -98,6 +98,7 @@ pub async fn planner(
         write_check: state.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
+        unchanged_edits: crate::plan::unchanged_edits(&state.results),
         progress: Default::default(),
     };
     let Plan {
@@ -166,6 +167,7 @@ pub async fn executor(
             step: step.clone(),
             success: outcome.success,
             output: shorten(&outcome.output, 600),
+            no_change: outcome.no_change,
         }])
         .messages(vec![Message::assistant(format!(
             "[executor] step {} ({}) {status}:\n{}",
