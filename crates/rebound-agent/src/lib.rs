@@ -10,6 +10,7 @@ pub mod edit;
 pub mod events;
 mod executor;
 mod git;
+mod indentation;
 pub mod install;
 mod llm;
 pub mod model_call;

@@ -250,10 +250,26 @@ impl Search<'_> {
                 Some(file) => Action::Save(file),
                 None => Action::Generate(interpreter(&response.text, &code)),
             };
+            // A Python program a space off its blocks is run with its
+            // indentation repaired ([`crate::indentation`]).
+            let python = match action {
+                Action::Save(file) => file.interpreter == Interpreter::Python,
+                Action::Generate(interpreter) => interpreter == Interpreter::Python,
+            };
+            let repaired = python
+                .then(|| crate::indentation::repaired_python(&code))
+                .flatten();
+            let note = if repaired.is_some() {
+                " (its indentation repaired)"
+            } else {
+                ""
+            };
+            let code = repaired.unwrap_or(code);
             let ran = self
                 .run(&format!("{}-{}", self.label, number + 1), &code, action)
                 .await?;
-            self.tried.push(format!("- {name}: {}", verdict(&ran)));
+            self.tried
+                .push(format!("- {name}{note}: {}", verdict(&ran)));
             if !ran.success {
                 // The next candidate sees this one and how it failed (its
                 // traceback's end), not only the first request: a

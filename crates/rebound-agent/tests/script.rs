@@ -237,3 +237,30 @@ async fn a_program_file_the_goal_asks_for_is_saved_and_run_by_the_checks() {
         "nothing else is written"
     );
 }
+
+/// A program with a line one space off its block (Python refuses it with
+/// an `IndentationError`) runs with that line put on its block, and its
+/// report is kept: no second sample is asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_a_space_off_its_block_runs_with_its_indentation_repaired() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let off = RIGHT.replace("\nprint('wrote'", "\n print('wrote'");
+    assert_ne!(off, RIGHT);
+    let model = Arc::new(ScriptedModel::new([program(&off)]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new("Write totals.txt from orders.csv", 6)
+        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
+    let (state, events) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
+        "cups: 3\npens: 6\n"
+    );
+    let repaired = events.iter().any(|e| {
+        matches!(e, AgentEvent::Step { output: Some(output), .. }
+            if output.contains("candidate 1 (its indentation repaired): ran"))
+    });
+    assert!(repaired, "{events:?}");
+}
