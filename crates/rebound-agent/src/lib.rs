@@ -5,6 +5,7 @@ pub mod checks;
 mod commit_plan;
 mod config;
 mod convert;
+mod copied;
 mod deps;
 pub mod edit;
 pub mod events;

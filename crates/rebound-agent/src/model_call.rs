@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use rebound_graph::{NodeContext, NodeError};
 use rebound_llm::{
-    chat_observed, ChatModel, ChatRequest, ChatResponse, LlmError, TextObserver, Usage,
+    chat_observed_until, ChatModel, ChatRequest, ChatResponse, LlmError, TextObserver, Usage,
 };
 use rebound_protocol::{ModelCall, ModelEvent};
 
@@ -33,7 +33,7 @@ pub async fn chat_journaled(
 }
 
 /// [`chat_journaled`], handing each piece of the answer's text to
-/// `on_text` as it arrives ([`chat_observed`]); a replayed answer is not
+/// `on_text` as it arrives ([`rebound_llm::chat_observed`]); a replayed answer is not
 /// observed.
 pub async fn chat_journaled_observed(
     ctx: &NodeContext,
@@ -42,12 +42,26 @@ pub async fn chat_journaled_observed(
     request: &ChatRequest,
     on_text: TextObserver<'_>,
 ) -> Result<ChatResponse, NodeError> {
+    chat_journaled_until(ctx, key, model, request, on_text, &|_| false).await
+}
+
+/// [`chat_journaled_observed`] whose answer is cut as soon as `enough`
+/// says the text so far is enough ([`chat_observed_until`]); the cut answer
+/// is what is journaled, so a replay gives the same text.
+pub(crate) async fn chat_journaled_until(
+    ctx: &NodeContext,
+    key: &str,
+    model: &dyn ChatModel,
+    request: &ChatRequest,
+    on_text: TextObserver<'_>,
+    enough: &(dyn Fn(&str) -> bool + Send + Sync),
+) -> Result<ChatResponse, NodeError> {
     let called = AtomicBool::new(false);
     let started = Instant::now();
     let response = ctx
         .try_journal(key, async {
             called.store(true, Ordering::Relaxed);
-            chat_observed(model, request, on_text)
+            chat_observed_until(model, request, on_text, enough)
                 .await
                 .map_err(|error| model_node_error(model, error))
         })
@@ -72,6 +86,19 @@ pub(crate) async fn sample_candidate(
     request: &ChatRequest,
     number: u32,
 ) -> Result<ChatResponse, NodeError> {
+    sample_candidate_until(ctx, deps, key, request, number, &|_| false).await
+}
+
+/// [`sample_candidate`] whose answer is cut as soon as `enough` says the
+/// text so far is enough ([`chat_journaled_until`]).
+pub(crate) async fn sample_candidate_until(
+    ctx: &NodeContext,
+    deps: &crate::AgentDeps,
+    key: &str,
+    request: &ChatRequest,
+    number: u32,
+    enough: &(dyn Fn(&str) -> bool + Send + Sync),
+) -> Result<ChatResponse, NodeError> {
     let mut request = request.clone();
     if number > 0 {
         request = request.temperature(SAMPLE_TEMPERATURE).seed(candidate_seed(
@@ -81,11 +108,15 @@ pub(crate) async fn sample_candidate(
         ));
     }
     let thinking = Thinking::new(ctx, key);
-    let response =
-        chat_journaled_observed(ctx, key, deps.model.as_ref(), &redacted(request), &|text| {
-            thinking.push(text)
-        })
-        .await?;
+    let response = chat_journaled_until(
+        ctx,
+        key,
+        deps.model.as_ref(),
+        &redacted(request),
+        &|text| thinking.push(text),
+        enough,
+    )
+    .await?;
     thinking.flush();
     Ok(response)
 }

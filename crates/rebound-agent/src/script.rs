@@ -28,13 +28,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{ChatRequest, Message};
+use rebound_llm::{ChatRequest, FinishReason, Message};
 use serde::{Deserialize, Serialize};
 
 use crate::checks::{run_checks, CheckResult, CheckWhen, Evidence};
+use crate::copied::{copies, FailedProgram};
 use crate::edit::{extract_code, FENCE_GRAMMAR};
 use crate::llm::shorten;
-use crate::model_call::sample_candidate;
+use crate::model_call::sample_candidate_until;
 use crate::prompts::{self, render};
 use crate::scratch::{file_states, Scratch, DIRECTORY};
 use crate::step::{from_tool_outcome, StepOutcome};
@@ -222,14 +223,34 @@ impl Search<'_> {
     ) -> Result<(), NodeError> {
         let mut request = first.clone();
         let mut seen: BTreeSet<String> = BTreeSet::new();
+        // The Python programs that failed at a line their traceback names:
+        // an answer that copies one through that line is cut there.
+        let mut failed: Vec<(String, FailedProgram)> = Vec::new();
         for number in 0..=candidates {
             if self.passed() {
                 break;
             }
             let key = format!("{}:script", self.label);
-            let response = sample_candidate(self.ctx, self.deps, &key, &request, number).await?;
+            let programs: Vec<FailedProgram> = failed.iter().map(|(_, p)| p.clone()).collect();
+            let copied = |text: &str| copies(text, &programs).is_some();
+            let response =
+                sample_candidate_until(self.ctx, self.deps, &key, &request, number, &copied)
+                    .await?;
             self.tokens += response.usage.input_tokens + response.usage.output_tokens;
             let name = format!("candidate {}", number + 1);
+            if response.finish_reason == FinishReason::Cut {
+                if let Some(index) = copies(&response.text, &programs) {
+                    let (earlier, program) = &failed[index];
+                    self.tried.push(format!(
+                        "- {name}: cut off: the same as {earlier} up to its line {}, where it failed",
+                        program.through()
+                    ));
+                }
+                // As after a repeat: the next sample is of the first
+                // request, without the program it copied.
+                request = first.clone();
+                continue;
+            }
             let code = match extract_code(&response.text) {
                 Ok(code) => code,
                 Err(error) => {
@@ -271,6 +292,17 @@ impl Search<'_> {
             self.tried
                 .push(format!("- {name}{note}: {}", verdict(&ran)));
             if !ran.success {
+                if let (Action::Generate(Interpreter::Python), Some(program)) = (
+                    action,
+                    FailedProgram::new(
+                        &code,
+                        &ran.output,
+                        &format!("scripts/{}-{}.py", self.label, number + 1),
+                        PYTHON_PRELUDE.lines().count(),
+                    ),
+                ) {
+                    failed.push((name.clone(), program));
+                }
                 // The next candidate sees this one and how it failed (its
                 // traceback's end), not only the first request: a
                 // resample alone often repeats the same mistake.

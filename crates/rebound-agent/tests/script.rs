@@ -264,3 +264,57 @@ async fn a_program_a_space_off_its_block_runs_with_its_indentation_repaired() {
     });
     assert!(repaired, "{events:?}");
 }
+
+/// A candidate that copies a failed program through the line its
+/// traceback names is cut off there (the model streams; the rest of the
+/// copy is never generated), and the next sample is of the first request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copy_of_a_failed_program_is_cut_off_at_the_line_that_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let crash = "rows = open('orders.csv').read().split('\\n')\ntotal = int(rows[0])\nprint(total)\nopen('totals.txt', 'w').write(str(total))\n";
+    let model = Arc::new(
+        ScriptedModel::new([
+            program(crash),
+            program(crash).expect_user_contains("The program failed:\n"),
+            program(RIGHT).expect(
+                "the first request again",
+                |request: &rebound_llm::ChatRequest| {
+                    let text = request.last_user_text().unwrap_or_default();
+                    if text.contains("The program failed") {
+                        Err(format!("the request shows the failed program: {text:?}"))
+                    } else {
+                        Ok(())
+                    }
+                },
+            ),
+        ])
+        .streaming(),
+    );
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new("Write totals.txt from orders.csv", 6)
+        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
+    let (state, events) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
+        "cups: 3\npens: 6\n"
+    );
+    let output = events
+        .iter()
+        .find_map(|e| match e {
+            AgentEvent::Step {
+                output: Some(output),
+                ..
+            } => Some(output.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        output.contains(
+            "- candidate 2: cut off: the same as candidate 1 up to its line 2, where it failed\n- candidate 3: ran"
+        ),
+        "{output}"
+    );
+}

@@ -25,7 +25,7 @@ pub use http::HttpOptions;
 pub use local_runtime::{local_runtime, LocalRuntime};
 pub use message::{invalid_arguments, Message, Role, ToolCall, ToolDefinition, INVALID_ARGUMENTS};
 pub use model::{ChatModel, DeltaStream};
-pub use observe::{chat_observed, TextObserver};
+pub use observe::{chat_observed, chat_observed_until, TextObserver};
 pub use openai::OpenAiModel;
 pub use providers::from_spec;
 pub use request::{ChatRequest, ChatResponse, FinishReason, ResponseSchema, StreamDelta, Usage};

@@ -167,6 +167,9 @@ pub enum FinishReason {
     ToolCalls,
     /// A stop sequence or filter ended it (provider-specific).
     Other,
+    /// The caller stopped reading the answer before the model ended it
+    /// ([`crate::chat_observed_until`]): the text is what had arrived.
+    Cut,
 }
 
 /// A model's answer.

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use async_trait::async_trait;
 
-use crate::{ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall};
+use crate::{ChatModel, ChatRequest, ChatResponse, DeltaStream, LlmError, StreamDelta, ToolCall};
 
 type Check = Arc<dyn Fn(&ChatRequest) -> Result<(), String> + Send + Sync>;
 
@@ -132,6 +132,7 @@ pub struct ScriptedModel {
     name: String,
     steps: Mutex<VecDeque<Step>>,
     requests: Mutex<Vec<ChatRequest>>,
+    streams: bool,
 }
 
 impl ScriptedModel {
@@ -141,7 +142,16 @@ impl ScriptedModel {
             name: "scripted".to_string(),
             steps: Mutex::new(steps.into_iter().collect()),
             requests: Mutex::new(Vec::new()),
+            streams: false,
         }
+    }
+
+    /// This model, streaming each text answer a line at a time as a local
+    /// model streams its tokens ([`ChatModel::streams_tokens`]), so a
+    /// reader can watch it arrive or cut it ([`crate::chat_observed_until`]).
+    pub fn streaming(mut self) -> Self {
+        self.streams = true;
+        self
     }
 
     /// Every request received, in order.
@@ -165,6 +175,31 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 impl ChatModel for ScriptedModel {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn streams_tokens(&self) -> bool {
+        self.streams
+    }
+
+    async fn chat_stream(&self, request: &ChatRequest) -> Result<DeltaStream, LlmError> {
+        let response = self.chat(request).await?;
+        if !self.streams || !response.tool_calls.is_empty() {
+            return Ok(crate::model::whole_answer_stream(response));
+        }
+        let pieces: Vec<Result<StreamDelta, LlmError>> = response
+            .text
+            .split_inclusive('\n')
+            .map(|line| {
+                Ok(StreamDelta::Text {
+                    text: line.to_string(),
+                })
+            })
+            .chain([Ok(StreamDelta::Done {
+                usage: response.usage,
+                finish_reason: response.finish_reason,
+            })])
+            .collect();
+        Ok(Box::pin(futures_util::stream::iter(pieces)))
     }
 
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {

@@ -166,6 +166,45 @@ async fn tokens_stream_as_they_are_generated() {
     );
 }
 
+/// A reader that stops reading ends the generation where it stood: the
+/// cut answer is the start of the whole one, and the engine, its KV cache
+/// left mid-answer, gives the next call the same answer as before.
+#[tokio::test(flavor = "current_thread")]
+async fn a_reader_with_enough_ends_the_generation() {
+    let _serial = SERIAL.lock().await;
+    let Some(model) = small_model("a_reader_with_enough_ends_the_generation") else {
+        return;
+    };
+    let request = ChatRequest::new()
+        .message(Message::user(
+            "Name five Python testing tools, one per line.",
+        ))
+        .max_tokens(60);
+    let whole = model.chat(&request).await.unwrap();
+    let pieces = std::sync::atomic::AtomicUsize::new(0);
+    let cut = rebound_llm::chat_observed_until(
+        &model,
+        &request,
+        &|_| {
+            pieces.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        },
+        &|_| pieces.load(std::sync::atomic::Ordering::Relaxed) >= 3,
+    )
+    .await
+    .unwrap();
+    assert_eq!(cut.finish_reason, FinishReason::Cut);
+    assert_eq!(cut.usage.output_tokens, 3);
+    assert!(
+        whole.text.starts_with(&cut.text) && cut.text.len() < whole.text.len(),
+        "{:?} is not the start of {:?}",
+        cut.text,
+        whole.text
+    );
+    let again = model.chat(&request).await.unwrap();
+    assert_eq!(again.text, whole.text);
+    assert_eq!(again.usage, whole.usage);
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn sampling_is_seeded() {
     let _serial = SERIAL.lock().await;

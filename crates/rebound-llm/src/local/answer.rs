@@ -13,16 +13,20 @@ pub(crate) struct Answer<'s, 'f> {
     /// Bytes held back: they may begin a stop sequence.
     hold: usize,
     emitted: usize,
-    on_text: Option<&'f mut dyn FnMut(&str)>,
+    on_text: Option<&'f mut dyn FnMut(&str) -> bool>,
+    /// Whether the listener stopped listening (`on_text` answered
+    /// false): the answer ends where it stood.
+    pub(crate) abandoned: bool,
 }
 
 impl<'s, 'f> Answer<'s, 'f> {
     /// An empty answer of at most `max_tokens` tokens, ending before any
-    /// of `stop`; `on_text`, when given, is handed the text as it comes.
+    /// of `stop`; `on_text`, when given, is handed the text as it comes
+    /// and answers whether it still wants more (false ends the answer).
     pub(crate) fn new(
         max_tokens: usize,
         stop: &'s [String],
-        on_text: Option<&'f mut dyn FnMut(&str)>,
+        on_text: Option<&'f mut dyn FnMut(&str) -> bool>,
     ) -> Self {
         let hold = stop
             .iter()
@@ -39,12 +43,13 @@ impl<'s, 'f> Answer<'s, 'f> {
             hold,
             emitted: 0,
             on_text,
+            abandoned: false,
         }
     }
 
     /// Takes the next token's text (`piece`); false when the answer ends
-    /// with it: a stop sequence appeared (cut off), or it was the
-    /// `max_tokens`-th token.
+    /// with it: a stop sequence appeared (cut off), it was the
+    /// `max_tokens`-th token, or the listener wants no more.
     pub(crate) fn push(&mut self, piece: &[u8]) -> bool {
         self.generated += 1;
         self.bytes.extend_from_slice(piece);
@@ -54,7 +59,13 @@ impl<'s, 'f> Answer<'s, 'f> {
         }
         if let Some(on_text) = self.on_text.as_mut() {
             let ready = self.bytes.len().saturating_sub(self.hold);
-            self.emitted += emit_utf8(&self.bytes[self.emitted.min(ready)..ready], on_text);
+            let (emitted, listening) =
+                emit_utf8(&self.bytes[self.emitted.min(ready)..ready], on_text);
+            self.emitted += emitted;
+            if !listening {
+                self.abandoned = true;
+                return false;
+            }
         }
         if self.generated >= self.max_tokens {
             self.hit_limit = true;
@@ -66,7 +77,7 @@ impl<'s, 'f> Answer<'s, 'f> {
     /// The whole text, after handing on what was held back.
     pub(crate) fn finish(mut self) -> String {
         if let Some(on_text) = self.on_text.as_mut() {
-            if self.emitted < self.bytes.len() {
+            if self.emitted < self.bytes.len() && !self.abandoned {
                 on_text(&String::from_utf8_lossy(&self.bytes[self.emitted..]));
             }
         }
@@ -75,18 +86,20 @@ impl<'s, 'f> Answer<'s, 'f> {
 }
 
 /// Hands the whole UTF-8 characters at the start of `bytes` to `on_text`
-/// (nothing when there are none yet); returns how many bytes it handed.
-fn emit_utf8(bytes: &[u8], on_text: &mut &mut dyn FnMut(&str)) -> usize {
+/// (nothing when there are none yet); returns how many bytes it handed
+/// and whether `on_text` still listens.
+fn emit_utf8(bytes: &[u8], on_text: &mut &mut dyn FnMut(&str) -> bool) -> (usize, bool) {
     let valid = match std::str::from_utf8(bytes) {
         Ok(text) => text.len(),
         Err(error) => error.valid_up_to(),
     };
+    let mut listening = true;
     if valid > 0 {
         if let Ok(text) = std::str::from_utf8(&bytes[..valid]) {
-            on_text(text);
+            listening = on_text(text);
         }
     }
-    valid
+    (valid, listening)
 }
 
 /// Where the first stop sequence starts in `bytes`, if one occurs.
@@ -124,7 +137,10 @@ mod tests {
     fn text_that_may_begin_a_stop_sequence_is_held_back() {
         let stop = vec!["END".to_string()];
         let mut seen = String::new();
-        let mut on_text = |text: &str| seen.push_str(text);
+        let mut on_text = |text: &str| {
+            seen.push_str(text);
+            true
+        };
         let mut answer = Answer::new(10, &stop, Some(&mut on_text));
         answer.push(b"abc");
         answer.push(b"E");
@@ -132,5 +148,21 @@ mod tests {
         let text = answer.finish();
         assert_eq!(text, "abcE\u{e9}");
         assert_eq!(seen, text);
+    }
+
+    #[test]
+    fn a_listener_that_wants_no_more_ends_the_answer_where_it_stood() {
+        let mut heard = String::new();
+        let mut on_text = |text: &str| {
+            heard.push_str(text);
+            !heard.contains("stop")
+        };
+        let mut answer = Answer::new(10, &[], Some(&mut on_text));
+        assert!(answer.push(b"go on "));
+        assert!(!answer.push(b"stop here"));
+        assert!(answer.abandoned);
+        assert!(!answer.hit_limit);
+        assert_eq!(answer.finish(), "go on stop here");
+        assert_eq!(heard, "go on stop here", "nothing is handed on after it");
     }
 }

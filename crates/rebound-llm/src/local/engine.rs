@@ -337,11 +337,12 @@ impl Engine {
 
     /// Runs one generation; `on_text`, when given, is handed the text as
     /// it is generated (whole UTF-8 characters; text that may begin a stop
-    /// sequence is held back until it is known not to).
+    /// sequence is held back until it is known not to) and answers whether
+    /// it wants more: false ends the generation there.
     pub(crate) fn generate(
         &mut self,
         input: &GenerateInput,
-        on_text: Option<&mut dyn FnMut(&str)>,
+        on_text: Option<&mut dyn FnMut(&str) -> bool>,
     ) -> Result<Generation, EngineError> {
         let result = self.generate_inner(input, on_text);
         if matches!(result, Err(EngineError::Failed(_))) {
@@ -353,7 +354,7 @@ impl Engine {
     fn generate_inner(
         &mut self,
         input: &GenerateInput,
-        on_text: Option<&mut dyn FnMut(&str)>,
+        on_text: Option<&mut dyn FnMut(&str) -> bool>,
     ) -> Result<Generation, EngineError> {
         let model = self.model;
         let vocab = model.vocab();

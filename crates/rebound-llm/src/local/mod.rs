@@ -278,10 +278,14 @@ impl ChatModel for LocalModel {
         let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
         tokio::task::spawn_blocking(move || {
             let pieces = sender.clone();
+            // A reader that dropped the stream wants no more: the
+            // generation ends there, and the engine is free for the next.
             let mut on_text = |text: &str| {
-                let _ = pieces.send(Ok(StreamDelta::Text {
-                    text: text.to_string(),
-                }));
+                pieces
+                    .send(Ok(StreamDelta::Text {
+                        text: text.to_string(),
+                    }))
+                    .is_ok()
             };
             let last = match lock(&engine).generate(&input, Some(&mut on_text)) {
                 Ok(generation) => Ok(StreamDelta::Done {
