@@ -49,6 +49,23 @@ fn program(code: &str) -> Step {
     Step::text(format!("```python\n{code}```"))
 }
 
+/// Runs the goal "Write totals.txt from orders.csv" with the check that
+/// judges it to its end, and checks that it finished, verified, with the
+/// right totals and every scripted answer used; the run's events.
+async fn finish_totals(model: &Arc<ScriptedModel>, work: &Path, dir: &Path) -> Vec<AgentEvent> {
+    let graph = graph(model, work, dir);
+    let input = PevState::new("Write totals.txt from orders.csv", 6)
+        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
+    let (state, events) = run(&graph, input).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(
+        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
+        "cups: 3\npens: 6\n"
+    );
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    events
+}
+
 const WRONG: &str = "open('totals.txt', 'w').write('pens: 6\\n')\n";
 const RIGHT: &str = "import csv\nfrom collections import Counter\nc = Counter()\nfor row in csv.DictReader(open('orders.csv')):\n    c[row['item']] += int(row['qty'])\nwith open('totals.txt', 'w') as f:\n    for k in sorted(c):\n        f.write(f'{k}: {c[k]}\\n')\nprint('wrote', len(c))\n";
 
@@ -69,16 +86,7 @@ async fn the_candidate_the_checks_pass_in_a_scratch_copy_is_kept() {
             .expect_user_contains("a check of the goal still fails")
             .expect_user_contains("< cups: 3"),
     ]));
-    let graph = graph(&model, &work, dir.path());
-    let input = PevState::new("Write totals.txt from orders.csv", 6)
-        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
-    let (state, events) = run(&graph, input).await;
-    assert_eq!(model.remaining(), 0);
-    assert_eq!(
-        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
-        "cups: 3\npens: 6\n"
-    );
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let events = finish_totals(&model, &work, dir.path()).await;
     let outputs: Vec<String> = events
         .iter()
         .filter_map(|e| match e {
@@ -248,16 +256,7 @@ async fn a_program_a_space_off_its_block_runs_with_its_indentation_repaired() {
     let off = RIGHT.replace("\nprint('wrote'", "\n print('wrote'");
     assert_ne!(off, RIGHT);
     let model = Arc::new(ScriptedModel::new([program(&off)]));
-    let graph = graph(&model, &work, dir.path());
-    let input = PevState::new("Write totals.txt from orders.csv", 6)
-        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
-    let (state, events) = run(&graph, input).await;
-    assert_eq!(model.remaining(), 0);
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
-    assert_eq!(
-        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
-        "cups: 3\npens: 6\n"
-    );
+    let events = finish_totals(&model, &work, dir.path()).await;
     let repaired = events.iter().any(|e| {
         matches!(e, AgentEvent::Step { output: Some(output), .. }
             if output.contains("candidate 1 (its indentation repaired): ran"))
@@ -291,16 +290,7 @@ async fn a_copy_of_a_failed_program_is_cut_off_at_the_line_that_failed() {
         ])
         .streaming(),
     );
-    let graph = graph(&model, &work, dir.path());
-    let input = PevState::new("Write totals.txt from orders.csv", 6)
-        .with_checks(vec![Check::new(CHECK, CheckSource::Flag)]);
-    let (state, events) = run(&graph, input).await;
-    assert_eq!(model.remaining(), 0);
-    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
-    assert_eq!(
-        std::fs::read_to_string(work.join("totals.txt")).unwrap(),
-        "cups: 3\npens: 6\n"
-    );
+    let events = finish_totals(&model, &work, dir.path()).await;
     let output = events
         .iter()
         .find_map(|e| match e {

@@ -33,7 +33,7 @@ use rebound_tools::approval::{ApprovalMode, CommandRule};
 use rebound_tools::mcp::McpServerConfig;
 use rebound_tools::shell::ShellConfig;
 
-pub use file::FileConfig;
+pub use file::{parse as parse_file, FileConfig, ParsedFile};
 pub use layers::{Origin, Sources};
 pub use show::{providers as show_providers, render as show, table as show_table};
 pub use trust::TrustStore;
