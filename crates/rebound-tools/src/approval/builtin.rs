@@ -34,9 +34,12 @@
 //! `ls`, `pwd`, `cd`, `echo`, `cat`, `head`, `tail`, `wc`, `grep`, `egrep`,
 //! `fgrep`, `rg`, `find`, `tree`, `file`, `stat`, `du`, `df`, `diff`, `cmp`,
 //! `sort`, `cut`, `basename`, `dirname`, `realpath`, `readlink`, `which`,
-//! `whoami`, `uname`, `date`, `true`, `false`, `test`, `[`; `git status`,
-//! `diff`, `log`, `show`, `blame`, `ls-files`, `rev-parse`, `branch
-//! --show-current`; `cargo build|check|test|clippy`, `pytest`, `python -m
+//! `whoami`, `uname`, `date`, `true`, `false`, `test`, `[`; `set -e`,
+//! `-u`, `-eu`, `-o pipefail`, `-eo pipefail`, `-euo pipefail`; `git
+//! status`, `diff`, `log`, `show`, `blame`, `ls-files`, `rev-parse`,
+//! `branch --show-current`, `describe`, `cat-file`, `for-each-ref`,
+//! `show-ref`, `rev-list`, `tag -l|--list`; `cargo
+//! build|check|test|clippy`, `pytest`, `python -m
 //! pytest`, `python3 -m pytest`, `python -m unittest`, `python3 -m
 //! unittest`, `npm test`, `npm run test`, `yarn test`,
 //! `pnpm test`, `go build|test|vet`, `make test`, `make check`.

@@ -1,0 +1,421 @@
+//! What the fuzz targets share: the second, independent judge of shell
+//! commands that the approval policy's verdicts are held to.
+//!
+//! [`plainly_safe`] restates the policy's documented allow list
+//! (`rebound_tools::approval`'s module doc: the read-only programs and
+//! the usual build and test commands, without options that write or run
+//! other programs, without a redirection that writes a file) as a plain
+//! walk over tree-sitter-bash's tree: every command node's program and
+//! subcommand must be on the list, every written redirection must go to
+//! `/dev/null` or a descriptor. It shares none of the policy's code (its
+//! word reading, wrappers, option tables), so a command the policy allows
+//! and this judge refuses is a finding to look at: a hole in the policy,
+//! or a gap in this judge.
+
+use tree_sitter::{Node, Parser};
+
+/// Programs the allow list names, with the subcommands it allows
+/// (`None`: any arguments; options are judged apart).
+const ALLOWED: &[(&str, Option<&[&str]>)] = &[
+    ("ls", None),
+    ("pwd", None),
+    ("cd", None),
+    ("echo", None),
+    ("cat", None),
+    ("head", None),
+    ("tail", None),
+    ("wc", None),
+    ("grep", None),
+    ("egrep", None),
+    ("fgrep", None),
+    ("rg", None),
+    ("find", None),
+    ("tree", None),
+    ("file", None),
+    ("stat", None),
+    ("du", None),
+    ("df", None),
+    ("diff", None),
+    ("cmp", None),
+    ("sort", None),
+    ("cut", None),
+    ("basename", None),
+    ("dirname", None),
+    ("realpath", None),
+    ("readlink", None),
+    ("which", None),
+    ("whoami", None),
+    ("uname", None),
+    ("date", None),
+    ("true", None),
+    ("false", None),
+    ("test", None),
+    ("[", None),
+    ("set", Some(&["-e", "-u", "-eu", "-o", "-eo", "-euo"])),
+    (
+        "git",
+        Some(&[
+            "status",
+            "diff",
+            "log",
+            "show",
+            "blame",
+            "ls-files",
+            "rev-parse",
+            "branch",
+            "describe",
+            "cat-file",
+            "for-each-ref",
+            "show-ref",
+            "rev-list",
+            "tag",
+        ]),
+    ),
+    ("cargo", Some(&["build", "check", "test", "clippy"])),
+    ("pytest", None),
+    ("python", Some(&["-m"])),
+    ("python3", Some(&["-m"])),
+    ("npm", Some(&["test", "run"])),
+    ("yarn", Some(&["test"])),
+    ("pnpm", Some(&["test"])),
+    ("go", Some(&["build", "test", "vet"])),
+    ("make", Some(&["test", "check"])),
+];
+
+/// Options that make an allowed program write files or run other
+/// programs (`"*"`: any program), by their spelling: an argument equal
+/// to one, or one followed by `=`.
+const WRITING_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "find",
+        &["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"],
+    ),
+    ("sort", &["-o", "--output", "--compress-program"]),
+    ("rg", &["--pre"]),
+    (
+        "git",
+        &["--output", "--ext-diff", "--textconv", "--upload-pack"],
+    ),
+    ("cargo", &["--fix", "--config", "-Z"]),
+    ("tree", &["-o"]),
+    ("date", &["-s", "--set"]),
+];
+
+/// Git's own options that set its configuration or the programs it runs:
+/// they count only before the subcommand (after it, `git diff
+/// --config-env=x` is an unknown option of `diff`, and git refuses it).
+const GIT_GLOBAL_OPTIONS: &[&str] = &["-c", "--exec-path", "--config-env"];
+
+/// Variables that change which program runs or what it loads, when set
+/// before a command.
+const PROGRAM_VARIABLES: &[&str] = &[
+    "PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "BASH_ENV",
+    "ENV",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PYTHONHOME",
+    "NODE_OPTIONS",
+    "GIT_EXEC_PATH",
+    "GIT_SSH_COMMAND",
+    "GIT_PAGER",
+    "PAGER",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "RUSTC_WRAPPER",
+    "CARGO_BUILD_RUSTC_WRAPPER",
+];
+
+/// `Ok` when every command of `line`, as tree-sitter-bash reads it, is
+/// one the documented allow list names, with no writing option and no
+/// redirection that writes a file; else why not.
+pub fn plainly_safe(line: &str) -> Result<(), String> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_bash::LANGUAGE.into())
+        .map_err(|e| format!("no bash grammar: {e}"))?;
+    let tree = parser
+        .parse(line, None)
+        .ok_or_else(|| "the parser gave no tree".to_string())?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return Err("it does not parse".to_string());
+    }
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        judge_node(node, line)?;
+        stack.extend(node.children(&mut cursor));
+    }
+    Ok(())
+}
+
+/// One node of the tree: a command, an assignment or a redirection is
+/// judged; anything else is looked into.
+fn judge_node(node: Node<'_>, line: &str) -> Result<(), String> {
+    let text = |n: Node<'_>| line.get(n.byte_range()).unwrap_or_default();
+    match node.kind() {
+        "command" => judge_command(node, line),
+        "variable_assignment" => {
+            let name = node
+                .child_by_field_name("name")
+                .map(text)
+                .unwrap_or_default();
+            if PROGRAM_VARIABLES.contains(&name) {
+                Err(format!("it sets {name}"))
+            } else {
+                Ok(())
+            }
+        }
+        "file_redirect" => {
+            let operator = (0..node.child_count())
+                .filter_map(|i| node.child(i as u32))
+                .find(|c| !c.is_named())
+                .map(text)
+                .unwrap_or_default();
+            let writes = operator.contains('>');
+            let destination = node
+                .child_by_field_name("destination")
+                .map(text)
+                .unwrap_or_default();
+            let harmless = destination == "/dev/null"
+                || destination.chars().all(|c| c.is_ascii_digit() || c == '-');
+            if writes && !harmless {
+                Err(format!("it writes {destination} ({operator})"))
+            } else {
+                Ok(())
+            }
+        }
+        // Code for another interpreter, or a function whose body is
+        // judged where it is called: not on the list.
+        "function_definition" => Err("it defines a function".to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// A command node: its program (a plain word) on the list, its first
+/// argument a listed subcommand where the list names some, no writing
+/// option.
+fn judge_command(node: Node<'_>, line: &str) -> Result<(), String> {
+    let name = node
+        .child_by_field_name("name")
+        .map(|n| literal(n, line))
+        .ok_or_else(|| "a command with no name".to_string())?
+        .ok_or_else(|| "its program name is computed".to_string())?;
+    let mut cursor = node.walk();
+    let arguments: Vec<Option<String>> = node
+        .children_by_field_name("argument", &mut cursor)
+        .map(|n| literal(n, line))
+        .collect();
+    judge_words(&name, &arguments)
+}
+
+/// A program `name` run with `arguments` (`None`: a computed one).
+fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
+    let program = name.rsplit('/').next().unwrap_or_default();
+    let (_, subcommands) = ALLOWED
+        .iter()
+        .find(|(allowed, _)| *allowed == program)
+        .ok_or_else(|| format!("`{name}` is not on the allow list"))?;
+    if program == "find" {
+        // `find -exec` is judged on the command it runs, up to `;` or `+`.
+        for (i, argument) in arguments.iter().enumerate() {
+            if matches!(
+                argument.as_deref(),
+                Some("-exec" | "-execdir" | "-ok" | "-okdir")
+            ) {
+                let rest: Vec<Option<String>> = arguments[i + 1..]
+                    .iter()
+                    .take_while(|a| !matches!(a.as_deref(), Some(";" | "+")))
+                    .cloned()
+                    .collect();
+                match rest.first() {
+                    // Nothing to run: find refuses the line.
+                    None => {}
+                    Some(None) => return Err("`find -exec` of a computed program".to_string()),
+                    Some(Some(run)) => judge_words(run, &rest[1..])?,
+                }
+            }
+        }
+    }
+    if let Some(subcommands) = subcommands {
+        let first = arguments
+            .iter()
+            .flatten()
+            .find(|a| !a.starts_with('-') || subcommands.contains(&a.as_str()));
+        // Of `git tag` and `git branch`, only the listing forms read.
+        let listing = |flags: &[&str]| {
+            arguments
+                .iter()
+                .flatten()
+                .any(|a| flags.contains(&a.as_str()))
+        };
+        match first {
+            Some(sub) if sub == "tag" && !listing(&["-l", "--list"]) => {
+                return Err("`git tag` that is not a listing".to_string())
+            }
+            Some(sub) if sub == "branch" && !listing(&["--show-current"]) => {
+                return Err("`git branch` that is not --show-current".to_string())
+            }
+            Some(sub) if subcommands.contains(&sub.as_str()) => {}
+            other => {
+                return Err(format!(
+                    "`{program} {}` is not on the allow list",
+                    other.map(String::as_str).unwrap_or("")
+                ))
+            }
+        }
+    }
+    if program == "git" {
+        let global = arguments
+            .iter()
+            .take_while(|a| a.as_deref().is_some_and(|a| a.starts_with('-')))
+            .flatten()
+            .find(|a| {
+                GIT_GLOBAL_OPTIONS
+                    .iter()
+                    .any(|o| *a == o || a.starts_with(&format!("{o}=")))
+            });
+        if let Some(option) = global {
+            return Err(format!("`git {option}` sets git's configuration"));
+        }
+    }
+    let writing = WRITING_OPTIONS
+        .iter()
+        .filter(|(owner, _)| *owner == program)
+        .flat_map(|(_, options)| options.iter());
+    for option in writing {
+        if let Some(argument) = arguments
+            .iter()
+            .flatten()
+            .find(|argument| spells(argument, option))
+        {
+            return Err(format!("`{program}` with `{argument}`"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `argument` gives `option`: a long option alone or with
+/// `=value`; a one-letter option alone, with its value attached, or among
+/// combined one-letter flags (`-ro` is `-r -o`); a longer single-dash
+/// option (find's `-exec`) only as it is.
+fn spells(argument: &str, option: &str) -> bool {
+    if argument == option {
+        return true;
+    }
+    if option.starts_with("--") {
+        return argument.starts_with(&format!("{option}="));
+    }
+    let letter = option.strip_prefix('-').filter(|o| o.chars().count() == 1);
+    match (letter, argument.strip_prefix('-')) {
+        // The flags before the letter must be flags: `-ӎut` is refused by
+        // the program itself.
+        (Some(letter), Some(flags)) if !flags.starts_with('-') => flags
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .any(|c| letter.starts_with(c)),
+        _ => false,
+    }
+}
+
+/// The text of a word node when it is a plain literal (a bare word, a
+/// single-quoted string, a double-quoted string with nothing expanded);
+/// `None` when it is computed.
+fn literal(node: Node<'_>, line: &str) -> Option<String> {
+    let text = line.get(node.byte_range())?;
+    match node.kind() {
+        "word" | "command_name" if node.named_child_count() == 0 => Some(unescape(text)),
+        "command_name" => node.named_child(0).and_then(|child| literal(child, line)),
+        "raw_string" => Some(text.trim_matches('\'').to_string()),
+        "string" if node.named_child_count() == 0 => Some(text.trim_matches('"').to_string()),
+        "string" => {
+            let content: Vec<Node<'_>> = (0..node.named_child_count())
+                .filter_map(|i| node.named_child(i as u32))
+                .collect();
+            content
+                .iter()
+                .all(|c| c.kind() == "string_content")
+                .then(|| text.trim_matches('"').to_string())
+        }
+        _ => None,
+    }
+}
+
+/// A bare word with its backslash escapes undone.
+fn unescape(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_usual_read_and_test_commands_are_plainly_safe() {
+        for line in [
+            "ls -la",
+            "grep -rn foo src | sort | head -5",
+            "python3 -m pytest -q && git status",
+            "cargo test --workspace 2>&1 | tail -20",
+            "echo ok >/dev/null 2>&1",
+            "cat 'a b.txt'",
+            "FOO=1 ls",
+            "set -euo pipefail; git tag -l 'v1*' && git branch --show-current",
+            // Found by the fuzzer (the judge's own gaps, fixed): git's
+            // read commands beyond the module doc's old list, and a global
+            // option after the subcommand.
+            "git for-each-ref --format='%(contents:subject)' 'refs/tags/v1.2.0'",
+            "git diff --config-env=/x",
+            "find .-n ame \"*-p.\"environ -exec=ydelete",
+            "find . -exec grep -l foo {} ;",
+            "find . -exd . -exec ;",
+            "LC_ALL=C sort -c emails.txtit diff -ӎutsort -c -f emails.txt",
+            "grep -c foo a.txt && wc -c a.txt",
+        ] {
+            assert_eq!(plainly_safe(line), Ok(()), "{line}");
+        }
+    }
+
+    #[test]
+    fn writes_other_programs_and_computed_names_are_not() {
+        for line in [
+            "rm -rf /",
+            "ls > out.txt",
+            "git diff --output=/tmp/x",
+            "sort -o out.txt in.txt",
+            "sort -rout.txt in.txt",
+            "find . -delete",
+            "find . -exec rm {} ;",
+            "find . -exec find . -delete ;",
+            "PATH=. ls",
+            "echo $(rm -rf ~)",
+            "$(echo rm) -rf x",
+            "git -c core.pager=sh log",
+            "git push",
+            "git tag v2",
+            "git branch -D main",
+            "python3 evil.py",
+            "f() { ls; }; f",
+            "ls; rm x",
+            "echo 'unclosed",
+        ] {
+            assert!(plainly_safe(line).is_err(), "{line}");
+        }
+    }
+}
