@@ -11,6 +11,8 @@
 /// A failed Python program and how much of it decided its failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FailedProgram {
+    /// Which candidate it was (`candidate 1`).
+    pub(crate) candidate: String,
     /// Its lines (without their line ends), leading blank lines dropped.
     lines: Vec<String>,
     /// How many of its first lines ran up to the failure: the deepest
@@ -24,6 +26,7 @@ impl FailedProgram {
     /// before it; `None` when the output names no line of that file within
     /// `code` (the failure may lie anywhere, so nothing is cut).
     pub(crate) fn new(
+        candidate: &str,
         code: &str,
         output: &str,
         script: &str,
@@ -35,7 +38,11 @@ impl FailedProgram {
         let through = deepest
             .checked_sub(prelude_lines + dropped)
             .filter(|&n| n >= 1 && n <= lines.len())?;
-        Some(FailedProgram { lines, through })
+        Some(FailedProgram {
+            candidate: candidate.to_string(),
+            lines,
+            through,
+        })
     }
 
     /// How many lines of it ran up to the failure.
@@ -44,16 +51,16 @@ impl FailedProgram {
     }
 }
 
-/// The index in `failed` of the program the answer so far (`answer`, a
-/// fenced block being written) copies through the line where it failed.
-pub(crate) fn copies(answer: &str, failed: &[FailedProgram]) -> Option<usize> {
+/// The program of `failed` the answer so far (`answer`, a fenced block
+/// being written) copies through the line where it failed.
+pub(crate) fn copies<'a>(answer: &str, failed: &'a [FailedProgram]) -> Option<&'a FailedProgram> {
     let start = answer.find("```")?;
     let body = &answer[start + 3..];
     let code = &body[body.find('\n')? + 1..];
     // Only whole lines: the last one may still grow.
     let whole = &code[..code.rfind('\n').map_or(0, |end| end + 1)];
     let lines = program_lines(whole);
-    failed.iter().position(|program| {
+    failed.iter().find(|program| {
         lines.len() >= program.through
             && lines[..program.through] == program.lines[..program.through]
     })
@@ -93,26 +100,34 @@ mod tests {
 
     #[test]
     fn the_deepest_line_the_traceback_names_in_the_script_counts_past_the_prelude() {
-        let failed = FailedProgram::new(PROGRAM, TRACEBACK, "scripts/step1-1.py", 2).unwrap();
+        let failed =
+            FailedProgram::new("candidate 1", PROGRAM, TRACEBACK, "scripts/step1-1.py", 2).unwrap();
         assert_eq!(failed.through(), 5);
         // Another file's frames and a line past the program name nothing.
         assert_eq!(
-            FailedProgram::new(PROGRAM, TRACEBACK, "scripts/step1-2.py", 2),
+            FailedProgram::new("candidate 1", PROGRAM, TRACEBACK, "scripts/step1-2.py", 2),
             None
         );
         assert_eq!(
-            FailedProgram::new(PROGRAM, TRACEBACK, "scripts/step1-1.py", 7),
+            FailedProgram::new("candidate 1", PROGRAM, TRACEBACK, "scripts/step1-1.py", 7),
             None
         );
         assert_eq!(
-            FailedProgram::new(PROGRAM, "exit code 1\nwrong output\n", "step1-1.py", 0),
+            FailedProgram::new(
+                "candidate 1",
+                PROGRAM,
+                "exit code 1\nwrong output\n",
+                "step1-1.py",
+                0
+            ),
             None
         );
     }
 
     #[test]
     fn an_answer_is_a_copy_once_it_repeats_the_failed_lines_through_the_failure() {
-        let failed = vec![FailedProgram::new(PROGRAM, TRACEBACK, "step1-1.py", 2).unwrap()];
+        let failed =
+            vec![FailedProgram::new("candidate 1", PROGRAM, TRACEBACK, "step1-1.py", 2).unwrap()];
         let through = |n: usize| -> String {
             let lines: Vec<&str> = PROGRAM.lines().take(n).collect();
             format!("```python\n{}\n", lines.join("\n"))
@@ -121,11 +136,11 @@ mod tests {
         assert_eq!(copies(&through(4), &failed), None, "not yet at the failure");
         // The failing line written but not ended: it may still change.
         assert_eq!(copies(through(5).trim_end(), &failed), None);
-        assert_eq!(copies(&through(5), &failed), Some(0));
-        assert_eq!(copies(&through(7), &failed), Some(0));
+        assert_eq!(copies(&through(5), &failed).map(|p| p.through()), Some(5));
+        assert_eq!(copies(&through(7), &failed).map(|p| p.through()), Some(5));
         // Trailing spaces and leading blank lines do not make it new.
         let spaced = through(5).replace("import re\n", "\n  \nimport re   \n");
-        assert_eq!(copies(&spaced, &failed), Some(0));
+        assert_eq!(copies(&spaced, &failed).map(|p| p.through()), Some(5));
         // A changed line before the failure does.
         let changed = through(6).replace(".groups()", ".groups() if False else ('', '')");
         assert_eq!(copies(&changed, &failed), None);

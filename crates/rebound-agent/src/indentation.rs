@@ -19,9 +19,6 @@ const STEP: usize = 4;
 /// not compile either).
 pub(crate) fn repaired_python(code: &str) -> Option<String> {
     const NAME: &str = "program.py";
-    if !matches!(check_syntax(NAME, code), Syntax::Invalid(_)) {
-        return None;
-    }
     if code.lines().any(|line| line.starts_with('\t')) {
         return None;
     }
@@ -44,7 +41,12 @@ pub(crate) fn repaired_python(code: &str) -> Option<String> {
         repaired.push_str(&" ".repeat(nearest));
         repaired.push_str(body);
     }
-    (changed && check_syntax(NAME, &repaired) == Syntax::Valid).then_some(repaired)
+    // Python is asked only about a program with a line off the steps (most
+    // have none): it must refuse the program and take the repair.
+    (changed
+        && matches!(check_syntax(NAME, code), Syntax::Invalid(_))
+        && check_syntax(NAME, &repaired) == Syntax::Valid)
+        .then_some(repaired)
 }
 
 #[cfg(test)]

@@ -110,19 +110,28 @@ pub fn failed_edits(records: &[StepRecord]) -> Vec<PlanStep> {
 }
 
 /// The edit steps among `records` whose model found nothing to change,
-/// oldest first, each (file and target) once.
+/// oldest first, each place ([`edit_place`]) once.
 pub fn unchanged_edits(records: &[StepRecord]) -> Vec<PlanStep> {
     let mut edits: Vec<PlanStep> = Vec::new();
     for record in records.iter().filter(|r| r.no_change) {
-        let step = &record.step;
-        if !edits
-            .iter()
-            .any(|e| e.file == step.file && e.target == step.target)
-        {
-            edits.push(step.clone());
+        let place = edit_place(&record.step);
+        if !edits.iter().any(|e| edit_place(e) == place) {
+            edits.push(record.step.clone());
         }
     }
     edits
+}
+
+/// Where an edit step edits, as written plans name it loosely: its file
+/// without spaces around it or a leading `./`, and its target trimmed
+/// (`""`: the whole file).
+pub(crate) fn edit_place(step: &PlanStep) -> (Option<&str>, &str) {
+    (
+        step.file
+            .as_deref()
+            .map(|f| f.trim().trim_start_matches("./")),
+        step.target.as_deref().unwrap_or_default().trim(),
+    )
 }
 
 /// The plan as numbered lines, with commands.

@@ -58,7 +58,7 @@ impl StepChoices {
     /// found nothing to change): see [`StepChoices::refused_targets`].
     pub fn without_targets_of(mut self, edits: &[crate::PlanStep]) -> StepChoices {
         for edit in edits {
-            let target = edit.target.as_deref().unwrap_or_default().trim();
+            let (_, target) = crate::plan::edit_place(edit);
             if !self.refused_targets.iter().any(|t| t == target) {
                 self.refused_targets.push(target.to_string());
             }

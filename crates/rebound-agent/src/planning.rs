@@ -9,7 +9,7 @@ use crate::checks::proposal::{self, Considered};
 use crate::checks::{CheckResult, Evidence};
 use crate::events::{AgentEvent, Emit};
 use crate::llm::ask_with_schema;
-use crate::plan::{PlanAnswer, PlanWithCheck, StepKind};
+use crate::plan::{edit_place, PlanAnswer, PlanWithCheck, StepKind};
 use crate::plan_schema::{plan_schema, step_choices, StepChoices};
 use crate::prompts;
 use crate::step_check::Checked;
@@ -196,7 +196,7 @@ pub(crate) async fn make_plan(
                 && context
                     .unchanged_edits
                     .iter()
-                    .any(|edit| same_edit_target(edit, step)))
+                    .any(|edit| edit_place(edit) == edit_place(step)))
     };
     if steps.iter().any(|s| !futile(s)) {
         steps.retain(|s| !futile(s));
@@ -232,23 +232,6 @@ pub(crate) async fn make_plan(
         considered,
         tokens,
     })
-}
-
-/// Whether edits `a` and `b` name the same file and target.
-fn same_edit_target(a: &PlanStep, b: &PlanStep) -> bool {
-    let file = |step: &PlanStep| {
-        step.file
-            .as_deref()
-            .map(|f| f.trim().trim_start_matches("./").to_string())
-    };
-    let target = |step: &PlanStep| {
-        step.target
-            .as_deref()
-            .unwrap_or_default()
-            .trim()
-            .to_string()
-    };
-    file(a) == file(b) && target(a) == target(b)
 }
 
 /// The plan tried before that `steps` repeats, if any: the failed plan
@@ -647,13 +630,7 @@ pub fn localized_edit(
     let whole = (lines <= crate::edit::MAX_EDIT_LINES as usize).then(|| WHOLE_FILE.to_string());
     let tried = |target: &str| {
         failed_edits.iter().any(|step| {
-            step.kind == StepKind::Edit
-                && step
-                    .file
-                    .as_deref()
-                    .map(|f| f.trim().trim_start_matches("./"))
-                    == Some(suspect.file.as_str())
-                && step.target.as_deref().unwrap_or_default().trim() == target
+            step.kind == StepKind::Edit && edit_place(step) == (Some(suspect.file.as_str()), target)
         })
     };
     let target = definition

@@ -225,27 +225,28 @@ impl Search<'_> {
         let mut seen: BTreeSet<String> = BTreeSet::new();
         // The Python programs that failed at a line their traceback names:
         // an answer that copies one through that line is cut there.
-        let mut failed: Vec<(String, FailedProgram)> = Vec::new();
+        let mut failed: Vec<FailedProgram> = Vec::new();
         for number in 0..=candidates {
             if self.passed() {
                 break;
             }
             let key = format!("{}:script", self.label);
-            let programs: Vec<FailedProgram> = failed.iter().map(|(_, p)| p.clone()).collect();
-            let copied = |text: &str| copies(text, &programs).is_some();
+            let copied = |text: &str| copies(text, &failed).is_some();
             let response =
                 sample_candidate_until(self.ctx, self.deps, &key, &request, number, &copied)
                     .await?;
             self.tokens += response.usage.input_tokens + response.usage.output_tokens;
             let name = format!("candidate {}", number + 1);
-            if response.finish_reason == FinishReason::Cut {
-                if let Some(index) = copies(&response.text, &programs) {
-                    let (earlier, program) = &failed[index];
-                    self.tried.push(format!(
-                        "- {name}: cut off: the same as {earlier} up to its line {}, where it failed",
-                        program.through()
-                    ));
-                }
+            // The cut text is what `copied` said yes to.
+            let copy = (response.finish_reason == FinishReason::Cut)
+                .then(|| copies(&response.text, &failed))
+                .flatten();
+            if let Some(program) = copy {
+                self.tried.push(format!(
+                    "- {name}: cut off: the same as {} up to its line {}, where it failed",
+                    program.candidate,
+                    program.through()
+                ));
                 // As after a repeat: the next sample is of the first
                 // request, without the program it copied.
                 request = first.clone();
@@ -286,22 +287,22 @@ impl Search<'_> {
                 ""
             };
             let code = repaired.unwrap_or(code);
-            let ran = self
-                .run(&format!("{}-{}", self.label, number + 1), &code, action)
-                .await?;
+            let script = format!("{}-{}", self.label, number + 1);
+            let ran = self.run(&script, &code, action).await?;
             self.tried
                 .push(format!("- {name}{note}: {}", verdict(&ran)));
             if !ran.success {
                 if let (Action::Generate(Interpreter::Python), Some(program)) = (
                     action,
                     FailedProgram::new(
+                        &name,
                         &code,
                         &ran.output,
-                        &format!("scripts/{}-{}.py", self.label, number + 1),
+                        &format!("scripts/{script}.py"),
                         PYTHON_PRELUDE.lines().count(),
                     ),
                 ) {
-                    failed.push((name.clone(), program));
+                    failed.push(program);
                 }
                 // The next candidate sees this one and how it failed (its
                 // traceback's end), not only the first request: a
