@@ -476,12 +476,21 @@ async fn bad_requests_get_clear_errors() {
         send(json!({"assistant_id": "approval", "command": {"resume": "yes"}}).to_string()).await;
     assert_eq!(status, StatusCode::CONFLICT, "nothing to resume: {body}");
 
-    let (status, _) = send(format!(
-        "{{\"assistant_id\": \"{}\"}}",
-        "x".repeat(3 * 1024 * 1024)
-    ))
-    .await;
-    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    // A body past the limit is refused unread, and its connection is
+    // closed: the next request (on the same client) must not reuse it.
+    let response = server
+        .client
+        .post(&url)
+        .header("content-type", "application/json")
+        .body(format!(
+            "{{\"assistant_id\": \"{}\"}}",
+            "x".repeat(3 * 1024 * 1024)
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(response.headers()["connection"], "close");
 
     let (status, body) = server
         .get("/threads/00000000-0000-0000-0000-000000000000")
