@@ -1,6 +1,6 @@
 //! The approval policy on arbitrary command lines: it never panics, and a
 //! line it allows under `on-risk` is plainly safe by the second,
-//! independent judge ([`rebound_fuzz::plainly_safe`]).
+//! independent judge ([`rebound_oracle::plainly_safe`]).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let policy = ApprovalPolicy::new(ApprovalMode::OnRisk).with_workspace("/work/ws");
     if let Verdict::Allow = policy.assess(line) {
-        if let Err(why) = rebound_fuzz::plainly_safe(line) {
+        if let Err(why) = rebound_oracle::plainly_safe(line) {
             panic!("the policy allows {line:?}, but {why}");
         }
     }

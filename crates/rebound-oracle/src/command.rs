@@ -1,5 +1,5 @@
-//! What the fuzz targets share: the second, independent judge of shell
-//! commands that the approval policy's verdicts are held to.
+//! The second, independent judge of shell commands that the approval
+//! policy's verdicts are held to.
 //!
 //! [`plainly_safe`] restates the policy's documented allow list
 //! (`rebound_tools::approval`'s module doc: the read-only programs and

@@ -1,0 +1,5 @@
+#![doc = include_str!("../README.md")]
+
+pub mod command;
+
+pub use command::plainly_safe;
