@@ -57,6 +57,15 @@ struct Running {
 fn running() -> &'static Running {
     static RUNNING: OnceLock<Running> = OnceLock::new();
     RUNNING.get_or_init(|| {
+        // libFuzzer's `main` runs instead of Rust's, which would have set
+        // SIGPIPE to be ignored: a write to a connection the other side
+        // closed must be an error (EPIPE), as in the real server, not the
+        // end of the process.
+        // SAFETY: setting a signal's disposition to SIG_IGN, before any
+        // other thread of this target exists.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("a temp dir: {e}"));
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)

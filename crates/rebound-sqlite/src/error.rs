@@ -42,6 +42,20 @@ pub enum SqliteSaverError {
         /// What it is instead ("an array", "a string", ...).
         found: &'static str,
     },
+    /// The database file could not be written (or read back): the disk is
+    /// full, the file reached a size limit, or the device failed. The
+    /// transaction was rolled back: what was committed before it is intact.
+    #[error(
+        "{location}: cannot write the database: the disk is full or failing ({detail}); \
+         nothing after the last committed checkpoint was saved: free space or fix the disk, \
+         then resume the thread"
+    )]
+    WriteFailed {
+        /// The database file.
+        location: String,
+        /// SQLite's error, with its extended code.
+        detail: String,
+    },
     /// The group-commit leader went away without delivering this call's result.
     #[error("the group commit ended without a result for this call")]
     NoResult,
@@ -63,6 +77,19 @@ pub(crate) fn from_sqlite(location: &str, error: rusqlite::Error) -> CheckpointE
             location: location.to_string(),
             reason: format!("not an SQLite database ({error})"),
         },
+        Some(ErrorCode::DiskFull | ErrorCode::SystemIoFailure) => {
+            let detail = match &error {
+                rusqlite::Error::SqliteFailure(code, _) => {
+                    format!("{error}, SQLite code {}", code.extended_code)
+                }
+                _ => error.to_string(),
+            };
+            SqliteSaverError::WriteFailed {
+                location: location.to_string(),
+                detail,
+            }
+            .into()
+        }
         _ => CheckpointError::Storage(Box::new(error)),
     }
 }
