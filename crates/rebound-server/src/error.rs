@@ -111,7 +111,15 @@ impl IntoResponse for ApiError {
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         tracing::error!(%error, "store failure");
-        ApiError::internal(error.to_string())
+        match error {
+            // The server cannot take the request now; it can once the disk
+            // has room: 503, as for any unavailable dependency.
+            StoreError::WriteFailed(_) => ApiError {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                detail: error.to_string(),
+            },
+            _ => ApiError::internal(error.to_string()),
+        }
     }
 }
 

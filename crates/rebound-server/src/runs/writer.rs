@@ -16,7 +16,7 @@ const BATCH: usize = 4096;
 enum Message {
     Write(Write),
     /// Answered once everything sent before it is committed (or failed).
-    Flush(oneshot::Sender<Result<(), String>>),
+    Flush(oneshot::Sender<Result<(), StoreError>>),
 }
 
 /// A handle to the writer task.
@@ -49,7 +49,7 @@ impl StoreWriter {
             .map_err(|_| StoreError::Database("the store writer has stopped".to_string()))?;
         match wait.await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => Err(StoreError::Database(error)),
+            Ok(Err(error)) => Err(error),
             Err(_) => Err(StoreError::Database(
                 "the store writer stopped before committing".to_string(),
             )),
@@ -73,7 +73,7 @@ async fn write_loop(store: Arc<dyn Store>, mut receiver: mpsc::UnboundedReceiver
         }
         let result = store.apply(&writes).await.map_err(|error| {
             tracing::error!(%error, count = writes.len(), "a group of store writes failed");
-            error.to_string()
+            error
         });
         writes.clear();
         for done in flushes.drain(..) {

@@ -219,12 +219,19 @@ pub struct ThreadQuery {
 }
 
 /// A failure of the store itself (not of the request).
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// The database failed.
     #[error("the server's store failed: {0}")]
     Database(String),
+    /// The database could not be written: the disk is full or failing.
+    /// The write was rolled back; what was committed before is intact.
+    #[error(
+        "the server cannot write its database: the disk is full or failing ({0}); \
+         what this write held was not saved"
+    )]
+    WriteFailed(String),
     /// A stored value could not be read back.
     #[error("a stored {what} could not be read: {detail}")]
     Corrupt {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use rebound_protocol::records::{ThreadRecord, ThreadStatus};
-use rebound_sqlite::SqliteSaver;
+use rebound_sqlite::{SqliteSaver, SqliteSaverError};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::{
@@ -106,8 +106,13 @@ impl SqliteStore {
     }
 }
 
-fn database(error: impl std::fmt::Display) -> StoreError {
-    StoreError::Database(error.to_string())
+fn database(error: rusqlite::Error) -> StoreError {
+    match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure) => {
+            StoreError::WriteFailed(error.to_string())
+        }
+        _ => StoreError::Database(error.to_string()),
+    }
 }
 
 fn create_tables(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
@@ -361,6 +366,11 @@ fn now_ms() -> i64 {
 }
 
 fn storage(error: rebound_graph::checkpoint::CheckpointError) -> StoreError {
+    if let rebound_graph::checkpoint::CheckpointError::Storage(inner) = &error {
+        if let Some(SqliteSaverError::WriteFailed { detail, .. }) = inner.downcast_ref() {
+            return StoreError::WriteFailed(detail.clone());
+        }
+    }
     StoreError::Database(error.to_string())
 }
 
