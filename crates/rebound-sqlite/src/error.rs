@@ -43,12 +43,14 @@ pub enum SqliteSaverError {
         found: &'static str,
     },
     /// The database file could not be written (or read back): the disk is
-    /// full, the file reached a size limit, or the device failed. The
-    /// transaction was rolled back: what was committed before it is intact.
+    /// full, the file reached a size limit, or the device failed (a write or
+    /// an fsync). The call failed: what it wrote is not reported saved
+    /// (after a failed fsync it may still be in the file); what was
+    /// committed before it is intact.
     #[error(
         "{location}: cannot write the database: the disk is full or failing ({detail}); \
-         nothing after the last committed checkpoint was saved: free space or fix the disk, \
-         then resume the thread"
+         the failed write is not counted as saved: free space or fix the disk, then resume \
+         the thread (it goes on from its last checkpoint in the file)"
     )]
     WriteFailed {
         /// The database file.

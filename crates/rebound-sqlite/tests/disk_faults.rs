@@ -1,6 +1,7 @@
 //! Disk faults under a real run: the run's process may write no file past
 //! a size (`ulimit -f`, with `SIGXFSZ` ignored, so a write past it fails
-//! with `EFBIG` as on a full file system). The run must stop with a clear
+//! with `EFBIG` as on a full file system), or its `fsync` starts failing
+//! with `EIO` (a shim preloaded into it, built here with `cc`). The run must stop with a clear
 //! error, never a panic; the database must pass `PRAGMA integrity_check`;
 //! every checkpoint the run went on from must be in it; and the run must
 //! resume from its last good checkpoint, once the space is back, to the
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use rebound_graph::{
     CompiledGraph, NodeError, RunConfig, RunOutcome, State, StateGraph, END, START,
 };
-use rebound_sqlite::SqliteSaver;
+use rebound_sqlite::{SqliteOptions, SqliteSaver, Synchronous};
 use serde::{Deserialize, Serialize};
 
 /// Supersteps of a whole run: each adds an item of `ITEM_BYTES`, so the
@@ -94,7 +95,13 @@ fn child(db: &Path, dir: &Path, runs: usize) {
         .enable_all()
         .build()
         .unwrap();
-    let saver = Arc::new(SqliteSaver::open_default(db).unwrap());
+    // Under a failing fsync the commits must wait for the disk (`full`),
+    // or a commit would not call it.
+    let options = match std::env::var("REBOUND_DISK_CHILD_SYNC").as_deref() {
+        Ok("full") => SqliteOptions::default().with_synchronous(Synchronous::Full),
+        _ => SqliteOptions::default(),
+    };
+    let saver = Arc::new(SqliteSaver::open(db, options).unwrap());
     runtime.block_on(async {
         let mut tasks = Vec::new();
         for run in 0..runs {
@@ -112,24 +119,84 @@ fn child(db: &Path, dir: &Path, runs: usize) {
     });
 }
 
-/// Runs the child under the limit with `runs` runs, checks the file and
+/// How the child's disk fails.
+enum Fault {
+    /// No file may grow past [`LIMIT_KIB`]: writes fail with `EFBIG`.
+    SizeLimit,
+    /// `fsync` and `fdatasync` fail with `EIO` after this many calls (a
+    /// shim preloaded into the child), and commits call them.
+    FailedSync { after: u32 },
+}
+
+/// Builds the preloaded shim whose `fsync` and `fdatasync` fail with `EIO`
+/// after `REBOUND_FAIL_SYNC_AFTER` calls (with the C compiler the crate's
+/// own build uses).
+fn sync_shim(dir: &Path) -> PathBuf {
+    let source = dir.join("failsync.c");
+    std::fs::write(
+        &source,
+        r#"#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static long calls;
+static int fail(void) {
+    const char *after = getenv("REBOUND_FAIL_SYNC_AFTER");
+    return after && __atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST) > atol(after);
+}
+int fsync(int fd) {
+    if (fail()) { errno = EIO; return -1; }
+    return (int)syscall(SYS_fsync, fd);
+}
+int fdatasync(int fd) {
+    if (fail()) { errno = EIO; return -1; }
+    return (int)syscall(SYS_fdatasync, fd);
+}
+"#,
+    )
+    .unwrap();
+    let shim = dir.join("failsync.so");
+    let status = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".to_string()))
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&shim)
+        .arg(&source)
+        .status()
+        .expect("a C compiler (cc), as the bundled SQLite's build needs");
+    assert!(status.success(), "the shim did not build");
+    shim
+}
+
+/// Runs the child with `runs` runs under `fault`, checks the file and
 /// every run as the module doc says.
-fn fill_then_resume(runs: usize, test_name: &str) {
+fn fill_then_resume(runs: usize, fault: Fault, test_name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("full.db");
     let exe = std::env::current_exe().unwrap();
-    // `trap '' XFSZ`: an ignored signal stays ignored across exec, so a
-    // write past the limit fails with EFBIG instead of killing the child.
-    let output = Command::new("bash")
+    let mut command = Command::new("bash");
+    command
         .arg("-c")
-        .arg(format!(
-            "trap '' XFSZ; ulimit -f {LIMIT_KIB} && exec \"$0\" --exact {test_name} --nocapture --test-threads=1"
-        ))
+        .arg(match fault {
+            // `trap '' XFSZ`: an ignored signal stays ignored across exec,
+            // so a write past the limit fails with EFBIG instead of
+            // killing the child.
+            Fault::SizeLimit => format!(
+                "trap '' XFSZ; ulimit -f {LIMIT_KIB} && exec \"$0\" --exact {test_name} --nocapture --test-threads=1"
+            ),
+            Fault::FailedSync { .. } => {
+                format!("exec \"$0\" --exact {test_name} --nocapture --test-threads=1")
+            }
+        })
         .arg(&exe)
         .env("REBOUND_DISK_CHILD_DB", &db)
-        .env("REBOUND_DISK_CHILD_RUNS", runs.to_string())
-        .output()
-        .unwrap();
+        .env("REBOUND_DISK_CHILD_RUNS", runs.to_string());
+    if let Fault::FailedSync { after } = fault {
+        command
+            .env("LD_PRELOAD", sync_shim(dir.path()))
+            .env("REBOUND_FAIL_SYNC_AFTER", after.to_string())
+            .env("REBOUND_DISK_CHILD_SYNC", "full");
+    }
+    let output = command.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -239,6 +306,7 @@ fn a_full_disk_stops_the_run_clearly_and_it_resumes_from_its_last_checkpoint() {
     if !as_child() {
         fill_then_resume(
             1,
+            Fault::SizeLimit,
             "a_full_disk_stops_the_run_clearly_and_it_resumes_from_its_last_checkpoint",
         );
     }
@@ -249,7 +317,19 @@ fn a_full_disk_during_group_commits_stops_each_run_clearly_and_each_resumes() {
     if !as_child() {
         fill_then_resume(
             8,
+            Fault::SizeLimit,
             "a_full_disk_during_group_commits_stops_each_run_clearly_and_each_resumes",
+        );
+    }
+}
+
+#[test]
+fn a_failed_fsync_stops_the_run_clearly_and_it_resumes_from_its_last_checkpoint() {
+    if !as_child() {
+        fill_then_resume(
+            1,
+            Fault::FailedSync { after: 40 },
+            "a_failed_fsync_stops_the_run_clearly_and_it_resumes_from_its_last_checkpoint",
         );
     }
 }
