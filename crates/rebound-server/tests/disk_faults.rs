@@ -20,6 +20,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::JsonAnswer;
 use rebound_server::Server;
 use serde_json::{json, Value};
 
@@ -214,21 +215,13 @@ fn a_full_disk_gets_clear_answers_and_loses_no_run_reported_done() {
         for (thread, values) in &done {
             let state: Value = client
                 .get(format!("{base}/threads/{thread}/state"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+                .json_answer()
+                .await;
             assert_eq!(&state["values"], values, "thread {thread}");
             let runs: Value = client
                 .get(format!("{base}/threads/{thread}/runs"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+                .json_answer()
+                .await;
             assert_eq!(runs[0]["status"], "success", "thread {thread}: {runs}");
             let run = runs[0]["run_id"].as_str().unwrap();
             let stream = client
@@ -251,12 +244,8 @@ fn a_full_disk_gets_clear_answers_and_loses_no_run_reported_done() {
             loop {
                 let runs: Value = client
                     .get(format!("{base}/threads/{thread}/runs"))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                    .json_answer()
+                    .await;
                 if runs[0]["status"] == "success" {
                     break;
                 }
