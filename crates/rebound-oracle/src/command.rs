@@ -82,6 +82,17 @@ const ALLOWED: &[(&str, Option<&[&str]>)] = &[
     ("make", Some(&["test", "check"])),
 ];
 
+/// One-letter options whose value is the next argument, per program (from
+/// each program's own manual): that argument is a value, never an option,
+/// even when it starts with `-` (`rg -g --pre` searches the files the glob
+/// `--pre` matches; ripgrep's parser takes the next argument as the value).
+const VALUE_OPTIONS: &[(&str, &[&str])] = &[(
+    "rg",
+    &[
+        "-A", "-B", "-C", "-E", "-e", "-f", "-g", "-j", "-M", "-m", "-r", "-T", "-t", "-d",
+    ],
+)];
+
 /// Options that make an allowed program write files or run other
 /// programs (`"*"`: any program), by their spelling: an argument equal
 /// to one, or one followed by `=`.
@@ -301,12 +312,23 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
         .iter()
         .filter(|(owner, _)| *owner == program)
         .flat_map(|(_, options)| options.iter());
+    // The arguments that can be options: not the value of the option
+    // before them.
+    let values: &[&str] = VALUE_OPTIONS
+        .iter()
+        .find(|(owner, _)| *owner == program)
+        .map_or(&[], |(_, options)| options);
+    let options: Vec<&String> = arguments
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            let after = i.checked_sub(1).and_then(|j| arguments[j].as_deref());
+            !after.is_some_and(|before| values.contains(&before))
+        })
+        .filter_map(|(_, argument)| argument.as_ref())
+        .collect();
     for option in writing {
-        if let Some(argument) = arguments
-            .iter()
-            .flatten()
-            .find(|argument| spells(argument, option))
-        {
+        if let Some(argument) = options.iter().find(|argument| spells(argument, option)) {
             return Err(format!("`{program}` with `{argument}`"));
         }
     }
@@ -401,6 +423,8 @@ mod tests {
             "busybox diff a b",
             "LC_ALL=C sort -c emails.txtit diff -ӎutsort -c -f emails.txt",
             "grep -c foo a.txt && wc -c a.txt",
+            // The value of `-g` (a glob), not ripgrep's `--pre`.
+            "rg -g --pre x",
         ] {
             assert_eq!(plainly_safe(line), Ok(()), "{line}");
         }
@@ -430,6 +454,8 @@ mod tests {
             "f() { ls; }; f",
             "ls; rm x",
             "echo 'unclosed",
+            "rg --pre ./evil x",
+            "rg -g '*.rs' --pre ./evil x",
         ] {
             assert!(plainly_safe(line).is_err(), "{line}");
         }
