@@ -65,6 +65,8 @@ pub const SCHEMA: &str = "
         epoch      BIGINT NOT NULL,
         at         TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
     );
+    CREATE UNIQUE INDEX IF NOT EXISTS scale_sink_once_per_epoch
+        ON scale_sink (effect_key, epoch);
     CREATE TABLE IF NOT EXISTS scale_gates (
         gate TEXT PRIMARY KEY,
         open BOOLEAN NOT NULL DEFAULT false
@@ -74,9 +76,32 @@ pub const SCHEMA: &str = "
 const LEASE_EPOCH: &str = "SELECT epoch FROM rebound_runs
     WHERE run_id = $1 AND status = 'running' AND owner LIKE $2";
 
-/// One effect: a sink row.
+/// One effect: a sink row (once per key and lease epoch).
 const EFFECT: &str = "INSERT INTO scale_sink (effect_key, run_id, worker_pid, epoch)
-    VALUES ($1, $2, $3, $4)";
+    VALUES ($1, $2, $3, $4) ON CONFLICT (effect_key, epoch) DO NOTHING";
+
+/// How long a node tries a sink query again while the database is away
+/// (a restart, an ended connection), as a real application would.
+const SINK_PATIENCE: Duration = Duration::from_secs(15);
+
+/// Runs `query` until it succeeds, the run is cancelled, or
+/// [`SINK_PATIENCE`] passes; its error is then the node's (`what` failed).
+async fn again<T, F, Fut>(ctx: &NodeContext, what: &str, query: F) -> Result<T, NodeError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, sqlx::Error>>,
+{
+    let deadline = tokio::time::Instant::now() + SINK_PATIENCE;
+    loop {
+        match query().await {
+            Ok(value) => return Ok(value),
+            Err(e) if ctx.is_cancelled() || tokio::time::Instant::now() >= deadline => {
+                return Err(NodeError::msg(format!("{what}: {e}")));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
 
 /// The `application_name` of the sink's connections.
 pub const SINK_APPLICATION: &str = "scale_node sink";
@@ -123,12 +148,15 @@ impl Sink {
         let Some(pool) = &self.pool else {
             return Ok(0);
         };
-        let epoch: Option<i64> = sqlx::query_scalar(LEASE_EPOCH)
-            .bind(ctx.run_id().to_string())
-            .bind(format!("%:{}:%", std::process::id()))
-            .fetch_optional(pool)
-            .await
-            .map_err(|e| NodeError::msg(format!("reading the lease: {e}")))?;
+        let run_id = ctx.run_id().to_string();
+        let owner = format!("%:{}:%", std::process::id());
+        let epoch: Option<i64> = again(ctx, "reading the lease", || {
+            sqlx::query_scalar(LEASE_EPOCH)
+                .bind(&run_id)
+                .bind(&owner)
+                .fetch_optional(pool)
+        })
+        .await?;
         epoch.ok_or_else(|| NodeError::msg("this worker does not hold the run's lease"))
     }
 
@@ -148,14 +176,18 @@ impl Sink {
             let Some(pool) = pool else {
                 return Ok::<_, NodeError>(key);
             };
-            sqlx::query(EFFECT)
-                .bind(&key)
-                .bind(&run_id)
-                .bind(i32::try_from(std::process::id()).unwrap_or(i32::MAX))
-                .bind(epoch)
-                .execute(&pool)
-                .await
-                .map_err(|e| NodeError::msg(format!("writing to the sink: {e}")))?;
+            // Again after a lost connection: the row's (key, epoch) is
+            // unique, so an insert that did commit is not made twice.
+            let pid = i32::try_from(std::process::id()).unwrap_or(i32::MAX);
+            again(ctx, "writing to the sink", || {
+                sqlx::query(EFFECT)
+                    .bind(&key)
+                    .bind(&run_id)
+                    .bind(pid)
+                    .bind(epoch)
+                    .execute(&pool)
+            })
+            .await?;
             Ok(key)
         })
         .await

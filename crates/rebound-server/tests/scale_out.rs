@@ -140,6 +140,8 @@ struct Cluster {
     applications: BTreeMap<u32, String>,
     /// Samples the running runs from the start (see [`Cluster::checks`]).
     sampler: Option<Sampler>,
+    /// The attempts a run may take on its workers.
+    max_attempts: u32,
     /// One cluster at a time (dropped last, after the processes).
     _serial: tokio::sync::MutexGuard<'static, ()>,
 }
@@ -149,6 +151,11 @@ impl Cluster {
     /// once no other test's cluster runs, sampled from then on; `None`
     /// (the test skips) without PostgreSQL.
     async fn start(workers: usize) -> Option<Cluster> {
+        Cluster::start_with(workers, MAX_ATTEMPTS).await
+    }
+
+    /// [`Cluster::start`] with workers that give a run `max_attempts`.
+    async fn start_with(workers: usize, max_attempts: u32) -> Option<Cluster> {
         let serial = SERIAL.lock().await;
         let db = test_database().await.unwrap()?;
         // The API server migrates the schema and makes the sink's tables
@@ -169,6 +176,7 @@ impl Cluster {
             workers: Vec::new(),
             applications: BTreeMap::new(),
             sampler: None,
+            max_attempts,
             _serial: serial,
         };
         for _ in 0..workers {
@@ -193,7 +201,7 @@ impl Cluster {
             url,
             CONCURRENCY.to_string(),
             TTL.as_millis().to_string(),
-            MAX_ATTEMPTS.to_string(),
+            self.max_attempts.to_string(),
         ]);
         self.applications.insert(worker.pid, application);
         self.workers.push(worker);
@@ -1360,4 +1368,263 @@ async fn nothing_half_written(cluster: &Cluster, thread: &str, log: &Value) {
             "a checkpoint's state is not a prefix of the final one: {state}"
         );
     }
+}
+
+/// A chaos soak: `REBOUND_CHAOS_RUNS` runs (default 400) of the `scale`
+/// graph over 20 threads on 4 worker processes, while a driver seeded by
+/// `REBOUND_CHAOS_SEED` (default 1) does, every 0.1–0.5 s, one of: kill a
+/// worker (`SIGKILL`) and start another; pause one past its lease
+/// (`SIGSTOP`) and resume it (`SIGCONT`); end one's connections to the
+/// database; and once, after 4 s, restarts PostgreSQL (when the test
+/// started it). Afterwards the whole history is read:
+///
+/// * every run ended, once, `success`, and its thread's state holds each
+///   of its runs' nodes and effect keys, in the order the runs were made;
+/// * an effect key made again only by a later attempt (whose earlier one
+///   stopped between the effect and its journal entry), and an attempt's
+///   effects by one worker; the repeats are counted;
+/// * each thread's checkpoints form one chain (no two with one parent);
+/// * each run's stored events are numbered 1..n without a gap or a
+///   repeat, with at most one `metadata` per attempt and one `end`, last;
+/// * what the sampler saw: never two running runs on a thread, never an
+///   attempt held by two workers.
+///
+/// It prints runs per second under chaos (the runs are made while it goes
+/// on) and, for every killed or paused worker, how long from the kill or
+/// the pause until no run it held was still held by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chaos_soak_ends_every_run_once_with_a_whole_history() {
+    let runs: usize = std::env::var("REBOUND_CHAOS_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400);
+    let mut seed: u64 = std::env::var("REBOUND_CHAOS_SEED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let own_database = !std::env::var("REBOUND_POSTGRES_URL").is_ok_and(|url| !url.is_empty());
+    // Enough attempts that the chaos does not spend a run's (the database
+    // restart alone lapses every lease): each run must end `success`.
+    let Some(mut cluster) = Cluster::start_with(4, 10).await else {
+        return;
+    };
+    // xorshift: a soak that fails can be run again as it was.
+    let mut random = move |below: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % below
+    };
+    let threads = 20;
+    let started = Instant::now();
+    // The runs are made while the chaos goes on.
+    let creator = tokio::spawn({
+        let client = cluster.client.clone();
+        let base = cluster.base.clone();
+        async move {
+            let mut made: Vec<(String, String)> = Vec::new();
+            for n in 0..runs {
+                let thread = format!("chaos-{}", n % threads);
+                let run = client
+                    .post(format!("{base}/threads/{thread}/runs"))
+                    .json(&json!({"assistant_id": "scale", "input": {}, "if_not_exists": "create"}))
+                    .json_answer()
+                    .await;
+                let run_id = run["run_id"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("run {n}: {run}"))
+                    .to_string();
+                made.push((thread, run_id));
+            }
+            made
+        }
+    });
+
+    // The driver, until every run has ended.
+    let mut recoveries: Vec<tokio::task::JoinHandle<Duration>> = Vec::new();
+    let mut actions = BTreeMap::<&str, usize>::new();
+    let mut restarted = false;
+    let deadline = Instant::now() + Duration::from_secs(60 + runs as u64 / 2);
+    loop {
+        let open: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM rebound_runs WHERE status IN ('pending', 'running')",
+        )
+        .fetch_one(&cluster.pool)
+        .await
+        .unwrap_or(1);
+        if open == 0 && creator.is_finished() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{open} runs still open; busy sessions: {:?}",
+            cluster.sessions().await
+        );
+        tokio::time::sleep(Duration::from_millis(100 + random(400))).await;
+        let index = random(cluster.workers.len() as u64) as usize;
+        let pid = cluster.workers[index].pid;
+        let held: Vec<String> = sqlx::query_scalar(
+            "SELECT run_id FROM rebound_runs WHERE status = 'running' AND owner LIKE $1",
+        )
+        .bind(format!("%:{pid}:%"))
+        .fetch_all(&cluster.pool)
+        .await
+        .unwrap_or_default();
+        let at = Instant::now();
+        let action = if own_database && !restarted && started.elapsed() > Duration::from_secs(4) {
+            restarted = true;
+            rebound_postgres::testing::restart_cluster().unwrap();
+            "restart the database"
+        } else {
+            match random(3) {
+                0 => {
+                    cluster.workers.remove(index).kill();
+                    cluster.add_worker();
+                    "kill a worker"
+                }
+                1 => {
+                    let worker = &cluster.workers[index];
+                    worker.signal("STOP");
+                    tokio::time::sleep(TTL + REAP + Duration::from_millis(200)).await;
+                    worker.signal("CONT");
+                    "pause a worker past its lease"
+                }
+                _ => {
+                    cluster.cut(pid).await;
+                    "end a worker's connections"
+                }
+            }
+        };
+        *actions.entry(action).or_default() += 1;
+        if !held.is_empty() && action != "end a worker's connections" {
+            let pool = cluster.pool.clone();
+            recoveries.push(tokio::spawn(async move {
+                // Until none of its runs is still held by it.
+                loop {
+                    let still: i64 = sqlx::query_scalar(
+                        "SELECT count(*) FROM rebound_runs
+                         WHERE run_id = ANY($1) AND status = 'running' AND owner LIKE $2",
+                    )
+                    .bind(&held)
+                    .bind(format!("%:{pid}:%"))
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap_or(1);
+                    if still == 0 {
+                        return at.elapsed();
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            }));
+        }
+    }
+    let elapsed = started.elapsed();
+    let made = creator.await.unwrap();
+    let mut recovered = Vec::new();
+    for recovery in recoveries {
+        recovered.push(recovery.await.unwrap());
+    }
+    recovered.sort();
+    eprintln!(
+        "scale_out chaos: {runs} runs in {elapsed:?} ({:.1} runs/s) under {actions:?}; \
+         recovery of a stopped worker's runs: {} measured, median {:?}, max {:?}",
+        runs as f64 / elapsed.as_secs_f64(),
+        recovered.len(),
+        recovered.get(recovered.len() / 2),
+        recovered.last()
+    );
+
+    // Every run ended once, well.
+    let unfinished: Vec<(String, String, i32, Option<String>)> = sqlx::query_as(
+        "SELECT run_id, status, attempt, error FROM rebound_runs WHERE status <> 'success'",
+    )
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    // Effects: a key made again only by a later attempt (its earlier one
+    // stopped between the effect and its journal entry: at-least-once, the
+    // key is what lets a service drop the repeat); counted.
+    let repeated: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT effect_key, count(*), count(DISTINCT epoch) FROM scale_sink
+         GROUP BY effect_key HAVING count(*) > 1",
+    )
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(
+        repeated.iter().all(|(_, n, epochs)| n == epochs),
+        "an effect made twice by one attempt: {repeated:?}"
+    );
+    let effects: i64 = sqlx::query_scalar("SELECT count(*) FROM scale_sink")
+        .fetch_one(&cluster.pool)
+        .await
+        .unwrap();
+    eprintln!(
+        "scale_out chaos: {effects} effects, {} keys made again by a later attempt",
+        repeated.len()
+    );
+    // Checkpoint chains: no two checkpoints of a thread share a parent.
+    let forks: Vec<(i32, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT thread, parent, count(*) FROM checkpoints GROUP BY thread, parent
+         HAVING count(*) > 1",
+    )
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert!(forks.is_empty(), "forked chains: {forks:?}");
+    // Events: 1..n, one `metadata` per attempt, one `end`, last.
+    let events: Vec<(String, i64, i64, i64, i64, i32, Option<String>)> = sqlx::query_as(
+        "SELECT e.run_id, count(*), max(e.seq),
+                count(*) FILTER (WHERE e.event = 'metadata'),
+                count(*) FILTER (WHERE e.event = 'end'), r.attempt,
+                (SELECT event FROM rebound_run_events l WHERE l.run_id = e.run_id
+                  ORDER BY seq DESC LIMIT 1)
+         FROM rebound_run_events e JOIN rebound_runs r USING (run_id)
+         GROUP BY e.run_id, r.attempt",
+    )
+    .fetch_all(&cluster.pool)
+    .await
+    .unwrap();
+    assert_eq!(events.len(), runs, "every run has events");
+    for (run, count, max, metadata, ends, attempt, last) in &events {
+        assert_eq!(count, max, "run {run}: a gap or a repeat in 1..{max}");
+        // An attempt whose worker stopped before its first event wrote
+        // none: at most one `metadata` per attempt.
+        assert!(
+            (1..=i64::from(*attempt)).contains(metadata),
+            "run {run}: {metadata} metadata events in {attempt} attempts"
+        );
+        assert_eq!((*ends, last.as_deref()), (1, Some("end")), "run {run}");
+    }
+    // Each thread's state: its runs' nodes and effect keys, in order.
+    for t in 0..threads {
+        let thread = format!("chaos-{t}");
+        let mut expected = Vec::new();
+        for (_, run_id) in made.iter().filter(|(th, _)| *th == thread) {
+            let effects = cluster.effects(run_id).await;
+            one_worker_per_attempt(&effects);
+            let mut keys: Vec<&Effect> = Vec::new();
+            for effect in &effects {
+                if !keys.iter().any(|k| k.key == effect.key) {
+                    keys.push(effect);
+                }
+            }
+            let tasks: Vec<&str> = keys.iter().map(|e| e.task.as_str()).collect();
+            assert_eq!(tasks, ["a", "b", "c"], "run {run_id}: {effects:?}");
+            for effect in keys {
+                expected.push(json!(effect.task));
+                expected.push(json!(effect.key));
+            }
+        }
+        let values = cluster.values(&thread).await;
+        assert_eq!(values["log"], Value::Array(expected), "thread {thread}");
+    }
+    for worker in &mut cluster.workers {
+        assert!(
+            worker.child.try_wait().unwrap().is_none(),
+            "a worker exited"
+        );
+    }
+    cluster.checks().await;
 }

@@ -51,6 +51,18 @@ const REQUEUE: &str = "WITH back AS (
     )
     SELECT pg_notify('rebound_runs', 'queued:' || back.run_id) FROM back";
 
+const RETRY: &str = "WITH back AS (
+        UPDATE rebound_runs
+        SET status = 'pending', owner = NULL, lease_expires_at = NULL,
+            available_at = now() + LEAST(
+                $3::float8 * power(2.0::float8, GREATEST(attempt - 1, 0)::float8),
+                $4::float8) * interval '1 millisecond',
+            updated_at = now()
+        WHERE run_id = $1 AND epoch = $2 AND status = 'running' AND attempt < $5
+        RETURNING run_id
+    )
+    SELECT pg_notify('rebound_runs', 'queued:' || back.run_id) FROM back";
+
 const SET_BASE_CHECKPOINT: &str = "UPDATE rebound_runs
     SET base_checkpoint = COALESCE(base_checkpoint, $3)
     WHERE run_id = $1 AND epoch = $2 AND status = 'running'";
@@ -166,6 +178,30 @@ impl RunQueue {
                 Ok(sqlx::query(REQUEUE)
                     .bind(&lease.run_id)
                     .bind(lease.epoch)
+                    .fetch_optional(&self.pool)
+                    .await?)
+            })
+            .await?;
+        Ok(row.is_some())
+    }
+
+    /// Gives the run back for another attempt after the backoff a reaped
+    /// run gets (`backoff_base * 2^(attempt - 1)`, at most `backoff_cap`),
+    /// keeping its place in the queue: for an attempt that failed for the
+    /// infrastructure (its store's connection ended, its thread still held
+    /// by an earlier attempt), not for the run. `false` when the lease was
+    /// lost or the run has had its `max_attempts` (it then ends as it
+    /// failed).
+    pub async fn retry(&self, lease: &Lease) -> Result<bool, QueueError> {
+        let max_attempts = i32::try_from(self.config.max_attempts).unwrap_or(i32::MAX);
+        let row = self
+            .retrying(|| async move {
+                Ok(sqlx::query(RETRY)
+                    .bind(&lease.run_id)
+                    .bind(lease.epoch)
+                    .bind(millis(self.config.backoff_base))
+                    .bind(millis(self.config.backoff_cap))
+                    .bind(max_attempts)
                     .fetch_optional(&self.pool)
                     .await?)
             })

@@ -206,6 +206,11 @@ async fn execute(app: &App, run: RunRecord) {
         app.end_run(&run.run_id);
         return;
     }
+    if let Ok(Err(error)) = &outcome {
+        if !cancelled && passing(error) && give_back(app, &run, error).await {
+            return;
+        }
+    }
     let (status, thread_status, result, failure) = ending(outcome, &kwargs, &mut emitter);
     channel.set_result(result);
     let end = emitter.next("end", &Value::Null);
@@ -434,6 +439,47 @@ async fn cancelled_thread_status(app: &App, run: &RunRecord) -> ThreadStatus {
     }
 }
 
+/// Whether a run failed for something that passes, not for the run: its
+/// checkpoint store failed (a connection ended, the database restarting),
+/// or its thread was still held by an earlier attempt of this process (a
+/// worker resumed after its lease lapsed, whose old attempt has not
+/// stopped yet).
+fn passing(error: &GraphError) -> bool {
+    let checkpoint = match error {
+        GraphError::Checkpoint(error) => Some(error),
+        GraphError::Node { source, .. } => source.downcast_ref::<CheckpointError>(),
+        _ => None,
+    };
+    matches!(
+        checkpoint,
+        Some(CheckpointError::Storage(_) | CheckpointError::ThreadBusy { .. })
+    )
+}
+
+/// Gives a run whose attempt failed for something that passes back to a
+/// shared queue for another attempt after a backoff: `true` when it is
+/// given back (or its lease is gone: the reaper has it), `false` when it
+/// ends here with its error (its attempts are spent, or its store is one
+/// server's).
+async fn give_back(app: &App, run: &RunRecord, error: &GraphError) -> bool {
+    // What the attempt emitted stays (the next one goes on after it).
+    let _ = app.writer.flush().await;
+    match app.store.retry(&run.run_id, run.epoch).await {
+        Ok(false) => return false,
+        Ok(true) => {
+            tracing::warn!(%error, run_id = %run.run_id, attempt = run.attempt, "a run's attempt failed for its store or thread: queued again");
+        }
+        Err(store) => {
+            // The store is away too: the lease lapses and the reaper
+            // queues the run again.
+            tracing::warn!(%error, %store, run_id = %run.run_id, "a run's attempt failed and cannot be given back: its lease will lapse");
+        }
+    }
+    app.end_run(&run.run_id);
+    app.queue.notify_one();
+    true
+}
+
 /// The error's kind, as the `error` event names it.
 fn error_name(error: &GraphError) -> &'static str {
     match error {
@@ -499,16 +545,23 @@ async fn run_graph(
         });
     config = config.with_durability(kwargs.durability.engine());
     if app.store.lease_ttl().is_some() {
-        // Before each external effect: is the run still ours?
+        // Before each external effect: is the run still ours? A refusal
+        // stops the run as a lost lease does (nothing of its end is
+        // recorded: the reaper gives it to a worker that holds it), not as
+        // a failure of the run.
         let (store, run_id, epoch) = (Arc::clone(&app.store), run.run_id.clone(), run.epoch);
+        let handle = app.cancel_handle(&run.run_id);
         config = config.with_effect_gate(rebound_graph::EffectGate::new(move || {
-            let (store, run_id) = (Arc::clone(&store), run_id.clone());
+            let (store, run_id, handle) = (Arc::clone(&store), run_id.clone(), handle.clone());
             async move {
-                match store.check_lease(&run_id, epoch).await {
-                    Ok(true) => Ok(()),
-                    Ok(false) => Err(format!("this worker lost the lease of run {run_id} (epoch {epoch}): another worker has it")),
-                    Err(error) => Err(format!("the lease of run {run_id} cannot be confirmed: {error}")),
-                }
+                let refused = match store.check_lease(&run_id, epoch).await {
+                    Ok(true) => return Ok(()),
+                    Ok(false) => format!("this worker lost the lease of run {run_id} (epoch {epoch}): another worker has it"),
+                    Err(error) => format!("the lease of run {run_id} cannot be confirmed: {error}"),
+                };
+                tracing::warn!(%run_id, epoch, reason = %refused, "an effect was refused: stopping the run");
+                handle.cancel(CancelAction::LeaseLost);
+                Err(refused)
             }
         }));
     }

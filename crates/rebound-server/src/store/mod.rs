@@ -326,6 +326,15 @@ pub trait Store: Send + Sync + 'static {
     async fn requeue(&self, _run_id: &str, _epoch: u64) -> Result<(), StoreError> {
         Ok(())
     }
+    /// Gives back, for another attempt after a backoff, a run whose attempt
+    /// `epoch` failed for the infrastructure rather than for the run (its
+    /// store's connection ended, its thread was still held by an earlier
+    /// attempt); `false` when it cannot have one (its lease is lost, its
+    /// attempts are spent, or the store is one server's, where such a
+    /// failure is not passing): the run then ends with its error.
+    async fn retry(&self, _run_id: &str, _epoch: u64) -> Result<bool, StoreError> {
+        Ok(false)
+    }
     /// What other processes sharing the store did (runs queued or ended,
     /// events appended), for a store shared by many; `None` for a store
     /// only this server writes.

@@ -552,6 +552,19 @@ impl Store for PostgresStore {
         Ok(())
     }
 
+    async fn retry(&self, run_id: &str, epoch: u64) -> Result<bool, StoreError> {
+        // Kept until the run is given back: a run that cannot be retried
+        // records its end under it.
+        let Some(lease) = self.lease(run_id, epoch) else {
+            return Ok(false);
+        };
+        let given_back = self.queue.retry(&lease).await.map_err(queue_error)?;
+        if given_back {
+            self.take_lease(run_id, epoch);
+        }
+        Ok(given_back)
+    }
+
     fn fence(&self, run: &RunRecord) {
         if let Some(lease) = self.lease(&run.run_id, run.epoch) {
             self.saver
