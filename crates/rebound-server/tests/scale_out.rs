@@ -1370,6 +1370,10 @@ async fn nothing_half_written(cluster: &Cluster, thread: &str, log: &Value) {
     }
 }
 
+/// A run's stored events, tallied: its id, how many, the highest seq, the
+/// `metadata` and `end` events among them, its attempts, the last event.
+type EventTally = (String, i64, i64, i64, i64, i32, Option<String>);
+
 /// A chaos soak: `REBOUND_CHAOS_RUNS` runs (default 400) of the `scale`
 /// graph over 20 threads on 4 worker processes, while a driver seeded by
 /// `REBOUND_CHAOS_SEED` (default 1) does, every 0.1–0.5 s, one of: kill a
@@ -1574,7 +1578,7 @@ async fn a_chaos_soak_ends_every_run_once_with_a_whole_history() {
     .unwrap();
     assert!(forks.is_empty(), "forked chains: {forks:?}");
     // Events: 1..n, one `metadata` per attempt, one `end`, last.
-    let events: Vec<(String, i64, i64, i64, i64, i32, Option<String>)> = sqlx::query_as(
+    let events: Vec<EventTally> = sqlx::query_as(
         "SELECT e.run_id, count(*), max(e.seq),
                 count(*) FILTER (WHERE e.event = 'metadata'),
                 count(*) FILTER (WHERE e.event = 'end'), r.attempt,
