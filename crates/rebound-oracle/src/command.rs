@@ -323,7 +323,7 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
         .enumerate()
         .filter(|(i, _)| {
             let after = i.checked_sub(1).and_then(|j| arguments[j].as_deref());
-            !after.is_some_and(|before| values.contains(&before))
+            !after.is_some_and(|before| takes_next(before, values))
         })
         .filter_map(|(_, argument)| argument.as_ref())
         .collect();
@@ -333,6 +333,26 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether the argument after `argument` is its value: `argument` is a
+/// group of one-letter options (`-A`, `-nA`) whose first value-taking
+/// letter is its last (`-Ax` has its value `x` attached).
+fn takes_next(argument: &str, values: &[&str]) -> bool {
+    let Some(letters) = argument.strip_prefix('-') else {
+        return false;
+    };
+    if letters.starts_with('-') {
+        return false;
+    }
+    let mut chars = letters.chars().peekable();
+    while let Some(letter) = chars.next() {
+        let spelled = format!("-{letter}");
+        if values.contains(&spelled.as_str()) {
+            return chars.peek().is_none();
+        }
+    }
+    false
 }
 
 /// Whether `argument` gives `option`: a long option alone or with
@@ -423,8 +443,10 @@ mod tests {
             "busybox diff a b",
             "LC_ALL=C sort -c emails.txtit diff -ӎutsort -c -f emails.txt",
             "grep -c foo a.txt && wc -c a.txt",
-            // The value of `-g` (a glob), not ripgrep's `--pre`.
+            // The value of `-g` (a glob), not ripgrep's `--pre`; also when
+            // the value-taking letter ends a group of flags.
             "rg -g --pre x",
+            "rg -npr --pre x",
         ] {
             assert_eq!(plainly_safe(line), Ok(()), "{line}");
         }
@@ -456,6 +478,7 @@ mod tests {
             "echo 'unclosed",
             "rg --pre ./evil x",
             "rg -g '*.rs' --pre ./evil x",
+            "rg -rX --pre ./evil x",
         ] {
             assert!(plainly_safe(line).is_err(), "{line}");
         }
