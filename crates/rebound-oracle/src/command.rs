@@ -86,12 +86,15 @@ const ALLOWED: &[(&str, Option<&[&str]>)] = &[
 /// each program's own manual): that argument is a value, never an option,
 /// even when it starts with `-` (`rg -g --pre` searches the files the glob
 /// `--pre` matches; ripgrep's parser takes the next argument as the value).
-const VALUE_OPTIONS: &[(&str, &[&str])] = &[(
-    "rg",
-    &[
-        "-A", "-B", "-C", "-E", "-e", "-f", "-g", "-j", "-M", "-m", "-r", "-T", "-t", "-d",
-    ],
-)];
+const VALUE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "rg",
+        &[
+            "-A", "-B", "-C", "-E", "-e", "-f", "-g", "-j", "-M", "-m", "-r", "-T", "-t", "-d",
+        ],
+    ),
+    ("sort", &["-t", "-k", "-S", "-T"]),
+];
 
 /// Options that make an allowed program write files or run other
 /// programs (`"*"`: any program), by their spelling: an argument equal
@@ -328,7 +331,10 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
         .filter_map(|(_, argument)| argument.as_ref())
         .collect();
     for option in writing {
-        if let Some(argument) = options.iter().find(|argument| spells(argument, option)) {
+        if let Some(argument) = options
+            .iter()
+            .find(|argument| spells(argument, option, values))
+        {
             return Err(format!("`{program}` with `{argument}`"));
         }
     }
@@ -359,7 +365,7 @@ fn takes_next(argument: &str, values: &[&str]) -> bool {
 /// `=value`; a one-letter option alone, with its value attached, or among
 /// combined one-letter flags (`-ro` is `-r -o`); a longer single-dash
 /// option (find's `-exec`) only as it is.
-fn spells(argument: &str, option: &str) -> bool {
+fn spells(argument: &str, option: &str, values: &[&str]) -> bool {
     if argument == option {
         return true;
     }
@@ -370,10 +376,19 @@ fn spells(argument: &str, option: &str) -> bool {
     match (letter, argument.strip_prefix('-')) {
         // The flags before the letter must be flags: `-ӎut` is refused by
         // the program itself.
-        (Some(letter), Some(flags)) if !flags.starts_with('-') => flags
-            .chars()
-            .take_while(char::is_ascii_alphabetic)
-            .any(|c| letter.starts_with(c)),
+        // A value-taking letter ends the group: the rest is its value
+        // (`sort -top.`: `-t` with the separator `op.`).
+        (Some(letter), Some(flags)) if !flags.starts_with('-') => {
+            for c in flags.chars().take_while(char::is_ascii_alphabetic) {
+                if letter.starts_with(c) {
+                    return true;
+                }
+                if values.contains(&format!("-{c}").as_str()) {
+                    return false;
+                }
+            }
+            false
+        }
         _ => false,
     }
 }
@@ -387,6 +402,23 @@ fn literal(node: Node<'_>, line: &str) -> Option<String> {
         "word" | "command_name" if node.named_child_count() == 0 => Some(unescape(text)),
         "command_name" => node.named_child(0).and_then(|child| literal(child, line)),
         "raw_string" => Some(text.trim_matches('\'').to_string()),
+        // A word of digits (tree-sitter-bash reads `-1` as a number).
+        "number" if node.named_child_count() == 0 => Some(text.to_string()),
+        // Literal pieces side by side (`-1]g`, `a'b'"c"`): one word; a
+        // piece that is not literal makes the whole computed.
+        "concatenation" => {
+            let pieces: Option<Vec<String>> = (0..node.child_count())
+                .filter_map(|i| node.child(i as u32))
+                .map(|piece| match piece.kind() {
+                    "word" | "raw_string" | "string" | "number" => literal(piece, line),
+                    _ if piece.named_child_count() == 0 && !piece.is_named() => {
+                        line.get(piece.byte_range()).map(str::to_string)
+                    }
+                    _ => None,
+                })
+                .collect();
+            pieces.map(|p| p.concat())
+        }
         "string" if node.named_child_count() == 0 => Some(text.trim_matches('"').to_string()),
         "string" => {
             let content: Vec<Node<'_>> = (0..node.named_child_count())
@@ -447,6 +479,8 @@ mod tests {
             // the value-taking letter ends a group of flags.
             "rg -g --pre x",
             "rg -npr --pre x",
+            "rg -1]g --pre",
+            "sort -top. t in.txt",
         ] {
             assert_eq!(plainly_safe(line), Ok(()), "{line}");
         }
@@ -479,6 +513,7 @@ mod tests {
             "rg --pre ./evil x",
             "rg -g '*.rs' --pre ./evil x",
             "rg -rX --pre ./evil x",
+            "sort -ot x",
         ] {
             assert!(plainly_safe(line).is_err(), "{line}");
         }

@@ -645,3 +645,33 @@ async fn the_shell_runs_git_read_commands_hardened() {
         std::fs::read_to_string(repo.path().join("marker")).unwrap_or_default()
     );
 }
+
+/// Found by the approval fuzz target: a line with a NUL byte, whose policy
+/// reading and whose run would differ (a shell stops at the NUL; a process
+/// cannot be started with it), is never run.
+#[test]
+fn a_command_with_a_nul_byte_is_forbidden() {
+    let policy = on_risk();
+    assert_forbidden(&policy, "find . -exec find .\0 >out", &["NUL byte"]);
+    assert_forbidden(&policy, "ls\0; rm -rf ~", &["NUL byte"]);
+    assert_allowed(&policy, "find . -exec grep -l x {} ;");
+}
+
+/// Found by the approval fuzz target: a shell's options end at its first
+/// word that is not one; a `-c` after the script's name is the script's
+/// argument, and the script (a workspace file) cannot be judged.
+#[test]
+fn a_c_flag_after_a_shell_script_s_name_does_not_make_it_a_command_string() {
+    let policy = on_risk();
+    for line in [
+        "bash bash -c ls",
+        "sh ./evil.sh -c ls",
+        "bash -e evil.sh -c 'ls'",
+    ] {
+        assert_asks(&policy, line, &["runs the script"]);
+    }
+    assert_allowed(&policy, "bash -c ls");
+    assert_allowed(&policy, "bash -e -c 'ls -la'");
+    assert_allowed(&policy, "bash -o pipefail -c 'ls | head'");
+    assert_allowed(&policy, "sh -c -- 'ls'");
+}

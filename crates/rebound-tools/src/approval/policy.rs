@@ -193,6 +193,12 @@ impl ApprovalPolicy {
         if builtin::is_fork_bomb(line) {
             return Judgement::forbid("a fork bomb: it starts processes until the machine stops");
         }
+        if line.contains('\0') {
+            // A shell given this line stops reading it at the NUL (or
+            // cannot be started with it): what would run is not what was
+            // judged.
+            return Judgement::forbid("the command holds a NUL byte: no shell runs it as written");
+        }
         if depth > MAX_NESTING {
             return Judgement::ask("shells nested too deeply to judge");
         }

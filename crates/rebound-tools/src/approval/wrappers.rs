@@ -247,23 +247,43 @@ impl ApprovalPolicy {
                 None => return Judgement::ask("`busybox` with no applet"),
             }
         }
-        let c_flag = args.iter().position(|a| {
-            a.starts_with('-') && !a.starts_with("--") && a.len() > 1 && a.contains('c')
-        });
+        // A shell reads its options up to the first word that is not one
+        // (or `--`): that word is the script (with `-c`, its text), and
+        // what follows are the script's arguments. `bash FILE -c x` runs
+        // FILE; its `-c` is FILE's `$1`.
+        let mut end = 0;
+        while let Some(arg) = args.get(end) {
+            let is_option = arg.len() > 1 && (arg.starts_with('-') || arg.starts_with('+'));
+            if arg == "--" || !is_option {
+                break;
+            }
+            // `-o NAME`, `+O NAME`: the next word is the option's value.
+            end += if matches!(arg.as_str(), "-o" | "+o" | "-O" | "+O") {
+                2
+            } else {
+                1
+            };
+        }
+        let options = &args[..end.min(args.len())];
+        let rest = &args[end.min(args.len())..];
+        let first = match rest.split_first() {
+            Some((dashes, after)) if dashes == "--" => after.first(),
+            _ => rest.first(),
+        };
+        let c_flag = options
+            .iter()
+            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
         let writes_file = io
             .writes
             .iter()
             .find(|w| !is_harmless_sink(w))
             .map(|t| Judgement::ask(format!("a redirection writes to `{t}`")));
-        let judgement = if let Some(at) = c_flag {
-            match args[at + 1..].iter().find(|a| !a.starts_with('-')) {
+        let judgement = if c_flag {
+            match first {
                 Some(script) => self.judge_line(script, depth + 1),
                 None => Judgement::ask(format!("`{name} -c` without a script")),
             }
-        } else if let Some(file) = args
-            .iter()
-            .find(|a| !a.starts_with('-') && !a.starts_with('+'))
-        {
+        } else if let Some(file) = first {
             Judgement::ask(format!(
                 "`{name}` runs the script `{file}`, which cannot be judged"
             ))
