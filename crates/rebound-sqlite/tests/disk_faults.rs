@@ -16,6 +16,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -49,13 +51,7 @@ fn graph(saver: Arc<SqliteSaver>, log: PathBuf) -> CompiledGraph<Filling> {
                 let n = s.count;
                 // The side effect: one line per step, through the journal.
                 ctx.journal("append", async {
-                    use std::io::Write;
-                    let mut file = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&log)
-                        .unwrap();
-                    writeln!(file, "{n}").unwrap();
+                    common::append_line(&log, n);
                 })
                 .await?;
                 let item = format!("{n:04}{}", "x".repeat(ITEM_BYTES - 4));
@@ -73,14 +69,6 @@ fn graph(saver: Arc<SqliteSaver>, log: PathBuf) -> CompiledGraph<Filling> {
 
 fn config(run: usize) -> RunConfig {
     RunConfig::new().with_thread_id(format!("filling-{run}"))
-}
-
-fn log_lines(log: &Path) -> Vec<u32> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect()
 }
 
 fn log_of(dir: &Path, run: usize) -> PathBuf {
@@ -238,7 +226,7 @@ fn fill_then_resume(runs: usize, fault: Fault, test_name: &str) {
     for run in 0..runs {
         let log = log_of(dir.path(), run);
         let graph = graph(Arc::clone(&saver), log.clone());
-        let before_resume = log_lines(&log);
+        let before_resume = common::log_lines(&log);
         let stopped = runtime.block_on(graph.get_state(&config(run))).unwrap();
         // Every checkpoint the run went on from is in the file: the node
         // that wrote effect line n had seen the checkpoint with count n.
@@ -271,7 +259,7 @@ fn fill_then_resume(runs: usize, fault: Fault, test_name: &str) {
         );
         // Each effect once, but the one whose journal record the fault
         // stopped (it ran; its record could not be saved): it may run again.
-        let mut effects = log_lines(&log);
+        let mut effects = common::log_lines(&log);
         let repeated: Vec<u32> = effects
             .windows(2)
             .filter(|w| w[0] == w[1])

@@ -8,6 +8,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -38,14 +40,7 @@ fn graph(db: &Path, log: PathBuf) -> CompiledGraph<Work> {
                 let n = s.count;
                 // The side effect: one line per step, through the journal.
                 ctx.journal("append", async {
-                    use std::io::Write;
-                    let mut file = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&log)
-                        .unwrap();
-                    writeln!(file, "{n}").unwrap();
-                    file.sync_all().unwrap();
+                    common::append_line(&log, n).sync_all().unwrap();
                 })
                 .await?;
                 // Long enough that the kill lands here, after the journal entry.
@@ -65,14 +60,6 @@ fn graph(db: &Path, log: PathBuf) -> CompiledGraph<Work> {
 
 fn config() -> RunConfig {
     RunConfig::new().with_thread_id("killed")
-}
-
-fn log_lines(log: &Path) -> Vec<u32> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| l.parse().unwrap())
-        .collect()
 }
 
 #[test]
@@ -103,7 +90,7 @@ fn killed_run_resumes_from_its_last_superstep() {
 
     // Kill it (SIGKILL) once several supersteps have run.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while log_lines(&log).len() < 8 {
+    while common::log_lines(&log).len() < 8 {
         assert!(Instant::now() < deadline, "the child made no progress");
         assert!(
             child.try_wait().unwrap().is_none(),
@@ -118,7 +105,7 @@ fn killed_run_resumes_from_its_last_superstep() {
     std::thread::sleep(Duration::from_millis(8));
     child.kill().unwrap();
     child.wait().unwrap();
-    let before_resume = log_lines(&log);
+    let before_resume = common::log_lines(&log);
     assert!(
         before_resume.len() < STEPS as usize,
         "killed before the end"
@@ -139,7 +126,7 @@ fn killed_run_resumes_from_its_last_superstep() {
     assert_eq!(done.done, expected, "every step's update, once, in order");
     assert_eq!(done.count, STEPS);
     assert_eq!(
-        log_lines(&log),
+        common::log_lines(&log),
         expected,
         "each side effect ran exactly once"
     );

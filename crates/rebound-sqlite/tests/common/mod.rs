@@ -87,3 +87,26 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .expect("runtime")
 }
+
+/// Appends `n` as a line to `log`: the side effect the kill and disk-fault
+/// tests journal. Returns the file, for a caller that syncs it.
+pub fn append_line(log: &Path, n: u32) -> std::fs::File {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    writeln!(file, "{n}").unwrap();
+    file
+}
+
+/// The numbers [`append_line`] wrote to `log`, in order (none when it is
+/// missing).
+pub fn log_lines(log: &Path) -> Vec<u32> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect()
+}
