@@ -51,17 +51,19 @@ const REQUEUE: &str = "WITH back AS (
     )
     SELECT pg_notify('rebound_runs', 'queued:' || back.run_id) FROM back";
 
-const RETRY: &str = "WITH back AS (
+const RETRY: &str = concat!(
+    "WITH back AS (
         UPDATE rebound_runs
         SET status = 'pending', owner = NULL, lease_expires_at = NULL,
-            available_at = now() + LEAST(
-                $3::float8 * power(2.0::float8, GREATEST(attempt - 1, 0)::float8),
-                $4::float8) * interval '1 millisecond',
+            available_at = now() + ",
+    backoff_sql!("attempt", "$3", "$4"),
+    ",
             updated_at = now()
         WHERE run_id = $1 AND epoch = $2 AND status = 'running' AND attempt < $5
         RETURNING run_id
     )
-    SELECT pg_notify('rebound_runs', 'queued:' || back.run_id) FROM back";
+    SELECT pg_notify('rebound_runs', 'queued:' || back.run_id) FROM back"
+);
 
 const SET_BASE_CHECKPOINT: &str = "UPDATE rebound_runs
     SET base_checkpoint = COALESCE(base_checkpoint, $3)

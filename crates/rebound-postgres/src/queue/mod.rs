@@ -19,6 +19,24 @@
 //!
 //! Every time is the database's clock (`now()`), never a worker's.
 
+/// The SQL of the wait before a run's next attempt, one definition for
+/// the reaper and for a run given back after a passing failure:
+/// `base * 2^(attempt - 1)` milliseconds, at most `cap` (`$attempt` a
+/// column, `$base` and `$cap` the statement's parameters).
+macro_rules! backoff_sql {
+    ($attempt:literal, $base:literal, $cap:literal) => {
+        concat!(
+            "LEAST(",
+            $base,
+            "::float8 * power(2.0::float8, GREATEST(",
+            $attempt,
+            " - 1, 0)::float8), ",
+            $cap,
+            "::float8) * interval '1 millisecond'"
+        )
+    };
+}
+
 mod cancel;
 mod claim;
 mod config;

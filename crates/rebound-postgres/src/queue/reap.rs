@@ -21,7 +21,8 @@ pub struct ReapReport {
     pub failed: Vec<String>,
 }
 
-const REAP: &str = "WITH expired AS (
+const REAP: &str = concat!(
+    "WITH expired AS (
         SELECT seq FROM rebound_runs
         WHERE status = 'running' AND lease_expires_at < now()
         ORDER BY seq
@@ -33,9 +34,9 @@ const REAP: &str = "WITH expired AS (
                          THEN 'lease expired ' || (r.expirations + 1) || ' times'
                          ELSE r.error END,
             available_at = CASE WHEN r.attempt >= $1 THEN r.available_at
-                           ELSE now() + LEAST(
-                               $2::float8 * power(2.0::float8, GREATEST(r.attempt - 1, 0)::float8),
-                               $3::float8) * interval '1 millisecond' END,
+                           ELSE now() + ",
+    backoff_sql!("r.attempt", "$2", "$3"),
+    " END,
             expirations = r.expirations + 1,
             owner = NULL, lease_expires_at = NULL, updated_at = now()
         FROM expired
@@ -51,7 +52,8 @@ const REAP: &str = "WITH expired AS (
            pg_notify('rebound_runs',
                      CASE WHEN moved.status = 'error' THEN 'ended:' ELSE 'queued:' END
                      || moved.run_id)
-    FROM moved ORDER BY moved.seq";
+    FROM moved ORDER BY moved.seq"
+);
 
 impl RunQueue {
     /// Moves every run whose lease lapsed: back to `pending`, claimable
