@@ -224,6 +224,42 @@ async fn a_reaped_run_is_not_claimable_before_its_backoff() -> TestResult {
     Ok(())
 }
 
+/// A run given back after a passing failure (`retry`) waits the reaper's
+/// backoff, keeps its place, is claimed with the next epoch and attempt,
+/// and is refused a retry for a stale lease and on its last attempt.
+#[tokio::test]
+async fn a_retried_run_waits_its_backoff_and_is_refused_on_its_last_attempt() -> TestResult {
+    let config = QueueConfig {
+        backoff_base: Duration::from_millis(400),
+        max_attempts: 2,
+        ..fast()
+    };
+    let Some(queue) = queue(config).await? else {
+        return Ok(());
+    };
+    queue.enqueue(&new_run("r1", "T")).await?;
+    queue.enqueue(&new_run("r2", "T")).await?;
+    let first = queue.claim("w", 5).await?;
+    assert_eq!(ids(&first), ["r1"]);
+    assert!(queue.retry(&first[0]).await?);
+    assert!(!queue.retry(&first[0]).await?, "the lease is gone");
+    let run = queue.get_run("r1").await?.ok_or("no run")?;
+    assert_eq!(run.status, RunStatus::Pending);
+    let delay = run.available_ms - run.updated_ms;
+    assert!((390..=410).contains(&delay), "backoff {delay} ms");
+    // Neither r1 nor, behind it on its thread, r2 before the backoff.
+    assert!(queue.claim("w", 5).await?.is_empty());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let again = queue.claim("w", 5).await?;
+    assert_eq!(ids(&again), ["r1"]);
+    assert_eq!((again[0].epoch, again[0].run.attempt), (2, 2));
+    // Its last attempt: not given back; the lease still holds the run.
+    assert!(!queue.retry(&again[0]).await?);
+    let run = queue.get_run("r1").await?.ok_or("no run")?;
+    assert_eq!(run.status, RunStatus::Running);
+    Ok(())
+}
+
 #[tokio::test]
 async fn cancels_stop_a_pending_run_at_once_and_reach_a_running_one_by_heartbeat() -> TestResult {
     let Some(queue) = queue(fast()).await? else {
