@@ -14,6 +14,8 @@
 
 use tree_sitter::{Node, Parser};
 
+use crate::wrappers::{self, Runs};
+
 /// Programs the allow list names, with the subcommands it allows
 /// (`None`: any arguments; options are judged apart).
 const ALLOWED: &[(&str, Option<&[&str]>)] = &[
@@ -122,7 +124,7 @@ const GIT_GLOBAL_OPTIONS: &[&str] = &["-c", "--exec-path", "--config-env"];
 
 /// Variables that change which program runs or what it loads, when set
 /// before a command.
-const PROGRAM_VARIABLES: &[&str] = &[
+pub(crate) const PROGRAM_VARIABLES: &[&str] = &[
     "PATH",
     "LD_PRELOAD",
     "LD_LIBRARY_PATH",
@@ -148,6 +150,18 @@ const PROGRAM_VARIABLES: &[&str] = &[
 /// one the documented allow list names, with no writing option and no
 /// redirection that writes a file; else why not.
 pub fn plainly_safe(line: &str) -> Result<(), String> {
+    judge_line(line, 0)
+}
+
+/// How deep lines run inside lines (`bash -c "bash -c '...'"`) before the
+/// judge gives up.
+const MAX_DEPTH: usize = 16;
+
+/// [`plainly_safe`] of a line that `depth` wrappers run.
+fn judge_line(line: &str, depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        return Err("lines nested too deep".to_string());
+    }
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())
@@ -162,7 +176,7 @@ pub fn plainly_safe(line: &str) -> Result<(), String> {
     let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        judge_node(node, line)?;
+        judge_node(node, line, depth)?;
         stack.extend(node.children(&mut cursor));
     }
     Ok(())
@@ -170,10 +184,10 @@ pub fn plainly_safe(line: &str) -> Result<(), String> {
 
 /// One node of the tree: a command, an assignment or a redirection is
 /// judged; anything else is looked into.
-fn judge_node(node: Node<'_>, line: &str) -> Result<(), String> {
+fn judge_node(node: Node<'_>, line: &str, depth: usize) -> Result<(), String> {
     let text = |n: Node<'_>| line.get(n.byte_range()).unwrap_or_default();
     match node.kind() {
-        "command" => judge_command(node, line),
+        "command" => judge_command(node, line, depth),
         "variable_assignment" => {
             let name = node
                 .child_by_field_name("name")
@@ -214,7 +228,7 @@ fn judge_node(node: Node<'_>, line: &str) -> Result<(), String> {
 /// A command node: its program (a plain word) on the list, its first
 /// argument a listed subcommand where the list names some, no writing
 /// option.
-fn judge_command(node: Node<'_>, line: &str) -> Result<(), String> {
+fn judge_command(node: Node<'_>, line: &str, depth: usize) -> Result<(), String> {
     let name = node
         .child_by_field_name("name")
         .map(|n| literal(n, line))
@@ -225,12 +239,71 @@ fn judge_command(node: Node<'_>, line: &str) -> Result<(), String> {
         .children_by_field_name("argument", &mut cursor)
         .map(|n| literal(n, line))
         .collect();
-    judge_words(&name, &arguments)
+    judge_words(&name, &arguments, depth, &Input::Fixed)
+}
+
+/// Where a command's words come from besides the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Input {
+    /// Only the line.
+    Fixed,
+    /// Words from input added after them (`xargs COMMAND`).
+    Appended,
+    /// Input put where `token` is in them (`xargs -I %`, `find -exec
+    /// ... {}`); `options`: whether what is put can start with `-` (a
+    /// name `find` found starts with the path it was given).
+    Replaced {
+        /// The string replaced.
+        token: String,
+        /// Whether the replacement can be an option.
+        options: bool,
+    },
+}
+
+impl Input {
+    /// Whether `word` holds words from the input.
+    fn fills(&self, word: &str) -> bool {
+        match self {
+            Input::Replaced { token, .. } => word.contains(token.as_str()),
+            _ => false,
+        }
+    }
 }
 
 /// A program `name` run with `arguments` (`None`: a computed one).
-fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
+fn judge_words(
+    name: &str,
+    arguments: &[Option<String>],
+    depth: usize,
+    input: &Input,
+) -> Result<(), String> {
     let program = name.rsplit('/').next().unwrap_or_default();
+    if let Some(runs) = wrappers::runs(program, arguments) {
+        let filled = |words: &[Option<String>]| words.iter().flatten().any(|w| input.fills(w));
+        return match runs? {
+            Runs::Nothing => Ok(()),
+            Runs::Line(line) if input.fills(&line) => {
+                Err(format!("`{program}` runs a line made from its input"))
+            }
+            Runs::Line(_) if program == "watch" && *input == Input::Appended => {
+                Err("`watch` joins words from its input into the line it runs".to_string())
+            }
+            Runs::Line(line) => judge_line(&line, depth + 1),
+            Runs::Command(start) | Runs::CommandWithInput { start, .. }
+                if filled(arguments.get(..start).unwrap_or(arguments)) =>
+            {
+                Err(format!("`{program}` given options from its input"))
+            }
+            Runs::Command(start) => judge_wrapped(arguments.get(start..), input, depth),
+            Runs::CommandWithInput { start, replace } => {
+                let input = replace.map_or(Input::Appended, |token| Input::Replaced {
+                    token,
+                    options: true,
+                });
+                judge_wrapped(arguments.get(start..), &input, depth)
+            }
+        };
+    }
     if program == "busybox" {
         // `busybox APPLET ARGS` runs the applet; of its own options only
         // `--install` writes (links), and any other it refuses to run.
@@ -241,7 +314,7 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
                 Err("`busybox --install` writes links".to_string())
             }
             Some(Some(first)) if first.starts_with('-') => Ok(()),
-            Some(Some(applet)) => judge_words(applet, &arguments[1..]),
+            Some(Some(applet)) => judge_words(applet, &arguments[1..], depth, input),
         };
     }
     let (_, subcommands) = ALLOWED
@@ -264,7 +337,14 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
                     // Nothing to run: find refuses the line.
                     None => {}
                     Some(None) => return Err("`find -exec` of a computed program".to_string()),
-                    Some(Some(run)) => judge_words(run, &rest[1..])?,
+                    // Each found file's name is put where `{}` is.
+                    Some(Some(_)) => {
+                        let names = Input::Replaced {
+                            token: "{}".to_string(),
+                            options: false,
+                        };
+                        judge_wrapped(Some(rest.as_slice()), &names, depth)?
+                    }
                 }
             }
         }
@@ -339,6 +419,39 @@ fn judge_words(name: &str, arguments: &[Option<String>]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The command a wrapper runs (`None` or empty: none), with words from
+/// `input` beside its own.
+fn judge_wrapped(
+    command: Option<&[Option<String>]>,
+    input: &Input,
+    depth: usize,
+) -> Result<(), String> {
+    let Some((program, arguments)) = command.and_then(<[_]>::split_first) else {
+        // Nothing to run, unless the input's words are the command.
+        return match input {
+            Input::Appended => Err("a wrapper whose command is its input".to_string()),
+            _ => Ok(()),
+        };
+    };
+    let program = program
+        .as_deref()
+        .ok_or_else(|| "a wrapper of a computed program".to_string())?;
+    let base = program.rsplit('/').next().unwrap_or_default();
+    let from_input = match input {
+        Input::Fixed => false,
+        Input::Appended => true,
+        Input::Replaced { options, .. } => {
+            *options && arguments.iter().flatten().any(|a| input.fills(a))
+        }
+    };
+    if from_input && WRITING_OPTIONS.iter().any(|(owner, _)| *owner == base) {
+        return Err(format!(
+            "`{base}` given words from its input, which may be writing options"
+        ));
+    }
+    judge_words(program, arguments, depth, input)
 }
 
 /// Whether the argument after `argument` is its value: `argument` is a
@@ -481,6 +594,19 @@ mod tests {
             "rg -npr --pre x",
             "rg -1]g --pre",
             "sort -top. t in.txt",
+            // Wrappers, judged on what they run.
+            "command ls",
+            "command -v rm",
+            "nohup ls && time -p ls",
+            "timeout -s 9 5 ls",
+            "env -u HOME LC_ALL=C sort x",
+            "nice -n 5 stdbuf -oL ls",
+            "bash -o pipefail -c 'ls | wc -l'",
+            "watch -n 1 ls -l",
+            "ls | xargs -n 1 wc -l",
+            "xargs sh -c 'ls \"$1\"' sh",
+            "find . -exec bash -c 'ls \"$1\"' sh {} ';'",
+            "find . -name '*.txt' -exec sort {} +",
         ] {
             assert_eq!(plainly_safe(line), Ok(()), "{line}");
         }
@@ -514,6 +640,22 @@ mod tests {
             "rg -g '*.rs' --pre ./evil x",
             "rg -rX --pre ./evil x",
             "sort -ot x",
+            "command rm x",
+            "timeout 5 rm x",
+            "env PATH=. ls",
+            "env -S 'ls'",
+            "bash script.sh -c ls",
+            "sh -c 'ls; rm x'",
+            "sh",
+            "watch 'rm x'",
+            "ionice -c 3 -p 1",
+            // Input put into code or options.
+            "xargs -I% sh -c 'ls %'",
+            "xargs watch ls",
+            "xargs nice sort",
+            "xargs -I% timeout 5 rg %",
+            "xargs env",
+            "find . -exec sh -c 'cat {}' ';'",
         ] {
             assert!(plainly_safe(line).is_err(), "{line}");
         }

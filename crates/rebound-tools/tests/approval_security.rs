@@ -314,6 +314,37 @@ fn xargs_is_judged_on_the_command_it_runs() {
     assert_allowed(&on_risk(), "ls | xargs -n 1 wc -l");
 }
 
+/// Found when the approval fuzz target's oracle learned the wrappers:
+/// input that a wrapper passes on becomes code or options.
+#[test]
+fn input_given_to_a_program_that_runs_commands_is_asked_about() {
+    for line in [
+        // A line of the input put into shell code.
+        "cat names.txt | xargs -I% sh -c 'ls %'",
+        "cat names.txt | xargs -i bash -c 'wc -l {}'",
+        "cat names.txt | xargs -I% watch 'ls %'",
+        // watch joins its words (the input's among them) into a line.
+        "cat names.txt | xargs watch ls",
+        // Options from the input for a command behind a wrapper.
+        "cat names.txt | xargs nice sort",
+        "cat names.txt | xargs -I% timeout 5 rg %",
+    ] {
+        assert_asks(&on_risk(), line, &["`xargs` gives its input to"]);
+    }
+    // A file's name (the workspace's to choose) put into shell code.
+    assert_asks(
+        &on_risk(),
+        "find . -name '*.txt' -exec sh -c 'cat {}' ';'",
+        &["`find -exec` puts file names into what `sh` runs"],
+    );
+    // env -S splits by its own rules: `#` starts a comment, and the rest
+    // of the line is the command.
+    assert_asks(&on_risk(), "env -S '#ls' rm -f x", &["`env -S`"]);
+    // A name as an argument of a plain program stays allowed.
+    assert_allowed(&on_risk(), "find . -name '*.txt' -exec wc -l {} ';'");
+    assert_allowed(&on_risk(), "ls | xargs wc -l");
+}
+
 #[test]
 fn awk_programs_that_run_commands_or_write_files_are_risky_even_when_awk_is_allowed() {
     let policy = on_risk().with_rules([CommandRule::allow("awk")]);

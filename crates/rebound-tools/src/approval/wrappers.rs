@@ -222,7 +222,15 @@ impl ApprovalPolicy {
             .map(|w| command_name(w))
             .unwrap_or_default();
         let judgement = judgement.max(self.forbidden_anywhere(args, depth));
-        Some(if has_risky_options(program) {
+        Some(if runs_commands(program) {
+            // `xargs -I% sh -c 'ls %'`, `xargs nice sort`, `xargs watch
+            // ls`: the input becomes shell code, or the options of the
+            // command the wrapper runs.
+            judgement.max(Judgement::ask(format!(
+                "`xargs` gives its input to `{program}`, which runs another command: the \
+                 input could become that command's code or options"
+            )))
+        } else if has_risky_options(program) {
             judgement.max(Judgement::ask(format!(
                 "`xargs` passes `{program}` arguments from its input, and some `{program}` \
                  options write files or run programs"
@@ -329,9 +337,21 @@ impl ApprovalPolicy {
         let mut i = 0;
         let mut assignments = Judgement::allow("");
         while let Some(arg) = args.get(i) {
-            if arg == "-S" || arg == "--split-string" {
-                let line = args[i + 1..].join(" ");
-                return Some(assignments.max(self.judge_line(&line, depth + 1)));
+            if arg.starts_with("--split-string")
+                || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('S'))
+            {
+                // env splits the string by rules of its own (`\_`, `#`
+                // comments, `${VAR}`), not a shell's: what it runs cannot be
+                // read as a shell line (`env -S '#ls' rm x` runs `rm x`).
+                let line = self.judge_line(&args[i + 1..].join(" "), depth + 1);
+                return Some(
+                    assignments
+                        .max(line)
+                        .max(self.forbidden_anywhere(&args[i..], depth))
+                        .max(Judgement::ask(
+                            "`env -S` splits a string by its own rules into the command it runs",
+                        )),
+                );
             } else if matches!(arg.as_str(), "-u" | "--unset" | "-C" | "--chdir") {
                 i += 2;
             } else if arg == "--" {
@@ -382,6 +402,21 @@ impl ApprovalPolicy {
                 }
                 let command = &args[start..end];
                 let mut inner = self.judge_at(command, Io::default(), depth);
+                let program = command
+                    .iter()
+                    .find(|w| !is_assignment(w))
+                    .map(|w| command_name(w))
+                    .unwrap_or_default();
+                if runs_commands(program) && command.iter().any(|w| w.contains("{}")) {
+                    // `find . -exec sh -c 'cat {}' ;`: a file's name (the
+                    // workspace's to choose) becomes shell code.
+                    inner = inner.map(|j| {
+                        j.max(Judgement::ask(format!(
+                            "`find {action}` puts file names into what `{program}` runs: a \
+                             name could become code"
+                        )))
+                    });
+                }
                 if matches!(action, "-exec" | "-ok") {
                     for path in &starts {
                         let placed: Vec<String> =
@@ -404,6 +439,17 @@ impl ApprovalPolicy {
         }
         judgement
     }
+}
+
+/// Whether `name` runs a command given in its arguments (a shell, a
+/// wrapper such as `nice` or `timeout`, `env`, `watch`, `eval`...).
+fn runs_commands(name: &str) -> bool {
+    SHELLS.contains(&name)
+        || plain_wrapper(name).is_some()
+        || matches!(
+            name,
+            "eval" | "watch" | "env" | "timeout" | "xargs" | "find" | "source" | "." | "trap"
+        )
 }
 
 /// `args` after a wrapper's own options (and a `--`): where the command
