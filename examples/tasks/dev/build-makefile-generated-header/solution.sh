@@ -1,0 +1,1 @@
+sed -i 's/^main\.o: main\.c convert\.h$/main.o: main.c convert.h version.h/' Makefile

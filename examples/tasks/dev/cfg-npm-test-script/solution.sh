@@ -1,0 +1,1 @@
+sed -i 's#"node --test tests/slug.test.js"#"node --test test/"#' package.json

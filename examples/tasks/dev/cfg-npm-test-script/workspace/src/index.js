@@ -1,0 +1,6 @@
+'use strict';
+
+const { slugify } = require('./slugify');
+const { truncate } = require('./truncate');
+
+module.exports = { slugify, truncate };

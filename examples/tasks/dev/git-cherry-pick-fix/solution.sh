@@ -1,0 +1,1 @@
+git cherry-pick feature/discounts~1

@@ -1,0 +1,2 @@
+git branch csv-export
+git reset -q --hard HEAD~1
