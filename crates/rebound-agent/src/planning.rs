@@ -130,7 +130,10 @@ pub(crate) async fn make_plan(
     let edit = deps
         .config
         .localized_edits
-        .then(|| localized_edit(workspace, context.checks, &context.failed_edits))
+        .then(|| {
+            localized_edit(workspace, context.checks, &context.failed_edits)
+                .or_else(|| named_file_edit(goal, workspace, context.checks, &context.failed_edits))
+        })
         .flatten()
         .filter(|edit| {
             // Never an edit of a file the goal says not to change.
@@ -652,6 +655,69 @@ pub fn localized_edit(
     ))
 }
 
+/// Extensions of the program sources a goal may name as the file to fix.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "py", "js", "mjs", "cjs", "ts", "go", "c", "h", "cc", "cpp", "rs", "sh", "bash", "rb", "pl",
+];
+
+/// An edit of the one program source the goal names ("Fix hours.sh so
+/// it ...", "Fix attendance.c"), whole, when a check fails and its output
+/// leads nowhere (a program's output compared with what the goal says it
+/// prints: no traceback, no test report). Found on dev: with the output
+/// check failing and no location, the planner spent its plans building
+/// and running the program and comparing its output, and never edited
+/// the file the goal said to fix. `None` when the goal names no source
+/// file or several, the file is longer than an edit's span, or this edit
+/// failed before.
+fn named_file_edit(
+    goal: &str,
+    workspace: &std::path::Path,
+    checks: &[CheckResult],
+    failed_edits: &[PlanStep],
+) -> Option<PlanStep> {
+    let failing = checks.iter().find(|r| !r.passed)?;
+    let mut named: Vec<&str> = crate::checks::clauses::path_words(goal)
+        .filter(|word| {
+            word.rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
+        })
+        .filter(|word| workspace.join(word).is_file())
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let [file] = named.as_slice() else {
+        return None;
+    };
+    // A check's own script is not the program.
+    if checks
+        .iter()
+        .filter_map(|c| crate::checks::guard::script(&c.command))
+        .any(|script| script.trim_start_matches("./") == *file)
+    {
+        return None;
+    }
+    let lines = std::fs::read_to_string(workspace.join(file))
+        .ok()?
+        .lines()
+        .count();
+    if lines > crate::edit::MAX_EDIT_LINES as usize {
+        return None;
+    }
+    let tried = failed_edits
+        .iter()
+        .any(|step| step.kind == StepKind::Edit && edit_place(step) == (Some(*file), WHOLE_FILE));
+    (!tried).then(|| {
+        PlanStep::edit(
+            format!(
+                "Fix {file} as the goal asks, so that `{}` passes",
+                crate::llm::shorten(&failing.command, EDIT_REASON_CHARS)
+            ),
+            file.to_string(),
+            WHOLE_FILE.to_string(),
+        )
+    })
+}
+
 /// The target `lines A-B` around `line` of the data file `file` (of
 /// `lines` lines), [`DATA_WINDOW_RADIUS`] lines on each side, when `file`
 /// is a data file longer than that window and `line` is in it.
@@ -973,6 +1039,49 @@ mod tests {
             output: output.to_string(),
             duration_ms: 1,
         }
+    }
+
+    #[test]
+    fn the_one_source_the_goal_names_is_edited_when_a_check_leads_nowhere() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("hours.sh"), "echo $((08 + 1))\n").unwrap();
+        std::fs::write(dir.path().join("util.sh"), "true\n").unwrap();
+        std::fs::write(dir.path().join("sheet.txt"), "ines 08:00\n").unwrap();
+        let check = failed(
+            "diff <(bash hours.sh) <(printf 'ines 9')",
+            "1c1\n< 1\n---\n> ines 9\n",
+        );
+        let goal = "`bash hours.sh` prints the wrong hours for sheet.txt. Fix hours.sh; don't change sheet.txt.";
+        let edit = named_file_edit(goal, dir.path(), std::slice::from_ref(&check), &[]).unwrap();
+        assert_eq!(edit.file.as_deref(), Some("hours.sh"));
+        assert_eq!(edit.target.as_deref(), Some(WHOLE_FILE));
+        assert!(
+            edit.description.contains("so that `diff"),
+            "{}",
+            edit.description
+        );
+        // Tried already, two sources named, none named, nothing failing,
+        // or the file is the check's own script: none.
+        assert_eq!(
+            named_file_edit(goal, dir.path(), std::slice::from_ref(&check), &[edit]),
+            None
+        );
+        let two = "Fix hours.sh and util.sh.";
+        assert_eq!(
+            named_file_edit(two, dir.path(), std::slice::from_ref(&check), &[]),
+            None
+        );
+        assert_eq!(
+            named_file_edit("Fix it.", dir.path(), std::slice::from_ref(&check), &[]),
+            None
+        );
+        let passing = CheckResult {
+            passed: true,
+            ..check.clone()
+        };
+        assert_eq!(named_file_edit(goal, dir.path(), &[passing], &[]), None);
+        let own = failed("bash hours.sh", "");
+        assert_eq!(named_file_edit(goal, dir.path(), &[own], &[]), None);
     }
 
     #[test]

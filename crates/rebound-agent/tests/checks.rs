@@ -496,3 +496,46 @@ async fn a_proposal_copying_a_check_is_refused_and_an_adopted_one_keeps_the_othe
     );
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
 }
+
+/// A named test command that runs no test (`Ran 0 tests ... OK`: the
+/// test file is named so that discovery misses it) fails, with the
+/// reason, so a finish is not verified by it (found on dev: the goal
+/// reported "Ran 0 tests" and the run finished verified by that very
+/// output); once the tests are found and pass, it verifies the finish.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_named_test_run_that_runs_no_test_proves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    std::fs::write(work.join("calc.py"), "def sub(a, b):\n    return a - b\n").unwrap();
+    std::fs::rename(work.join("test_calc.py"), work.join("calc_check.py")).unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Look", Some("ls"))])
+            .expect_user_contains("Ran 0 tests")
+            .expect_user_contains("the test run found no test"),
+        plan(&[(
+            "Name the tests so discovery finds them",
+            Some("mv calc_check.py test_calc.py"),
+        )])
+        .expect_user_contains("exit 0, but it proved nothing"),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let checks = vec![Check::new("python3 -m unittest", CheckSource::Goal)];
+    let (state, events) = run(
+        &graph,
+        PevState::new("`python3 -m unittest` runs no test: make it find them", 10)
+            .with_checks(checks),
+    )
+    .await;
+    assert_eq!(model.remaining(), 0, "{events:?}");
+    let firsts: Vec<bool> = events
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Checks { results, .. } => Some(results[0].passed),
+            _ => None,
+        })
+        .collect();
+    assert!(!firsts[0], "no test ran: failed");
+    assert!(state.evidence.failed_at_start);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert!(state.evidence.results[0].output.contains("Ran 1 test"));
+}

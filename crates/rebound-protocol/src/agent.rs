@@ -232,6 +232,9 @@ impl CheckResult {
             (false, Some(127)) => {
                 format!("`{}` failed (exit 127: command not found)", self.command)
             }
+            (false, Some(0)) => {
+                format!("`{}` failed (exit 0, but it proved nothing)", self.command)
+            }
             (false, Some(code)) => format!("`{}` failed (exit {code})", self.command),
             (false, None) => format!("`{}` failed", self.command),
         }

@@ -430,9 +430,14 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
     let (Some(inline), Some(block)) = (PRINTS.as_ref(), PRINTS_BLOCK.as_ref()) else {
         return Vec::new();
     };
-    let inline = inline
-        .captures_iter(goal)
-        .filter_map(|c| Some((c.get(1).or_else(|| c.get(2))?, quoted_value(&c, 3)?)));
+    let inline = inline.captures_iter(goal).filter_map(|c| {
+        let first = quoted_value(&c, 3)?;
+        let end = c.get(0)?.end();
+        Some((
+            c.get(1).or_else(|| c.get(2))?,
+            listed_lines(first, &goal[end..])?,
+        ))
+    });
     let tokens = PRINTS_TOKEN.as_ref().into_iter().flat_map(|token| {
         token.captures_iter(goal).filter_map(|c| {
             Some((
@@ -441,12 +446,25 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
             ))
         })
     });
+    let described = PRINTS_DESCRIBED.as_ref().into_iter().flat_map(|described| {
+        described
+            .captures_iter(goal)
+            .filter_map(|c| {
+                let (values, per_line) = listed(quoted_value(&c, 3)?, &goal[c.get(0)?.end()..]);
+                // Only a list of lines: one quoted value after a description
+                // may be an example, not the whole output.
+                (values.len() > 1 && per_line)
+                    .then(|| (c.get(1).or_else(|| c.get(2)), values.join("\n")))
+            })
+            .filter_map(|(program, expected)| Some((program?, expected)))
+    });
     let blocks = block.captures_iter(goal).filter_map(|c| {
         let program = c.get(1).or_else(|| c.get(2))?;
         Some((program, block_value(c.get(3)?.as_str())?))
     });
     inline
         .chain(tokens)
+        .chain(described)
         .chain(blocks)
         .filter_map(|(program, expected)| {
             let program = program.as_str().trim();
@@ -456,6 +474,65 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// "prints `a`, `b` and `c` (one per line)": more quoted values listed
+/// after the `first` (in `rest`, the goal after it) are more lines of
+/// the output, when the goal says they are one per line; a list whose
+/// layout the goal does not say gives no expected output (a check of
+/// the first value alone could never pass). `first` alone otherwise.
+fn listed_lines(first: String, rest: &str) -> Option<String> {
+    let (mut values, per_line) = listed(first, rest);
+    if values.len() == 1 {
+        return values.pop();
+    }
+    per_line.then(|| values.join("\n"))
+}
+
+/// The quoted values listed from `first` on (", `b` and `c`" at the
+/// start of `rest`), and whether the goal says they are one per line.
+fn listed(first: String, rest: &str) -> (Vec<String>, bool) {
+    let mut values = vec![first];
+    let Some(more) = LISTED_MORE.as_ref() else {
+        return (values, false);
+    };
+    let mut at = 0;
+    while let Some(c) = more.captures(&rest[at..]) {
+        let (Some(value), Some(whole)) = (quoted_value(&c, 1), c.get(0)) else {
+            break;
+        };
+        values.push(value);
+        at += whole.end();
+    }
+    let after: String = rest[at..]
+        .chars()
+        .take(60)
+        .collect::<String>()
+        .to_lowercase();
+    let per_line = [
+        "per line",
+        "own line",
+        "separate line",
+        "each line",
+        "a line each",
+    ]
+    .iter()
+    .any(|words| after.contains(words));
+    (values, per_line)
+}
+
+/// "`X` should print the hours per person: `a`, `b` and `c`, one per
+/// line": words about the output, a colon, then its lines listed.
+static PRINTS_DESCRIBED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r#"{PROGRAM_PRINTS}{PRINT_VERB}\s+(?:[^.`'"\n:;]|\.\S){{1,80}}:\s*{QUOTED_TEXT}"#
+    ))
+    .ok()
+});
+
+/// One more value of a list after a quoted one: ", `b`", " and `c`",
+/// ", and `d`".
+static LISTED_MORE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(&format!(r"^\s*(?:,\s*(?:and\s+)?|and\s+){QUOTED_TEXT}")).ok());
 
 /// The expected output a block after "prints:" gives: a fenced block's
 /// lines, or the lines as written (their end of line spaces dropped).
@@ -683,6 +760,22 @@ mod tests {
             vec![("./stats".to_string(), "mean: 4.5".to_string())]
         );
         assert!(prints("The program prints a greeting.").is_empty());
+        // A list of lines, said to be one per line; a list whose layout
+        // the goal does not say gives no check (its first value alone
+        // could never be the whole output).
+        assert_eq!(
+            prints("`./att r.csv` should print `s: 3`, `a: 2` and `b: 1` (one per line), but"),
+            vec![("./att r.csv".to_string(), "s: 3\na: 2\nb: 1".to_string())]
+        );
+        assert!(prints("`./att` should print `s: 3`, `a: 2` and `b: 1`.").is_empty());
+        assert_eq!(
+            prints("`bash hours.sh` should print the hours per person in t.txt: `i 29h45`, `m 23h10` and `t 16h00`, one per line. Instead"),
+            vec![("bash hours.sh".to_string(), "i 29h45\nm 23h10\nt 16h00".to_string())]
+        );
+        assert!(
+            prints("`./x` prints a line for each user: `ann: 3`, for example.").is_empty(),
+            "an example after a description is not the output"
+        );
         assert!(
             prints("`calc.py` prints '4'").is_empty(),
             "a file, not a command"

@@ -19,6 +19,7 @@ pub mod rename;
 mod run;
 pub mod runs;
 pub mod tag;
+mod vacuous;
 pub mod verify;
 
 use std::fmt;

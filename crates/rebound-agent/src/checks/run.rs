@@ -7,7 +7,7 @@ use rebound_tools::approval::{ApprovalAnswer, CommandRule};
 use crate::tool_call::run_tool_call;
 use serde::{Deserialize, Serialize};
 
-use super::{all_passed, Check, CheckResult, CheckWhen};
+use super::{all_passed, Check, CheckResult, CheckSource, CheckWhen};
 use crate::events::{AgentEvent, Emit};
 use crate::llm::shorten;
 use crate::tool_call::{tool_context, SHELL_TOOL};
@@ -85,11 +85,25 @@ pub async fn run_checks(
             serde_json::from_value(outcome.output.details.clone()).unwrap_or_default();
         let passed =
             outcome.output.success && outcome.denied.is_none() && outcome.forbidden.is_none();
+        let mut output = shorten(&outcome.output.content, super::KEPT_OUTPUT_CHARS);
+        // A test run the user named that ran no test passes and proves
+        // nothing (a detected one stays a guard: it shows the code still
+        // builds, and never verified a finish alone).
+        let named =
+            check.source.is_users_own() || matches!(check.source, CheckSource::Config { .. });
+        let vacuous = (passed && named)
+            .then(|| super::vacuous::no_tests_ran(&outcome.output.content))
+            .flatten();
+        if let Some(why) = vacuous {
+            output.push_str(&format!(
+                "\nnote: {why}: a pass that proves nothing counts as a failure; the tests must be found and run\n"
+            ));
+        }
         results.push(CheckResult {
             command: check.command.clone(),
-            passed,
+            passed: passed && vacuous.is_none(),
             exit_code: details.exit_code,
-            output: shorten(&outcome.output.content, super::KEPT_OUTPUT_CHARS),
+            output,
             duration_ms: details.duration_ms,
         });
     }
