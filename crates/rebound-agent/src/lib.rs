@@ -9,6 +9,7 @@ mod copied;
 mod deps;
 pub mod edit;
 pub mod events;
+mod exec_bit;
 mod executor;
 mod git;
 mod indentation;

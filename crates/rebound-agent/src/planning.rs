@@ -292,6 +292,9 @@ async fn harness_steps(
     if let Some(steps) = crate::package_init::init_plan(checks, workspace, tried) {
         return Some(steps);
     }
+    if let Some(steps) = crate::exec_bit::exec_bit_plan(checks, workspace, protected, tried) {
+        return Some(steps);
+    }
     if let Some(steps) = crate::revert_plan::revert_plan(goal, checks, workspace, tried).await {
         return Some(steps);
     }

@@ -254,7 +254,16 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         // The last commit's subject proves no more than a commit message
         // does: nothing, when the goal says where the commit goes.
         let proves = !(shows_last_subject(&program) && names_commit_place(goal));
-        add(prints_check(&program, &expected), RULE_PRINTS, proves);
+        let check = prints_check(&program, &expected);
+        let check = if built_by_make(&program, workspace) {
+            // "After `make`, ./attendance should print ...": the program
+            // is built first (found on dev: the check ran a binary no one
+            // had built, so no fix could pass it).
+            format!("make >&2 && {check}")
+        } else {
+            check
+        };
+        add(check, RULE_PRINTS, proves);
     }
     if let Some(message) = commit_message(goal) {
         // A commit on a branch, or an amend, is more than its message.
@@ -555,6 +564,30 @@ fn block_value(block: &str) -> Option<String> {
     });
     let lines: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
     (!lines.is_empty() && !bullets).then(|| lines.join("\n"))
+}
+
+/// Whether `program` is a `./name` the workspace does not have but its
+/// Makefile names: it must be built before it runs.
+fn built_by_make(program: &str, workspace: &Path) -> bool {
+    let Some(name) = program
+        .split_whitespace()
+        .next()
+        .and_then(|p| p.strip_prefix("./"))
+    else {
+        return false;
+    };
+    if name.is_empty() || name.contains("..") || workspace.join(name).exists() {
+        return false;
+    }
+    ["Makefile", "makefile", "GNUmakefile"].iter().any(|file| {
+        std::fs::read_to_string(workspace.join(file)).is_ok_and(|text| {
+            text.lines().any(|line| {
+                line.split(':').next().is_some_and(|targets| {
+                    !line.starts_with('\t') && targets.split_whitespace().any(|t| t == name)
+                })
+            })
+        })
+    })
 }
 
 /// The command that runs `program` and compares what it prints with
@@ -876,6 +909,33 @@ mod tests {
             words,
             ["Read", "docs/", "and", "data.csv", "not", "then", "write", "out.txt"]
         );
+    }
+
+    #[test]
+    fn a_program_the_makefile_builds_is_built_before_its_output_is_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Makefile"),
+            "att: att.c\n\tcc -o att att.c\n",
+        )
+        .unwrap();
+        let goal = "After `make`, `./att r.csv` should print `s: 3`.";
+        let checks = clause_checks(goal, dir.path());
+        assert!(
+            checks[0]
+                .command
+                .starts_with("make >&2 && diff <(./att r.csv"),
+            "{checks:?}"
+        );
+        // Built already, or a script of the workspace: run as it is.
+        std::fs::write(dir.path().join("att"), "").unwrap();
+        assert!(clause_checks(goal, dir.path())[0]
+            .command
+            .starts_with("diff"));
+        let other = "`./run.sh` should print `ok`.";
+        assert!(clause_checks(other, dir.path())[0]
+            .command
+            .starts_with("diff"));
     }
 
     #[test]

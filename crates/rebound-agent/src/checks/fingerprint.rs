@@ -50,7 +50,9 @@ pub fn fingerprint(workspace: &Path) -> u64 {
 pub fn files_state(workspace: &Path) -> u64 {
     let mut hasher = DefaultHasher::new();
     let walker = project_files(workspace);
-    let mut entries: Vec<(String, u64, u128)> = Vec::new();
+    // A file's permission bits too: `chmod +x` changes no size or
+    // modification time, and can be all a fix is.
+    let mut entries: Vec<(String, u64, u128, u32)> = Vec::new();
     for entry in walker.flatten().take(MAX_FILES) {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
@@ -66,12 +68,25 @@ pub fn files_state(workspace: &Path) -> u64 {
         if name.ends_with(".pyc") {
             continue;
         }
-        entries.push((name, meta.len(), modified));
+        entries.push((name, meta.len(), modified, permission_bits(&meta)));
     }
     entries.sort();
     entries.hash(&mut hasher);
     environment_state(workspace).hash(&mut hasher);
     hasher.finish()
+}
+
+/// A file's permission bits (0 where there are none).
+fn permission_bits(meta: &std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode()
+    }
+    #[cfg(not(unix))]
+    {
+        u32::from(meta.permissions().readonly())
+    }
 }
 
 /// What installing a package into the project's own environment changes,
