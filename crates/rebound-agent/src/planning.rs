@@ -594,11 +594,7 @@ pub fn localized_edit(
 ) -> Option<PlanStep> {
     // A check's own script is never the harness's to edit: a check that
     // passes because its script changed proves nothing.
-    let scripts: Vec<&str> = checks
-        .iter()
-        .filter_map(|check| crate::checks::guard::script(&check.command))
-        .map(|script| script.trim_start_matches("./"))
-        .collect();
+    let scripts = check_scripts(checks);
     // The first failing check whose output leads somewhere (found on
     // dev: `pip install -e .` failed first with output that names no
     // place, and the `tomllib` check after it, which does, was never read).
@@ -658,10 +654,15 @@ pub fn localized_edit(
     ))
 }
 
-/// Extensions of the program sources a goal may name as the file to fix.
-const SOURCE_EXTENSIONS: &[&str] = &[
-    "py", "js", "mjs", "cjs", "ts", "go", "c", "h", "cc", "cpp", "rs", "sh", "bash", "rb", "pl",
-];
+/// The scripts the checks run (`bash check.sh`, `./run_tests`), without
+/// a leading `./`.
+fn check_scripts(checks: &[CheckResult]) -> Vec<&str> {
+    checks
+        .iter()
+        .filter_map(|check| crate::checks::guard::script(&check.command))
+        .map(|script| script.trim_start_matches("./"))
+        .collect()
+}
 
 /// An edit of the one program source the goal names ("Fix hours.sh so
 /// it ...", "Fix attendance.c"), whole, when a check fails and its output
@@ -680,10 +681,7 @@ fn named_file_edit(
 ) -> Option<PlanStep> {
     let failing = checks.iter().find(|r| !r.passed)?;
     let mut named: Vec<&str> = crate::checks::clauses::path_words(goal)
-        .filter(|word| {
-            word.rsplit_once('.')
-                .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
-        })
+        .filter(|word| crate::checks::clauses::is_file_name(word))
         .filter(|word| workspace.join(word).is_file())
         .collect();
     named.sort_unstable();
@@ -692,11 +690,7 @@ fn named_file_edit(
         return None;
     };
     // A check's own script is not the program.
-    if checks
-        .iter()
-        .filter_map(|c| crate::checks::guard::script(&c.command))
-        .any(|script| script.trim_start_matches("./") == *file)
-    {
+    if check_scripts(checks).contains(file) {
         return None;
     }
     let lines = std::fs::read_to_string(workspace.join(file))

@@ -79,22 +79,27 @@ pub(crate) fn runs(program: &str, arguments: &[Option<String>]) -> Option<Result
             long_values: &["--input", "--output", "--error"],
         }),
         "ionice" => {
-            // -p, -P and -u name other processes, whose priority it sets.
-            let other = arguments.iter().flatten().any(|a| {
-                a.starts_with("--pid")
-                    || a.starts_with("--pgid")
-                    || a.starts_with("--uid")
-                    || (a.starts_with('-')
-                        && !a.starts_with("--")
-                        && a.chars().any(|c| matches!(c, 'p' | 'P' | 'u')))
-            });
-            if other {
-                Err("`ionice` of other processes".to_string())
-            } else {
-                command_after(&Reading {
-                    values: "cn",
-                    long_values: &["--class", "--classdata"],
-                })
+            let reading = Reading {
+                values: "cnpPu",
+                long_values: &["--class", "--classdata", "--pid", "--pgid", "--uid"],
+            };
+            match options_end(program, arguments, &reading) {
+                Err(why) => Err(why),
+                // -p, -P and -u name other processes, whose priority it
+                // sets (its own options only: not the command's).
+                Ok(start)
+                    if arguments[..start].iter().flatten().any(|a| {
+                        ["--pid", "--pgid", "--uid"]
+                            .iter()
+                            .any(|o| a.starts_with(o))
+                            || (!a.starts_with("--")
+                                && a.starts_with('-')
+                                && a.chars().any(|c| matches!(c, 'p' | 'P' | 'u')))
+                    }) =>
+                {
+                    Err("`ionice` of other processes".to_string())
+                }
+                Ok(start) => Ok(Runs::Command(start)),
             }
         }
         "timeout" => options_end(
@@ -359,6 +364,8 @@ mod tests {
             ("bash", "-e -o pipefail -c ls", Runs::Line("ls".into())),
             ("watch", "-n 1 ls -l", Runs::Line("ls -l".into())),
             ("watch", "-x ls -l", Runs::Command(1)),
+            // The command's own `-p` is not ionice's.
+            ("ionice", "-c 3 ls -p", Runs::Command(2)),
         ];
         for (program, line, expected) in cases {
             assert_eq!(
@@ -378,6 +385,7 @@ mod tests {
             ("env", "-S ls"),
             ("env", "PATH=. ls"),
             ("ionice", "-c 3 -p 1"),
+            ("ionice", "-u 0"),
         ] {
             assert!(
                 matches!(runs(program, &words(line)), Some(Err(_))),

@@ -456,16 +456,13 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
         })
     });
     let described = PRINTS_DESCRIBED.as_ref().into_iter().flat_map(|described| {
-        described
-            .captures_iter(goal)
-            .filter_map(|c| {
-                let (values, per_line) = listed(quoted_value(&c, 3)?, &goal[c.get(0)?.end()..]);
-                // Only a list of lines: one quoted value after a description
-                // may be an example, not the whole output.
-                (values.len() > 1 && per_line)
-                    .then(|| (c.get(1).or_else(|| c.get(2)), values.join("\n")))
-            })
-            .filter_map(|(program, expected)| Some((program?, expected)))
+        described.captures_iter(goal).filter_map(|c| {
+            let program = c.get(1).or_else(|| c.get(2))?;
+            let (values, per_line) = listed(quoted_value(&c, 3)?, &goal[c.get(0)?.end()..]);
+            // Only a list of lines: one quoted value after a description
+            // may be an example, not the whole output.
+            (values.len() > 1 && per_line).then(|| (program, values.join("\n")))
+        })
     });
     let blocks = block.captures_iter(goal).filter_map(|c| {
         let program = c.get(1).or_else(|| c.get(2))?;
@@ -579,15 +576,8 @@ fn built_by_make(program: &str, workspace: &Path) -> bool {
     if name.is_empty() || name.contains("..") || workspace.join(name).exists() {
         return false;
     }
-    ["Makefile", "makefile", "GNUmakefile"].iter().any(|file| {
-        std::fs::read_to_string(workspace.join(file)).is_ok_and(|text| {
-            text.lines().any(|line| {
-                line.split(':').next().is_some_and(|targets| {
-                    !line.starts_with('\t') && targets.split_whitespace().any(|t| t == name)
-                })
-            })
-        })
-    })
+    super::detect::read_makefile(workspace)
+        .is_some_and(|makefile| super::detect::has_target(&makefile, name))
 }
 
 /// The command that runs `program` and compares what it prints with

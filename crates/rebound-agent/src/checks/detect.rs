@@ -293,14 +293,15 @@ fn python_tests(workspace: &Path) -> Option<PythonTests> {
     }
 }
 
-fn read_makefile(workspace: &Path) -> Option<String> {
+/// The workspace's Makefile (`Makefile`, `makefile` or `GNUmakefile`).
+pub(super) fn read_makefile(workspace: &Path) -> Option<String> {
     ["Makefile", "makefile", "GNUmakefile"]
         .iter()
         .find_map(|name| std::fs::read_to_string(workspace.join(name)).ok())
 }
 
 /// Whether `makefile` defines `target` (a line `target:`).
-fn has_target(makefile: &str, target: &str) -> bool {
+pub(super) fn has_target(makefile: &str, target: &str) -> bool {
     makefile.lines().any(|line| {
         line.split_once(':').is_some_and(|(names, rest)| {
             !rest.starts_with('=') && names.split_whitespace().any(|name| name == target)

@@ -129,10 +129,16 @@ pub(crate) fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Opti
 pub(crate) fn is_file_name(text: &str) -> bool {
     !text.contains(char::is_whitespace)
         && !text.starts_with("./")
-        && text.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty() && matches!(ext, "py" | "js" | "c" | "rs" | "go" | "sh" | "ts" | "h")
-        })
+        && text
+            .rsplit_once('.')
+            .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
 }
+
+/// The extensions of program sources: a word ending in one names a
+/// source file ([`is_file_name`]).
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "py", "js", "mjs", "cjs", "ts", "go", "c", "h", "cc", "cpp", "rs", "sh", "bash", "rb", "pl",
+];
 
 /// Where a sentence ends: `.`, `!` or `?` and a space, or a line break.
 pub(crate) static SENTENCE_END: LazyLock<Option<Regex>> =

@@ -216,11 +216,7 @@ impl ApprovalPolicy {
             ..io
         };
         let judgement = self.judge_at(command, io, depth)?;
-        let program = command
-            .iter()
-            .find(|w| !is_assignment(w))
-            .map(|w| command_name(w))
-            .unwrap_or_default();
+        let program = program_of(command);
         let judgement = judgement.max(self.forbidden_anywhere(args, depth));
         Some(if runs_commands(program) {
             // `xargs -I% sh -c 'ls %'`, `xargs nice sort`, `xargs watch
@@ -402,11 +398,7 @@ impl ApprovalPolicy {
                 }
                 let command = &args[start..end];
                 let mut inner = self.judge_at(command, Io::default(), depth);
-                let program = command
-                    .iter()
-                    .find(|w| !is_assignment(w))
-                    .map(|w| command_name(w))
-                    .unwrap_or_default();
+                let program = program_of(command);
                 if runs_commands(program) && command.iter().any(|w| w.contains("{}")) {
                     // `find . -exec sh -c 'cat {}' ;`: a file's name (the
                     // workspace's to choose) becomes shell code.
@@ -439,6 +431,16 @@ impl ApprovalPolicy {
         }
         judgement
     }
+}
+
+/// The program `words` run: the name of the first word that is not an
+/// assignment (`""` for none).
+fn program_of(words: &[String]) -> &str {
+    words
+        .iter()
+        .find(|w| !is_assignment(w))
+        .map(|w| command_name(w))
+        .unwrap_or_default()
 }
 
 /// Whether `name` runs a command given in its arguments (a shell, a
