@@ -22,11 +22,13 @@ static DENIED: LazyLock<Option<Regex>> = LazyLock::new(|| {
 
 /// The plan for the first failing check in `results` that could not run
 /// a workspace script for want of its executable bit; `None` when there
-/// is none, the file is protected, or `tried` holds the plan.
+/// is none, or `tried` holds the plan. A file the goal protects is made
+/// executable too: protection keeps its contents ([`crate::protect`]),
+/// which a mode leaves as they are (found on dev: "without changing what
+/// the steps do" protected the very script that lacked its bit).
 pub(crate) fn exec_bit_plan(
     results: &[CheckResult],
     workspace: &Path,
-    protected: &[String],
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
     let regex = DENIED.as_ref()?;
@@ -38,7 +40,6 @@ pub(crate) fn exec_bit_plan(
         .map(|m| m.as_str().trim_start_matches("./").to_string())
         .find(|file| {
             !file.split('/').any(|part| part == "..")
-                && !protected.contains(file)
                 && not_executable_script(&workspace.join(file))
         })?;
     let plan = vec![PlanStep::command(
@@ -98,51 +99,37 @@ mod tests {
         std::fs::write(dir.path().join("data.txt"), "no shebang\n").unwrap();
         let output =
             "==> steps/20-render.sh\n./run.sh: line 7: ./steps/20-render.sh: Permission denied\n";
-        let plan = exec_bit_plan(&[failed(output)], dir.path(), &[], &[]).unwrap();
+        let plan = exec_bit_plan(&[failed(output)], dir.path(), &[]).unwrap();
         assert_eq!(
             plan[0].command.as_deref(),
             Some("chmod +x -- 'steps/20-render.sh'")
         );
-        // Tried, protected, not a script, already executable, outside:
-        // none.
-        assert_eq!(
-            exec_bit_plan(&[failed(output)], dir.path(), &[], &[plan]),
-            None
-        );
-        let protected = ["steps/20-render.sh".to_string()];
-        assert_eq!(
-            exec_bit_plan(&[failed(output)], dir.path(), &protected, &[]),
-            None
-        );
+        // Tried, not a script, already executable, outside: none.
+        assert_eq!(exec_bit_plan(&[failed(output)], dir.path(), &[plan]), None);
         assert_eq!(
             exec_bit_plan(
                 &[failed("bash: ./data.txt: Permission denied")],
                 dir.path(),
-                &[],
                 &[]
             ),
             None
         );
         assert_eq!(
-            exec_bit_plan(
-                &[failed("sh: ../x.sh: Permission denied")],
-                dir.path(),
-                &[],
-                &[]
-            ),
+            exec_bit_plan(&[failed("sh: ../x.sh: Permission denied")], dir.path(), &[]),
             None
         );
+        // A passing check: none (while the script still lacks its bit).
+        let passing = CheckResult {
+            passed: true,
+            ..failed(output)
+        };
+        assert_eq!(exec_bit_plan(&[passing], dir.path(), &[]), None);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let path = dir.path().join("steps/20-render.sh");
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-            assert_eq!(exec_bit_plan(&[failed(output)], dir.path(), &[], &[]), None);
+            assert_eq!(exec_bit_plan(&[failed(output)], dir.path(), &[]), None);
         }
-        let passing = CheckResult {
-            passed: true,
-            ..failed(output)
-        };
-        assert_eq!(exec_bit_plan(&[passing], dir.path(), &[], &[]), None);
     }
 }

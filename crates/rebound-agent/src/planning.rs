@@ -292,7 +292,7 @@ async fn harness_steps(
     if let Some(steps) = crate::package_init::init_plan(checks, workspace, tried) {
         return Some(steps);
     }
-    if let Some(steps) = crate::exec_bit::exec_bit_plan(checks, workspace, protected, tried) {
+    if let Some(steps) = crate::exec_bit::exec_bit_plan(checks, workspace, tried) {
         return Some(steps);
     }
     if let Some(steps) = crate::revert_plan::revert_plan(goal, checks, workspace, tried).await {

@@ -539,3 +539,33 @@ async fn a_named_test_run_that_runs_no_test_proves_nothing() {
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     assert!(state.evidence.results[0].output.contains("Ran 1 test"));
 }
+
+/// A script the check cannot run for want of its executable bit is made
+/// executable by the harness, with no model call, also when the goal
+/// protects what the scripts do (protection keeps contents; found on
+/// dev, where the protection had kept the harness from its plan).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_without_its_executable_bit_is_made_executable_without_the_model() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(work.join("steps")).unwrap();
+    std::fs::write(work.join("run.sh"), "#!/bin/sh\nset -e\n./steps/build.sh\n").unwrap();
+    std::fs::write(work.join("steps/build.sh"), "#!/bin/sh\necho built\n").unwrap();
+    std::fs::set_permissions(work.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let model = Arc::new(ScriptedModel::new(Vec::<rebound_llm::Step>::new()));
+    let graph = pev_graph(&model, &work, dir.path());
+    let checks = vec![Check::new("./run.sh", CheckSource::Goal)];
+    let goal = "`./run.sh` stops with Permission denied. Make it pass without changing what run.sh or the steps do.";
+    let (state, events) = run(&graph, PevState::new(goal, 10).with_checks(checks)).await;
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished, "{events:?}");
+    let mode = std::fs::metadata(work.join("steps/build.sh"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_ne!(mode & 0o111, 0);
+    assert_eq!(
+        std::fs::read_to_string(work.join("steps/build.sh")).unwrap(),
+        "#!/bin/sh\necho built\n"
+    );
+}
