@@ -122,6 +122,19 @@ const WRITING_OPTIONS: &[(&str, &[&str])] = &[
 /// --config-env=x` is an unknown option of `diff`, and git refuses it).
 const GIT_GLOBAL_OPTIONS: &[&str] = &["-c", "--exec-path", "--config-env"];
 
+/// Git's own options whose value is the next word (`git -C DIR log`),
+/// from git's manual; with `=` the value is in the same word.
+const GIT_VALUE_OPTIONS: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--super-prefix",
+    "--config-env",
+    "--attr-source",
+];
+
 /// Variables that change which program runs or what it loads, when set
 /// before a command.
 pub(crate) const PROGRAM_VARIABLES: &[&str] = &[
@@ -349,11 +362,19 @@ fn judge_words(
             }
         }
     }
+    // The words before the subcommand: git's own options and their values.
+    let (globals, first) = split_subcommand(program, arguments, subcommands.unwrap_or(&[]));
+    if program == "git" {
+        let global = globals.iter().find(|a| {
+            GIT_GLOBAL_OPTIONS
+                .iter()
+                .any(|o| *a == o || a.starts_with(&format!("{o}=")))
+        });
+        if let Some(option) = global {
+            return Err(format!("`git {option}` sets git's configuration"));
+        }
+    }
     if let Some(subcommands) = subcommands {
-        let first = arguments
-            .iter()
-            .flatten()
-            .find(|a| !a.starts_with('-') || subcommands.contains(&a.as_str()));
         // Of `git tag` and `git branch`, only the listing forms read.
         let listing = |flags: &[&str]| {
             arguments
@@ -362,33 +383,20 @@ fn judge_words(
                 .any(|a| flags.contains(&a.as_str()))
         };
         match first {
-            Some(sub) if sub == "tag" && !listing(&["-l", "--list"]) => {
+            Some(None) => return Err(format!("`{program}` of a computed subcommand")),
+            Some(Some(sub)) if sub == "tag" && !listing(&["-l", "--list"]) => {
                 return Err("`git tag` that is not a listing".to_string())
             }
-            Some(sub) if sub == "branch" && !listing(&["--show-current"]) => {
+            Some(Some(sub)) if sub == "branch" && !listing(&["--show-current"]) => {
                 return Err("`git branch` that is not --show-current".to_string())
             }
-            Some(sub) if subcommands.contains(&sub.as_str()) => {}
+            Some(Some(sub)) if subcommands.contains(&sub.as_str()) => {}
             other => {
                 return Err(format!(
                     "`{program} {}` is not on the allow list",
-                    other.map(String::as_str).unwrap_or("")
+                    other.and_then(Option::as_deref).unwrap_or("")
                 ))
             }
-        }
-    }
-    if program == "git" {
-        let global = arguments
-            .iter()
-            .take_while(|a| a.as_deref().is_some_and(|a| a.starts_with('-')))
-            .flatten()
-            .find(|a| {
-                GIT_GLOBAL_OPTIONS
-                    .iter()
-                    .any(|o| *a == o || a.starts_with(&format!("{o}=")))
-            });
-        if let Some(option) = global {
-            return Err(format!("`git {option}` sets git's configuration"));
         }
     }
     let writing = WRITING_OPTIONS
@@ -452,6 +460,31 @@ fn judge_wrapped(
         ));
     }
     judge_words(program, arguments, depth, input)
+}
+
+/// The option words of `program` before its subcommand (git's own
+/// options, their values skipped) and the subcommand's word: the first
+/// that is not an option, or a word in `subcommands` (`None` inside:
+/// computed).
+fn split_subcommand<'a>(
+    program: &str,
+    arguments: &'a [Option<String>],
+    subcommands: &[&str],
+) -> (Vec<&'a str>, Option<&'a Option<String>>) {
+    let mut options = Vec::new();
+    let mut words = arguments.iter();
+    while let Some(word) = words.next() {
+        match word.as_deref() {
+            Some(option) if option.starts_with('-') && !subcommands.contains(&option) => {
+                options.push(option);
+                if program == "git" && GIT_VALUE_OPTIONS.contains(&option) {
+                    words.next();
+                }
+            }
+            _ => return (options, Some(word)),
+        }
+    }
+    (options, None)
 }
 
 /// Whether the argument after `argument` is its value: `argument` is a
@@ -582,6 +615,9 @@ mod tests {
             // option after the subcommand.
             "git for-each-ref --format='%(contents:subject)' 'refs/tags/v1.2.0'",
             "git diff --config-env=/x",
+            // `-C` takes a directory: the next word is not the subcommand.
+            "git -C core.pzshaHgenoder=sh log",
+            "git --git-dir .git --no-pager log",
             "find .-n ame \"*-p.\"environ -exec=ydelete",
             "find . -exec grep -l foo {} ;",
             "find . -exd . -exec ;",
@@ -629,6 +665,8 @@ mod tests {
             "echo $(rm -rf ~)",
             "$(echo rm) -rf x",
             "git -c core.pager=sh log",
+            "git -C . -c core.pager=sh log",
+            "git $sub log",
             "git push",
             "git tag v2",
             "git branch -D main",
