@@ -23,27 +23,52 @@ pub struct GitError {
 pub(crate) async fn git(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     let mut command = Command::new("git");
     command
-        .args([
-            "-c",
-            "user.name=rebound",
-            "-c",
-            "user.email=rebound@localhost",
-        ])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "core.fsmonitor=false",
-            "--no-pager",
-        ])
+        .args(HARDENED)
         .args(args)
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     rebound_tools::shell::scrub_env(&mut command, &[]);
-    let output = command.output().await.map_err(|e| GitError {
+    let output = command.output().await;
+    finished(args, output)
+}
+
+/// [`git`], for code that is not async (the checks a goal's clauses make
+/// at the start of a run); for short reads only.
+pub(crate) fn git_blocking(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    let mut command = Command::new("git");
+    command
+        .args(HARDENED)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null());
+    rebound_tools::shell::scrub_env(&mut command, &[]);
+    finished(args, command.as_std_mut().output())
+}
+
+/// Git's options for the workspace's repository, whose own configuration
+/// is not trusted: rebound's identity, no signing program, no hooks, no
+/// fsmonitor, no pager.
+const HARDENED: &[&str] = &[
+    "-c",
+    "user.name=rebound",
+    "-c",
+    "user.email=rebound@localhost",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "--no-pager",
+];
+
+/// The stdout of git run with `args`, trimmed at the end, or its error.
+fn finished(
+    args: &[&str],
+    output: std::io::Result<std::process::Output>,
+) -> Result<String, GitError> {
+    let output = output.map_err(|e| GitError {
         args: args.join(" "),
         message: format!("cannot run git: {e}"),
     })?;

@@ -298,6 +298,15 @@ async fn harness_steps(
     if let Some(steps) = crate::revert_plan::revert_plan(goal, checks, workspace, tried).await {
         return Some(steps);
     }
+    if let Some(steps) = crate::move_plan::move_plan(goal, checks, workspace, tried).await {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::restore_plan::restore_plan(goal, checks, workspace, tried) {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::cherry_pick_plan::cherry_pick_plan(goal, checks, workspace, tried) {
+        return Some(steps);
+    }
     if let Some(steps) = crate::tag_plan::tag_plan(goal, checks, workspace, tried).await {
         return Some(steps);
     }
@@ -309,12 +318,16 @@ async fn harness_steps(
 async fn planner_request(deps: &AgentDeps, goal: &str, context: &PlanContext<'_>) -> ChatRequest {
     let workspace = deps.workspace.workspace();
     let uncommitted = crate::git::uncommitted(workspace, UNCOMMITTED_LINES).await;
+    let history = crate::git_history::history_for_prompt(goal, workspace).await;
     let extra = planner_context(context);
-    let mut files = files_for_prompt(workspace, goal, &extra);
+    let mut files = files_for_prompt(workspace, goal, &format!("{extra}{history}"));
     if !uncommitted.is_empty() {
         files.push_str(&format!(
             "\n\nNot committed yet (`git status --short`):\n{uncommitted}"
         ));
+    }
+    if !history.is_empty() {
+        files.push_str(&format!("\n\n{history}"));
     }
     ChatRequest::new()
         .system(prompts::PLANNER)

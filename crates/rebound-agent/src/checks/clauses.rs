@@ -31,6 +31,15 @@
 //! - "tag the current commit as v1.2.0, annotated, with the message
 //!   'M'": the tag exists, of that kind, on that commit, with that
 //!   message ([`super::tag`]); weak;
+//! - "bring 'Fix rounding' onto main with git cherry-pick": a commit
+//!   with that subject is on the current branch, and the named one is
+//!   not (a copy, not a merge) ([`super::cherry_pick`]); weak;
+//! - "a new branch named csv-export", "leave me on main", "a clean
+//!   working tree": the branch exists, is checked out, nothing is
+//!   uncommitted ([`super::branch`]); weak;
+//! - "I deleted config/rates.json by mistake: bring it back": the file
+//!   holds what it held before the commit that deleted it
+//!   ([`super::restore`]); weak;
 //! - "biggest total first", "in descending order", "lowest first": the
 //!   written file's lines are in that order by the last number on each
 //!   ([`RULE_FILE_ORDER`]); weak too;
@@ -303,6 +312,23 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     }
     if let Some(check) = super::rename::rename_check(goal, workspace) {
         add(check, super::rename::RULE_RENAME, false);
+    }
+    if let Some(pick) = super::cherry_pick::pick_goal(goal, workspace) {
+        add(
+            super::cherry_pick::pick_check(&pick),
+            super::cherry_pick::RULE_CHERRY_PICK,
+            false,
+        );
+    }
+    for (command, rule) in super::branch::branch_checks(goal, workspace) {
+        add(command, rule, false);
+    }
+    for restore in super::restore::restore_goals(goal, workspace) {
+        add(
+            super::restore::restore_check(&restore),
+            super::restore::RULE_RESTORE,
+            false,
+        );
     }
     if let Some(tag) = super::tag::tag_goal(goal) {
         add(super::tag::tag_check(&tag), super::tag::RULE_TAG, false);

@@ -5,6 +5,8 @@
 //! plan, after a step that changed files, and whenever a node says
 //! `finish`: a finish that a check contradicts is overruled.
 
+pub mod branch;
+pub mod cherry_pick;
 pub mod clauses;
 mod detect;
 mod evidence;
@@ -16,6 +18,7 @@ pub mod lines;
 mod phrases;
 pub mod proposal;
 pub mod rename;
+pub mod restore;
 mod run;
 pub mod runs;
 pub mod tag;

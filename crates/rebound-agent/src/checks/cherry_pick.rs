@@ -1,0 +1,166 @@
+//! The commit a goal asks to cherry-pick ("bring just Sam's commit 'Fix
+//! rounding of totals to cents' onto main with git cherry-pick") and the
+//! check that it was: a commit with its subject is in the current
+//! branch's history, and the commit itself is not (a copy, not a merge of
+//! its branch).
+//!
+//! The commit is named by a quoted subject or an id, and must be on a
+//! branch (any ref) but not in the current branch's history when the run
+//! starts; otherwise the goal gets no such check. The check is a
+//! condition, never evidence alone: what else the goal asks ("the tests
+//! pass afterwards") it does not show. Found on dev: with no check naming
+//! the commit, and no commit ids in front of it, the planner guessed.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::phrases::{quoted_value, single_quote, QUOTED_TEXT};
+
+/// The rule of "with git cherry-pick".
+pub const RULE_CHERRY_PICK: &str = "git cherry-pick";
+
+/// "cherry-pick", "cherry pick", "cherry-picked".
+static CHERRY_PICK: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)\bcherry[- ]?pick").ok());
+
+/// A quoted text, as the goal's other rules read one.
+static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
+
+/// A word of 7 to 40 hex digits.
+static COMMIT_ID: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\b[0-9a-f]{7,40}\b").ok());
+
+/// How many commits off the current branch are searched for a subject.
+const COMMITS_SEARCHED: &str = "-n500";
+
+/// A commit the goal asks to cherry-pick.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PickGoal {
+    /// Its full id.
+    pub id: String,
+    /// Its subject.
+    pub subject: String,
+}
+
+/// The commit `goal` asks to cherry-pick onto the current branch of the
+/// repository at `workspace`, if the goal asks for a cherry-pick and
+/// names (by a quoted subject or an id) a commit that is not in the
+/// current branch's history.
+pub(crate) fn pick_goal(goal: &str, workspace: &Path) -> Option<PickGoal> {
+    if !CHERRY_PICK.as_ref()?.is_match(goal) {
+        return None;
+    }
+    let log = crate::git::git_blocking(
+        workspace,
+        &[
+            "log",
+            "--all",
+            "--not",
+            "HEAD",
+            COMMITS_SEARCHED,
+            "--format=%H%x09%s",
+        ],
+    )
+    .ok()?;
+    let off_branch: Vec<(&str, &str)> = log
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .collect();
+    let found = |wanted: &dyn Fn(&str, &str) -> bool| {
+        off_branch
+            .iter()
+            .find(|(id, subject)| wanted(id, subject))
+            .map(|(id, subject)| PickGoal {
+                id: id.to_string(),
+                subject: subject.to_string(),
+            })
+    };
+    for captures in QUOTED.as_ref()?.captures_iter(goal) {
+        let Some(quoted) = quoted_value(&captures, 1) else {
+            continue;
+        };
+        let quoted = quoted.trim();
+        if let Some(pick) = found(&|_, subject| !quoted.is_empty() && subject.trim() == quoted) {
+            return Some(pick);
+        }
+    }
+    COMMIT_ID
+        .as_ref()?
+        .find_iter(goal)
+        .find_map(|word| found(&|id, _| id.starts_with(word.as_str())))
+}
+
+/// The check of `pick`: a commit with its subject is in `HEAD`'s history,
+/// and the commit itself is not.
+pub(crate) fn pick_check(pick: &PickGoal) -> String {
+    format!(
+        "git log --format=%s HEAD | grep -qxF -e {} && ! git log --format=%H HEAD | grep -qxF -e {}",
+        single_quote(&pick.subject),
+        single_quote(&pick.id)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::{test_bash, test_git};
+
+    /// A repository on main with a branch `feature` two commits ahead.
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        test_git(root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
+        std::fs::write(root.join("b.py"), "b = 1\n").unwrap();
+        test_git(root, &["add", "-A"]);
+        test_git(root, &["commit", "-qm", "Start"]);
+        test_git(root, &["checkout", "-qb", "feature"]);
+        std::fs::write(root.join("a.py"), "a = 2\n").unwrap();
+        test_git(root, &["commit", "-qam", "Fix rounding (cents)"]);
+        std::fs::write(root.join("b.py"), "b = 2\n").unwrap();
+        test_git(root, &["commit", "-qam", "Unfinished work"]);
+        test_git(root, &["checkout", "-q", "main"]);
+        // Main moved on (else a pick made in the same second is the very
+        // same commit).
+        std::fs::write(root.join("c.py"), "c = 1\n").unwrap();
+        test_git(root, &["add", "-A"]);
+        test_git(root, &["commit", "-qm", "Main's own work"]);
+        dir
+    }
+
+    #[test]
+    fn a_picked_commit_passes_and_a_merge_or_nothing_does_not() {
+        let dir = repo();
+        let root = dir.path();
+        let goal = "Bring just 'Fix rounding (cents)' onto main with git cherry-pick.";
+        let pick = pick_goal(goal, root).unwrap();
+        assert_eq!(pick.subject, "Fix rounding (cents)");
+        let check = pick_check(&pick);
+        crate::checks::assert_allowed(&check);
+        assert!(!test_bash(root, &check).status.success(), "not picked yet");
+
+        // A merge of the branch brings the subject, and the commit itself.
+        test_git(root, &["merge", "-q", "--no-edit", "feature"]);
+        assert!(!test_bash(root, &check).status.success(), "a merge");
+        test_git(root, &["reset", "-q", "--hard", "HEAD~1"]);
+
+        test_git(root, &["cherry-pick", &pick.id]);
+        assert!(test_bash(root, &check).status.success(), "picked");
+    }
+
+    #[test]
+    fn the_commit_is_named_by_subject_or_id_and_must_be_off_the_branch() {
+        let dir = repo();
+        let root = dir.path();
+        let unfinished = pick_goal("cherry-pick 'Unfinished work' onto main", root).unwrap();
+        let short = &unfinished.id[..8];
+        let by_id = pick_goal(&format!("Cherry pick commit {short} onto main."), root).unwrap();
+        assert_eq!(by_id, unfinished);
+        // On main already, unknown, or no cherry-pick asked for.
+        assert_eq!(pick_goal("cherry-pick 'Start' onto main", root), None);
+        assert_eq!(pick_goal("cherry-pick 'Nothing like it'", root), None);
+        assert_eq!(pick_goal("Bring 'Unfinished work' onto main.", root), None);
+    }
+}
