@@ -706,3 +706,37 @@ fn a_c_flag_after_a_shell_script_s_name_does_not_make_it_a_command_string() {
     assert_allowed(&policy, "bash -o pipefail -c 'ls | head'");
     assert_allowed(&policy, "sh -c -- 'ls'");
 }
+
+/// Found by the approval fuzz target: a shell's options were read as any
+/// group of letters, so `-s` (read the input) or an `o` inside a group
+/// (whose value is the next word) passed unseen. Only `set`'s flags, `-c`
+/// and a trailing `o`/`O` with its value are known now; anything else
+/// asks.
+#[test]
+fn a_shell_option_rebound_does_not_know_is_asked_about() {
+    for line in [
+        "bash -o0pipefash -o0pipefigtail -cigtail -c 'ls | wc -l'",
+        "bash -s -c ls",
+        "bash -lc ls",
+        "bash -ic ls",
+        "bash --login -c ls",
+    ] {
+        assert_asks(
+            &on_risk(),
+            line,
+            &["an option that reads a file or its input"],
+        );
+    }
+    // `-oc pipefail ls`: `o` takes `pipefail`, and `c` makes `ls` the line
+    // (the older reading ran `pipefail`); asked about either way.
+    assert_asks(&on_risk(), "bash -oc pipefail ls", &[]);
+    assert_asks(&on_risk(), "sh --rcfile x -c ls", &[]);
+    for line in [
+        "bash -c 'ls | wc -l'",
+        "bash -e -o pipefail -c 'ls | wc -l'",
+        "bash -euxo pipefail -c ls",
+        "sh --norc -ec ls",
+    ] {
+        assert_allowed(&on_risk(), line);
+    }
+}

@@ -256,16 +256,29 @@ impl ApprovalPolicy {
         // what follows are the script's arguments. `bash FILE -c x` runs
         // FILE; its `-c` is FILE's `$1`.
         let mut end = 0;
+        let mut unknown = None;
         while let Some(arg) = args.get(end) {
             let is_option = arg.len() > 1 && (arg.starts_with('-') || arg.starts_with('+'));
             if arg == "--" || !is_option {
                 break;
             }
-            // `-o NAME`, `+O NAME`: the next word is the option's value.
-            end += if matches!(arg.as_str(), "-o" | "+o" | "-O" | "+O") {
-                2
-            } else {
-                1
+            end += match shell_option_words(arg) {
+                Some(words) => words,
+                None => {
+                    // Still read on, for what the script would do: a
+                    // forbidden command stays forbidden.
+                    unknown.get_or_insert_with(|| {
+                        Judgement::ask(format!(
+                            "`{name} {arg}`: an option that reads a file or its input, or \
+                             one rebound does not know"
+                        ))
+                    });
+                    if arg.ends_with(['o', 'O']) {
+                        2
+                    } else {
+                        1
+                    }
+                }
             };
         }
         let options = &args[..end.min(args.len())];
@@ -311,7 +324,7 @@ impl ApprovalPolicy {
                     Judgement::max,
                 )
         };
-        judgement.max_with(writes_file)
+        judgement.max_with(writes_file).max_with(unknown)
     }
 
     /// `source FILE` (`. FILE`): a script that cannot be judged, unless
@@ -486,6 +499,38 @@ fn skip_options<'a>(args: &'a [String], options: &Options) -> &'a [String] {
         }
     }
     args.get(i..).unwrap_or_default()
+}
+
+/// The letters of a shell's one-letter options that neither read a file
+/// nor the shell's input (`-s`), nor make it a login or interactive shell
+/// (`-l`, `-i`, which read profile files): `set`'s flags and `-c`.
+const SHELL_FLAGS: &str = "abcefhkmnptuvxBCEHPT";
+
+/// A shell's long options that read no file.
+const SHELL_LONG_OPTIONS: &[&str] = &["--norc", "--noprofile", "--posix", "--noediting"];
+
+/// How many words the shell option `arg` (`-e`, `-eo pipefail`,
+/// `--norc`) takes, itself included: 2 when it ends in `o` or `O` (their
+/// value is the next word); `None` for an option outside [`SHELL_FLAGS`]
+/// and [`SHELL_LONG_OPTIONS`], and for `o`/`O` inside a group (bash gives
+/// each the next word, which a reading of one value would misjudge).
+fn shell_option_words(arg: &str) -> Option<usize> {
+    if arg.starts_with("--") {
+        return SHELL_LONG_OPTIONS.contains(&arg).then_some(1);
+    }
+    let letters = arg.get(1..)?;
+    let (last, group) = match letters.char_indices().last() {
+        Some((at, last)) => (last, &letters[..at]),
+        None => return None,
+    };
+    if !group.chars().all(|letter| SHELL_FLAGS.contains(letter)) {
+        return None;
+    }
+    match last {
+        'o' | 'O' => Some(2),
+        letter if SHELL_FLAGS.contains(letter) => Some(1),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
