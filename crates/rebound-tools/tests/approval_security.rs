@@ -731,6 +731,8 @@ fn a_shell_option_rebound_does_not_know_is_asked_about() {
     // (the older reading ran `pipefail`); asked about either way.
     assert_asks(&on_risk(), "bash -oc pipefail ls", &[]);
     assert_asks(&on_risk(), "sh --rcfile x -c ls", &[]);
+    // The value of `-o` is no `-c` (bash refuses an option named `-c`).
+    assert_asks(&on_risk(), "bash -o -c ls", &[]);
     for line in [
         "bash -c 'ls | wc -l'",
         "bash -e -o pipefail -c 'ls | wc -l'",

@@ -257,11 +257,15 @@ impl ApprovalPolicy {
         // FILE; its `-c` is FILE's `$1`.
         let mut end = 0;
         let mut unknown = None;
+        // `-c` among the option words (never an option's value: `bash -o
+        // -c x` names an option `-c`, and bash refuses it).
+        let mut c_flag = false;
         while let Some(arg) = args.get(end) {
             let is_option = arg.len() > 1 && (arg.starts_with('-') || arg.starts_with('+'));
             if arg == "--" || !is_option {
                 break;
             }
+            c_flag |= arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c');
             end += match shell_option_words(arg) {
                 Some(words) => words,
                 None => {
@@ -281,15 +285,11 @@ impl ApprovalPolicy {
                 }
             };
         }
-        let options = &args[..end.min(args.len())];
         let rest = &args[end.min(args.len())..];
         let first = match rest.split_first() {
             Some((dashes, after)) if dashes == "--" => after.first(),
             _ => rest.first(),
         };
-        let c_flag = options
-            .iter()
-            .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'));
         let writes_file = io
             .writes
             .iter()
