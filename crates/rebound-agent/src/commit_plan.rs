@@ -9,6 +9,9 @@
 //!   only those (`git commit -- <paths>`: changes already staged for other
 //!   files stay out).
 //!
+//! A deleted file the goal asks to bring back ([`crate::checks::restore`])
+//! is staged whatever its sentence says.
+//!
 //! A path named in a sentence that also says to leave something out, not
 //! to commit, delete or touch it ("notes.txt is my scratch file: leave it
 //! out of the commit") is never staged. When the goal names nothing that
@@ -104,7 +107,29 @@ pub(crate) async fn commit_plan(
     if names_amend(goal) {
         return amend_plan(goal, &message, &changed, tried);
     }
-    let staged = staging(goal, &changed)?;
+    // Files the goal asks to bring back are what the commit holds, even
+    // in a sentence that also says "without" or "can't" about something.
+    let restored: Vec<String> = crate::checks::restore::restore_goals(goal, workspace)
+        .into_iter()
+        .map(|restore| restore.path)
+        .filter(|path| changed.contains(path))
+        .collect();
+    let staged = match staging(goal, &changed) {
+        Some(Staging::Only(mut paths)) => {
+            paths.extend(restored);
+            paths.sort();
+            paths.dedup();
+            Staging::Only(paths)
+        }
+        Some(Staging::All { left_out }) => Staging::All {
+            left_out: left_out
+                .into_iter()
+                .filter(|p| !restored.contains(p))
+                .collect(),
+        },
+        None if !restored.is_empty() => Staging::Only(restored),
+        None => return None,
+    };
     let only = matches!(staged, Staging::Only(_));
     let paths = staged.paths(&changed);
     if paths.is_empty() || paths.len() > MAX_PATHS {
@@ -262,6 +287,29 @@ mod tests {
         let goal = "Create the branch feature/csv, commit all my changes there with the message 'Add CSV'.";
         let results = [result(&commit_message_check("Add CSV"), false)];
         assert!(commit_plan(goal, &results, root, &[]).await.is_none());
+    }
+
+    #[tokio::test]
+    async fn a_file_brought_back_is_committed_whatever_its_sentence_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        test_git(root, &["init", "-q"]);
+        std::fs::write(root.join("rates.json"), "{}\n").unwrap();
+        test_git(root, &["add", "-A"]);
+        test_git(root, &["commit", "-qm", "Start"]);
+        test_git(root, &["rm", "-q", "rates.json"]);
+        test_git(root, &["commit", "-qm", "Clean up"]);
+        test_git(root, &["checkout", "HEAD~1", "--", "rates.json"]);
+        std::fs::write(root.join("scratch.txt"), "x\n").unwrap();
+        // "can't" and "without" would leave rates.json out of the commit.
+        let goal = "I deleted rates.json by mistake and the app can't start. Bring it back \
+                    in a new commit with the message 'Restore rates.json', without rewriting history.";
+        let results = [result(&commit_message_check("Restore rates.json"), false)];
+        let plan = commit_plan(goal, &results, root, &[]).await.unwrap();
+        assert_eq!(
+            plan[1].command.as_deref(),
+            Some("git commit -q -m 'Restore rates.json' -- 'rates.json'")
+        );
     }
 
     #[tokio::test]

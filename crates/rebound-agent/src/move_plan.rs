@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::checks::branch::{branch_checks, new_branches, RULE_NEW_BRANCH};
-use crate::checks::clauses::{quoted_value, single_quote, QUOTED_TEXT};
+use crate::checks::clauses::{quoted_texts, single_quote};
 use crate::checks::CheckResult;
 use crate::PlanStep;
 
@@ -26,9 +26,6 @@ static MOVE_TO_BRANCH: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\bmov(?:e|ing)\b[^.;\n]{0,80}\b(?:to|onto)\s+(?:a\s+)?(?:new\s+)?branch\b")
         .ok()
 });
-
-/// A quoted text, as the goal's other rules read one.
-static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
 
 /// The move plan for `goal` in `workspace`, given the checks' last
 /// `results` and the plans `tried`; `None` when the goal asks for no
@@ -58,11 +55,8 @@ pub(crate) async fn move_plan(
     git(&["symbolic-ref", "-q", "HEAD"]).await.ok()?;
     git(&["rev-parse", "-q", "--verify", "HEAD~1"]).await.ok()?;
     let subject = git(&["log", "-1", "--format=%s"]).await.ok()?;
-    let quoted: Vec<String> = QUOTED
-        .as_ref()?
-        .captures_iter(goal)
-        .filter_map(|captures| quoted_value(&captures, 1))
-        .map(|value| value.trim().to_string())
+    let quoted: Vec<String> = quoted_texts(goal)
+        .into_iter()
         .filter(|value| *value != branch)
         .collect();
     if !quoted.is_empty() && !quoted.iter().any(|q| *q == subject.trim()) {

@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::checks::clauses::{quoted_value, single_quote, QUOTED_TEXT, REVERT_CHECK};
+use crate::checks::clauses::{quoted_texts, single_quote, REVERT_CHECK};
 use crate::checks::CheckResult;
 use crate::PlanStep;
 
@@ -28,10 +28,6 @@ use crate::PlanStep;
 static LAST_COMMIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:last|latest|most\s+recent|previous|newest)\s+commit\b").ok()
 });
-
-/// A quoted text (`'…'`, `"…"`, `` `…` ``, `“…”`), as the goal's other
-/// rules read one.
-static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
 
 /// A word of 7 to 40 hex digits.
 static COMMIT_ID: LazyLock<Option<Regex>> =
@@ -70,13 +66,7 @@ async fn named_commit(goal: &str, workspace: &Path) -> Option<(String, String)> 
         let head = commit_id(workspace, "HEAD").await?;
         return Some((head, "the last commit".to_string()));
     }
-    let quoted: Vec<String> = QUOTED
-        .as_ref()?
-        .captures_iter(goal)
-        .filter_map(|captures| quoted_value(&captures, 1))
-        .map(|value| value.trim().to_string())
-        .filter(|value| !value.is_empty())
-        .collect();
+    let quoted = quoted_texts(goal);
     if !quoted.is_empty() {
         let log = git_output(
             workspace,

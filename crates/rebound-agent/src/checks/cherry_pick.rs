@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::phrases::{quoted_value, single_quote, QUOTED_TEXT};
+use super::phrases::{quoted_texts, single_quote};
 
 /// The rule of "with git cherry-pick".
 pub const RULE_CHERRY_PICK: &str = "git cherry-pick";
@@ -24,9 +24,6 @@ pub const RULE_CHERRY_PICK: &str = "git cherry-pick";
 /// "cherry-pick", "cherry pick", "cherry-picked".
 static CHERRY_PICK: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\bcherry[- ]?pick").ok());
-
-/// A quoted text, as the goal's other rules read one.
-static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
 
 /// A word of 7 to 40 hex digits.
 static COMMIT_ID: LazyLock<Option<Regex>> =
@@ -77,12 +74,8 @@ pub(crate) fn pick_goal(goal: &str, workspace: &Path) -> Option<PickGoal> {
                 subject: subject.to_string(),
             })
     };
-    for captures in QUOTED.as_ref()?.captures_iter(goal) {
-        let Some(quoted) = quoted_value(&captures, 1) else {
-            continue;
-        };
-        let quoted = quoted.trim();
-        if let Some(pick) = found(&|_, subject| !quoted.is_empty() && subject.trim() == quoted) {
+    for quoted in quoted_texts(goal) {
+        if let Some(pick) = found(&|_, subject| subject.trim() == quoted) {
             return Some(pick);
         }
     }
@@ -134,7 +127,7 @@ mod tests {
     fn a_picked_commit_passes_and_a_merge_or_nothing_does_not() {
         let dir = repo();
         let root = dir.path();
-        let goal = "Bring just 'Fix rounding (cents)' onto main with git cherry-pick.";
+        let goal = "Bring just Sam's 'Fix rounding (cents)' onto main with git cherry-pick.";
         let pick = pick_goal(goal, root).unwrap();
         assert_eq!(pick.subject, "Fix rounding (cents)");
         let check = pick_check(&pick);

@@ -54,8 +54,8 @@ use regex::Regex;
 
 pub use super::phrases::{file_order, single_quote, Order};
 pub(crate) use super::phrases::{
-    is_file_name, output_file, path_words, quoted_messages, quoted_value, MessageOwner,
-    PROGRAM_PRINTS, QUOTED_TEXT, SENTENCE_END,
+    is_file_name, output_file, path_words, quoted_messages, quoted_texts, quoted_value,
+    MessageOwner, PROGRAM_PRINTS, QUOTED_TEXT, SENTENCE_END,
 };
 use super::{Check, CheckSource};
 

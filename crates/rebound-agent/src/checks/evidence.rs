@@ -22,6 +22,11 @@ pub struct Evidence {
     pub results: Vec<CheckResult>,
     /// The workspace's fingerprint when they last ran (`None`: not yet).
     pub fingerprint: Option<u64>,
+    /// The workspace's fingerprint when they ran before the first plan
+    /// (`None`: not yet, or state from before it was kept): a finish on
+    /// the same fingerprint changed nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_fingerprint: Option<u64>,
     /// A check that is not a condition ([`CheckSource::is_condition`])
     /// failed before the first plan: the checks tell done from not done. A condition
     /// that failed then (a file's shape, a commit subject on an amend)
@@ -119,6 +124,11 @@ impl Evidence {
             checks: self.checks.clone(),
             results: run.results.clone(),
             fingerprint: Some(run.fingerprint),
+            start_fingerprint: if run.when == CheckWhen::Start {
+                Some(run.fingerprint)
+            } else {
+                self.start_fingerprint
+            },
             failed_at_start: if run.when == CheckWhen::Start {
                 run.results.iter().any(|result| {
                     !result.passed
@@ -189,13 +199,34 @@ impl Evidence {
             && self.uncovered().is_empty()
     }
 
+    /// Whether the workspace is as it was when the checks first ran, every
+    /// check that can fail for the goal passed then, and none is the
+    /// user's whole definition of done (`--check`, the configuration): the
+    /// goal's checks passing now say nothing of the run's work, for there
+    /// is none. Found on dev: a goal to cherry-pick a commit said its
+    /// tests should pass afterwards; they passed on the branch as it was,
+    /// and a finish with no change at all was verified by them.
+    pub fn unchanged_since_passing_start(&self) -> bool {
+        !self.failed_at_start
+            && self.start_fingerprint.is_some()
+            && self.start_fingerprint == self.fingerprint
+            && !self
+                .checks
+                .iter()
+                .any(|c| matches!(c.source, CheckSource::Flag | CheckSource::Config { .. }))
+    }
+
     /// The stop reason of a run that ended on a finish: `Finished` when the
     /// checks verify it ([`verify()`]), `FinishedUnverified` when there are
-    /// none, they only guard (detected, passing from the start), a file
-    /// they read was changed, or the goal names a program none of them
-    /// runs; an error when one fails (a finish that slipped past them).
+    /// none, they only guard (detected, passing from the start), nothing
+    /// changed since they all passed at the start, a file they read was
+    /// changed, or the goal names a program none of them runs; an error
+    /// when one fails (a finish that slipped past them).
     pub fn finish_reason(&self) -> StopReason {
-        if self.checks.is_empty() || super::passed_but_sandboxed(&self.results) {
+        if self.checks.is_empty()
+            || super::passed_but_sandboxed(&self.results)
+            || (all_passed(&self.results) && self.unchanged_since_passing_start())
+        {
             StopReason::FinishedUnverified
         } else if !all_passed(&self.results) {
             StopReason::Error {
@@ -286,6 +317,35 @@ mod tests {
         let proving = Check::new(subject, CheckSource::Flag);
         let evidence = Evidence::for_goal("Amend it.", vec![proving, detected(clean)]);
         assert!(evidence.after(&start).failed_at_start);
+    }
+
+    #[test]
+    fn a_finish_that_changed_nothing_since_its_checks_passed_is_unverified() {
+        let tests = "python3 -m unittest";
+        let evidence = Evidence::for_goal(
+            "Cherry-pick it; `python3 -m unittest` should pass.",
+            vec![Check::new(tests, CheckSource::Goal)],
+        );
+        let start = evidence.after(&run(CheckWhen::Start, tests, true));
+        let finish = |fingerprint| CheckRun {
+            fingerprint,
+            ..run(CheckWhen::Finish, tests, true)
+        };
+        let unchanged = start.after(&finish(1));
+        assert_eq!(unchanged.finish_reason(), StopReason::FinishedUnverified);
+        let changed = start.after(&finish(7));
+        assert_eq!(changed.finish_reason(), StopReason::Finished);
+        // A check that failed at the start passing now is the run's work.
+        let failing = evidence.after(&run(CheckWhen::Start, tests, false));
+        let fixed = failing.after(&finish(0));
+        assert_eq!(fixed.finish_reason(), StopReason::Finished);
+        // `--check` is the user's whole definition of done.
+        let flagged = Evidence::new(vec![Check::new(tests, CheckSource::Flag)]);
+        let start = flagged.after(&run(CheckWhen::Start, tests, true));
+        assert_eq!(
+            start.after(&finish(1)).finish_reason(),
+            StopReason::Finished
+        );
     }
 
     #[test]

@@ -118,6 +118,37 @@ pub fn file_order(goal: &str) -> Option<(String, Order)> {
     }
 }
 
+/// An apostrophe between two letters or digits ("Sam's", "don't"):
+/// inside a word, never a quote.
+static APOSTROPHE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"([[:alnum:]])'([[:alnum:]])").ok());
+
+/// What stands for an apostrophe while quotes are found: a character a
+/// goal does not hold.
+const APOSTROPHE_MARK: char = '\u{1f}';
+
+/// The texts `text` quotes ([`QUOTED_TEXT`]), trimmed and not empty, in
+/// order; an apostrophe inside a word opens or closes no quote ("Sam's
+/// commit 'Fix it'" quotes `Fix it`; "'Don't panic'" quotes `Don't
+/// panic`).
+pub(crate) fn quoted_texts(text: &str) -> Vec<String> {
+    let (Some(apostrophe), Some(quoted)) = (APOSTROPHE.as_ref(), QUOTED.as_ref()) else {
+        return Vec::new();
+    };
+    let marked = apostrophe.replace_all(text, format!("${{1}}{APOSTROPHE_MARK}${{2}}").as_str());
+    // Twice, for "it's'" style runs where matches would overlap.
+    let marked = apostrophe.replace_all(&marked, format!("${{1}}{APOSTROPHE_MARK}${{2}}").as_str());
+    quoted
+        .captures_iter(&marked)
+        .filter_map(|captures| quoted_value(&captures, 1))
+        .map(|value| value.replace(APOSTROPHE_MARK, "'").trim().to_string())
+        .filter(|value| !value.is_empty())
+        .collect()
+}
+
+/// [`QUOTED_TEXT`] alone.
+static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
+
 /// The value of a [`QUOTED_TEXT`] match starting at capture group `first`.
 pub(crate) fn quoted_value(captures: &regex::Captures<'_>, first: usize) -> Option<String> {
     (first..first + 4).find_map(|i| captures.get(i).map(|m| m.as_str().to_string()))
@@ -228,4 +259,22 @@ fn safe_path(path: &str) -> bool {
 /// `text` as one single-quoted shell word.
 pub fn single_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apostrophes_inside_words_are_not_quotes() {
+        assert_eq!(
+            quoted_texts("Sam's commit 'Fix rounding of totals' isn't on main."),
+            ["Fix rounding of totals"]
+        );
+        assert_eq!(
+            quoted_texts("Revert 'Don't panic' and `ls`."),
+            ["Don't panic", "ls"]
+        );
+        assert_eq!(quoted_texts("say \"hi\" or ''"), ["hi"]);
+    }
 }

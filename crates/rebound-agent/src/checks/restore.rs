@@ -45,8 +45,9 @@ impl RestoreGoal {
 }
 
 /// The files `goal` asks to bring back in the repository at `workspace`:
-/// paths it names (with a `.` or a `/`) that the work tree lacks and a
-/// commit in the current branch's history deleted.
+/// paths it names (with a `.` or a `/`) whose last commit in the current
+/// branch's history deleted them (the work tree may hold them again, not
+/// committed yet).
 pub(crate) fn restore_goals(goal: &str, workspace: &Path) -> Vec<RestoreGoal> {
     if !RESTORE.as_ref().is_some_and(|r| r.is_match(goal)) {
         return Vec::new();
@@ -54,28 +55,25 @@ pub(crate) fn restore_goals(goal: &str, workspace: &Path) -> Vec<RestoreGoal> {
     let mut goals: Vec<RestoreGoal> = Vec::new();
     for word in path_words(goal) {
         let path = word.trim_end_matches('/');
-        if !path.contains(['.', '/'])
-            || workspace.join(path).exists()
-            || goals.iter().any(|g| g.path == path)
-        {
+        if !path.contains(['.', '/']) || goals.iter().any(|g| g.path == path) {
             continue;
         }
-        let Ok(deleted_by) = crate::git::git_blocking(
-            workspace,
-            &[
-                "log",
-                "-n1",
-                "--diff-filter=D",
-                "--format=%H",
-                "HEAD",
-                "--",
-                path,
-            ],
-        ) else {
+        let last_commit = |filter: &[&str]| {
+            let mut args = vec!["log", "-n1", "--format=%H"];
+            args.extend_from_slice(filter);
+            args.extend_from_slice(&["HEAD", "--", path]);
+            crate::git::git_blocking(workspace, &args)
+                .ok()
+                .map(|id| id.trim().to_string())
+                .filter(|id| !id.is_empty())
+        };
+        // Deleted by the last commit that touched it: gone from HEAD,
+        // whatever the work tree holds (the file may be back, not yet
+        // committed).
+        let Some(deleted_by) = last_commit(&["--diff-filter=D"]) else {
             continue;
         };
-        let deleted_by = deleted_by.trim();
-        if deleted_by.is_empty() {
+        if last_commit(&[]).as_deref() != Some(deleted_by.as_str()) {
             continue;
         }
         let blob = format!("{deleted_by}^:{path}");
@@ -140,10 +138,12 @@ mod tests {
             &["checkout", &goals[0].source(), "--", "config/rates.json"],
         );
         assert!(test_bash(root, &check).status.success(), "restored");
+        assert_eq!(restore_goals(goal, root), goals, "the goal until committed");
 
         // Words that do not ask for it back, and files never deleted.
         assert!(restore_goals("config/rates.json was deleted.", root).is_empty());
-        std::fs::remove_file(root.join("config/rates.json")).unwrap();
         assert!(restore_goals("Restore missing.json from git.", root).is_empty());
+        test_git(root, &["commit", "-qm", "Restore"]);
+        assert!(restore_goals(goal, root).is_empty(), "committed back");
     }
 }
