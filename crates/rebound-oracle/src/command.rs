@@ -335,31 +335,42 @@ fn judge_words(
         .find(|(allowed, _)| *allowed == program)
         .ok_or_else(|| format!("`{name}` is not on the allow list"))?;
     if program == "find" {
-        // `find -exec` is judged on the command it runs, up to `;` or `+`.
-        for (i, argument) in arguments.iter().enumerate() {
-            if matches!(
+        // `find -exec` is judged on the command it runs: up to `;`, or a
+        // `+` right after `{}` (any other `+` is an argument). The words
+        // of that command are not find's, even `-exec`.
+        let mut i = 0;
+        while let Some(argument) = arguments.get(i) {
+            i += 1;
+            if !matches!(
                 argument.as_deref(),
                 Some("-exec" | "-execdir" | "-ok" | "-okdir")
             ) {
-                let rest: Vec<Option<String>> = arguments[i + 1..]
-                    .iter()
-                    .take_while(|a| !matches!(a.as_deref(), Some(";" | "+")))
-                    .cloned()
-                    .collect();
-                match rest.first() {
-                    // Nothing to run: find refuses the line.
-                    None => {}
-                    Some(None) => return Err("`find -exec` of a computed program".to_string()),
-                    // Each found file's name is put where `{}` is.
-                    Some(Some(_)) => {
-                        let names = Input::Replaced {
-                            token: "{}".to_string(),
-                            options: false,
-                        };
-                        judge_wrapped(Some(rest.as_slice()), &names, depth)?
-                    }
+                continue;
+            }
+            let start = i;
+            let end = (start..arguments.len()).find(|&k| match arguments[k].as_deref() {
+                Some(";") => true,
+                Some("+") => k > start && arguments[k - 1].as_deref() == Some("{}"),
+                _ => false,
+            });
+            // No end: find refuses the line, but it is judged as if the
+            // rest were the command (a judge errs on the strict side).
+            let end = end.unwrap_or(arguments.len());
+            let rest = &arguments[start..end];
+            match rest.first() {
+                // Nothing to run: find refuses the line.
+                None => {}
+                Some(None) => return Err("`find -exec` of a computed program".to_string()),
+                // Each found file's name is put where `{}` is.
+                Some(Some(_)) => {
+                    let names = Input::Replaced {
+                        token: "{}".to_string(),
+                        options: false,
+                    };
+                    judge_wrapped(Some(rest), &names, depth)?
                 }
             }
+            i = end + 1;
         }
     }
     // The words before the subcommand: git's own options and their values.
@@ -643,6 +654,10 @@ mod tests {
             "xargs sh -c 'ls \"$1\"' sh",
             "find . -exec bash -c 'ls \"$1\"' sh {} ';'",
             "find . -name '*.txt' -exec sort {} +",
+            // The second `-exec` is an argument of what the first runs.
+            "find . -exec sh -c 'cd' . -exec sh -c 'c' ';'",
+            // No end to `-exec`: the rest, judged as the command.
+            "find .finfind . -exec sh -c 'c'd . -exec sh -c 'c'",
         ] {
             assert_eq!(plainly_safe(line), Ok(()), "{line}");
         }
@@ -658,6 +673,8 @@ mod tests {
             "sort -rout.txt in.txt",
             "find . -delete",
             "find . -exec rm {} ;",
+            // A `+` not right after `{}` ends nothing: `-o out` is sort's.
+            "find . -exec sort + -o out {} ;",
             "busybox rm -rf x",
             "busybox --install -s /tmp/t",
             "find . -exec find . -delete ;",

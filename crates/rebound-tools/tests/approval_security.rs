@@ -340,6 +340,8 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     // env -S splits by its own rules: `#` starts a comment, and the rest
     // of the line is the command.
     assert_asks(&on_risk(), "env -S '#ls' rm -f x", &["`env -S`"]);
+    // A `+` that is not right after `{}` ends nothing: `-o out` is sort's.
+    assert_asks(&on_risk(), "find . -exec sort + -o out {} ';'", &[]);
     // A name as an argument of a plain program stays allowed.
     assert_allowed(&on_risk(), "find . -name '*.txt' -exec wc -l {} ';'");
     assert_allowed(&on_risk(), "ls | xargs wc -l");

@@ -406,7 +406,12 @@ impl ApprovalPolicy {
             if matches!(action, "-exec" | "-execdir" | "-ok" | "-okdir") {
                 let start = i + 1;
                 let mut end = start;
-                while end < args.len() && args[end] != ";" && args[end] != "+" {
+                // Up to `;`, or a `+` right after `{}`: any other `+` is
+                // an argument of the command (`sort + -o out {} ;`).
+                while end < args.len()
+                    && args[end] != ";"
+                    && !(args[end] == "+" && end > start && args[end - 1] == "{}")
+                {
                     end += 1;
                 }
                 let command = &args[start..end];
