@@ -8,6 +8,7 @@ mod config;
 mod convert;
 mod copied;
 mod deps;
+mod discovery_plan;
 pub mod edit;
 pub mod events;
 mod exec_bit;

@@ -508,6 +508,8 @@ async fn a_named_test_run_that_runs_no_test_proves_nothing() {
     let work = workspace(dir.path());
     std::fs::write(work.join("calc.py"), "def sub(a, b):\n    return a - b\n").unwrap();
     std::fs::rename(work.join("test_calc.py"), work.join("calc_check.py")).unwrap();
+    // Imported by name: the harness's rename (below) leaves it alone.
+    std::fs::write(work.join("run_checks.py"), "import calc_check\n").unwrap();
     let model = Arc::new(ScriptedModel::new([
         plan(&[("Look", Some("ls"))])
             .expect_user_contains("Ran 0 tests")
@@ -538,6 +540,30 @@ async fn a_named_test_run_that_runs_no_test_proves_nothing() {
     assert!(state.evidence.failed_at_start);
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     assert!(state.evidence.results[0].output.contains("Ran 1 test"));
+}
+
+/// Tests that unittest's discovery misses (`calc_check.py`: not
+/// `test*.py`) are renamed by the harness so it finds them, with no model
+/// call; the rename keeps their contents, so the passing run verifies
+/// the finish (found on dev: plans of `pip install` and README edits).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tests_that_discovery_misses_are_renamed_without_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    std::fs::write(work.join("calc.py"), "def sub(a, b):\n    return a - b\n").unwrap();
+    std::fs::rename(work.join("test_calc.py"), work.join("calc_check.py")).unwrap();
+    let model = Arc::new(ScriptedModel::new(Vec::<rebound_llm::Step>::new()));
+    let graph = pev_graph(&model, &work, dir.path());
+    let checks = vec![Check::new("python3 -m unittest", CheckSource::Goal)];
+    let goal = "`python3 -m unittest` runs no test: make it find them without changing the tests.";
+    let (state, events) = run(&graph, PevState::new(goal, 10).with_checks(checks)).await;
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished, "{events:?}");
+    assert!(work.join("test_calc_check.py").is_file());
+    assert!(state.evidence.results[0].output.contains("Ran 1 test"));
+    assert!(
+        state.evidence.tests_changed.is_empty(),
+        "moved, not changed"
+    );
 }
 
 /// A script the check cannot run for want of its executable bit is made

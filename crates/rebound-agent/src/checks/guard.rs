@@ -90,11 +90,27 @@ pub fn script(command: &str) -> Option<&str> {
 }
 
 /// The guarded files of `before` that `after` no longer has or has with
-/// other contents, by path.
+/// other contents, by path. A file that moved with its contents as they
+/// were (a test renamed so that its runner finds it) is not changed: its
+/// contents are found at a path `before` did not have.
 pub fn changed(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> Vec<String> {
+    let mut moved: Vec<u64> = after
+        .iter()
+        .filter(|(path, _)| !before.contains_key(*path))
+        .map(|(_, hash)| *hash)
+        .collect();
     before
         .iter()
-        .filter(|(path, hash)| after.get(*path) != Some(hash))
+        .filter(|(path, hash)| match after.get(*path) {
+            Some(now) => now != *hash,
+            None => match moved.iter().position(|m| m == *hash) {
+                Some(at) => {
+                    moved.swap_remove(at);
+                    false
+                }
+                None => true,
+            },
+        })
         .map(|(path, _)| path.clone())
         .collect()
 }
@@ -179,5 +195,21 @@ mod tests {
             changed(&before, &guarded_files(root, &checks)),
             vec!["test_calc.py".to_string(), "verify.sh".to_string()]
         );
+    }
+
+    #[test]
+    fn a_test_moved_with_its_contents_is_not_changed() {
+        let map = |entries: &[(&str, u64)]| -> BTreeMap<String, u64> {
+            entries.iter().map(|(p, h)| (p.to_string(), *h)).collect()
+        };
+        let before = map(&[("tests/parse_test.py", 1), ("tests/report_test.py", 2)]);
+        let renamed = map(&[("tests/test_parse.py", 1), ("tests/test_report.py", 2)]);
+        assert!(changed(&before, &renamed).is_empty());
+        let rewritten = map(&[("tests/test_parse.py", 1), ("tests/test_report.py", 3)]);
+        assert_eq!(changed(&before, &rewritten), ["tests/report_test.py"]);
+        // One copy stands for one moved file, not two.
+        let one = map(&[("tests/test_parse.py", 1)]);
+        let twice = map(&[("a_test.py", 1), ("b_test.py", 1)]);
+        assert_eq!(changed(&twice, &one).len(), 1);
     }
 }
