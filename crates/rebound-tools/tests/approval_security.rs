@@ -342,6 +342,16 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     assert_asks(&on_risk(), "env -S '#ls' rm -f x", &["`env -S`"]);
     // A `+` that is not right after `{}` ends nothing: `-o out` is sort's.
     assert_asks(&on_risk(), "find . -exec sort + -o out {} ';'", &[]);
+    // What a wrapper runs goes to `exec`, not to a shell: `A=b` is a
+    // program's name there, not an assignment.
+    for line in [
+        "find . -exec s=d ';'",
+        "timeout 5 A=b ls",
+        "ls | xargs A=b wc -l",
+        "nice X=1 ls",
+    ] {
+        assert_asks(&on_risk(), line, &["as a program's name"]);
+    }
     // A name as an argument of a plain program stays allowed.
     assert_allowed(&on_risk(), "find . -name '*.txt' -exec wc -l {} ';'");
     assert_allowed(&on_risk(), "ls | xargs wc -l");

@@ -161,25 +161,22 @@ impl ApprovalPolicy {
         Some(judgement.max(self.forbidden_anywhere(args, depth)))
     }
 
-    /// `words` judged as a command one level down (leading assignments
-    /// checked); `None` when there is no command.
+    /// `words` judged as the command a wrapper runs, one level down;
+    /// `None` when there is no command. A wrapper (`timeout`, `nice`,
+    /// `xargs`, `find -exec`) hands its words to `exec`, not to a shell: a
+    /// first word such as `A=b` is the name of the program it runs, not an
+    /// assignment (`env` reads its own assignments before it gets here).
     fn judge_at(&self, words: &[String], io: Io<'_>, depth: usize) -> Option<Judgement> {
-        if words.is_empty() {
-            return None;
-        }
+        let first = words.first()?;
         if depth > MAX_NESTING {
             return Some(Judgement::ask("commands nested too deeply to judge"));
         }
-        let start = words.iter().position(|w| !is_assignment(w))?;
-        let assignments = words[..start]
-            .iter()
-            .map(|a| assigned_name(a))
-            .find(|name| is_risky_variable(name))
-            .map(|name| Judgement::ask(format!("setting `{name}` changes which programs run")));
-        Some(
-            self.judge_words(&words[start..], io, depth + 1)
-                .max_with(assignments),
-        )
+        if is_assignment(first) {
+            return Some(Judgement::ask(format!(
+                "a wrapper runs `{first}` as a program's name (no shell reads it as an assignment)"
+            )));
+        }
+        Some(self.judge_words(words, io, depth + 1))
     }
 
     /// The strictest forbid among the commands that would run if any word
