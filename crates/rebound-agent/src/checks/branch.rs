@@ -45,11 +45,13 @@ static ON_BRANCH: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// "a clean working tree", "clean work tree", "nothing uncommitted", "no
-/// uncommitted changes", "`git status` clean".
+/// "leave me ... a clean working tree", "with a clean work tree", "the
+/// working tree should be clean", "nothing uncommitted", "no uncommitted
+/// changes", "`git status` clean": the end state, never "builds from a
+/// clean checkout" (found on dev: that made a check no edit could pass).
 static CLEAN_TREE: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bclean\s+(?:working\s+(?:tree|directory|copy)|work\s+tree|checkout|git\s+status)\b|\bnothing\s+(?:left\s+)?uncommitted\b|\bno\s+uncommitted\s+changes\b|\bgit\s+status`?\s+(?:is\s+|shows\s+)?clean\b",
+        r"(?i)\b(?:leave|leaves|leaving|left|with|end\s+with|keep|keeping)\b[^.;\n]{0,30}\bclean\s+(?:working\s+(?:tree|directory|copy)|work\s+tree|git\s+status)\b|\b(?:working|work)\s+(?:tree|directory|copy)\s+(?:should\s+be\s+|must\s+be\s+|is\s+)?clean\b|\bnothing\s+(?:left\s+)?uncommitted\b|\bno\s+uncommitted\s+changes\b|\bgit\s+status`?\s+(?:is\s+|shows\s+)?clean\b",
     )
     .ok()
 });
@@ -203,6 +205,11 @@ mod tests {
         assert!(rules("Start a new branch main.").is_empty());
         assert!(rules("Stay on develop.").is_empty());
         assert!(rules("Fix the bug in a.py.").is_empty());
+        assert!(rules("Make it build from a clean checkout, in a clean working tree.").is_empty());
+        assert_eq!(
+            rules("The working tree should be clean afterwards.").len(),
+            1
+        );
         let elsewhere = tempfile::tempdir().unwrap();
         assert!(
             branch_checks("Leave me on main, clean working tree.", elsewhere.path()).is_empty()
