@@ -130,7 +130,7 @@ static COMPILER: LazyLock<Option<Regex>> = LazyLock::new(|| {
 const MAX_HEADER_DIRS: usize = 3;
 
 /// The header a compiler error line says it could not find.
-pub(crate) fn missing_header(text: &str) -> Option<String> {
+pub fn missing_header(text: &str) -> Option<String> {
     let captures = MISSING_HEADER.as_ref()?.captures(text)?;
     captures
         .get(1)
@@ -222,6 +222,53 @@ pub fn missing_flags(output: &str, workspace: &Path) -> Vec<BuildFlag> {
         }
     }
     flags
+}
+
+/// The line (1-based) of the first rule of the Makefile `text` whose
+/// targets and prerequisites (words, `$(...)` left as written) `wanted`
+/// accepts; recipe lines, comments, assignments and pattern rules are not
+/// rules here.
+fn rule_line(text: &str, wanted: impl Fn(&[&str], &[&str]) -> bool) -> Option<u32> {
+    for (index, line) in text.lines().enumerate() {
+        if line.starts_with('\t') || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let Some((targets, rest)) = line.split_once(':') else {
+            continue;
+        };
+        // `x := y`, `x ::= y`: assignments; `a = b:c`: an assignment too.
+        if rest.starts_with('=') || rest.starts_with(":=") || targets.contains('=') {
+            continue;
+        }
+        let prerequisites = rest.split([';', '#']).next().unwrap_or_default();
+        let targets: Vec<&str> = targets.split_whitespace().collect();
+        let prerequisites: Vec<&str> = prerequisites.split_whitespace().collect();
+        if targets.iter().any(|t| t.contains('%')) {
+            continue;
+        }
+        if wanted(&targets, &prerequisites) {
+            return u32::try_from(index + 1).ok();
+        }
+    }
+    None
+}
+
+/// For a header the Makefile `text` makes (a rule with `header` among its
+/// targets), the line (1-based) of the rule that makes the object of
+/// `source` without listing `header` among its prerequisites, and the
+/// line of the header's own rule: make compiles `source` before it makes
+/// the header. `None` when no rule makes the header, or every object rule
+/// of `source` lists it.
+pub fn header_rule_gap(text: &str, header: &str, source: &str) -> Option<(u32, u32)> {
+    let made = rule_line(text, |targets, _| targets.contains(&header))?;
+    let source = source.trim_start_matches("./");
+    let object = rule_line(text, |targets, prerequisites| {
+        !targets.contains(&header)
+            && targets.iter().any(|t| t.ends_with(".o"))
+            && prerequisites.contains(&source)
+            && !prerequisites.contains(&header)
+    })?;
+    Some((object, made))
 }
 
 /// Whether `file` (a path relative to the workspace) is a Makefile.

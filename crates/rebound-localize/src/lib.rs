@@ -15,7 +15,9 @@ mod text;
 mod undefined;
 mod window;
 
-pub use build::{build_file, compiler_at, is_makefile, missing_flags, BuildFlag};
+pub use build::{
+    build_file, compiler_at, header_rule_gap, is_makefile, missing_flags, missing_header, BuildFlag,
+};
 pub use calls::called_names;
 pub use definitions::{enclosing_definition, DefinitionKind, Span};
 pub use failure::{Failure, FailureKind, Location, Place, MAX_MESSAGE_CHARS};

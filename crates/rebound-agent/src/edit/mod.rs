@@ -41,6 +41,7 @@
 //! ```
 
 mod build_flags;
+mod build_headers;
 mod build_objects;
 mod candidates;
 mod error;

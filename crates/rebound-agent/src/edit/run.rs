@@ -136,6 +136,9 @@ async fn prepare(
     flag_mutants.extend(super::build_objects::object_mutants(
         &workspace, &span.file, &original, results,
     ));
+    flag_mutants.extend(super::build_headers::header_mutants(
+        &workspace, &span.file, &original, results,
+    ));
     let syntax_repair = matches!(
         check_syntax(&span.file, &original),
         super::Syntax::Invalid(_)

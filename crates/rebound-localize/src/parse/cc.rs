@@ -106,9 +106,13 @@ pub(crate) fn parse(lines: &[String], claims: &mut Claims, context: &Context) ->
         }
         let mut failure = Failure::new(FailureKind::CCompileError, one_line([rest]));
         failure.location = Some(context.location(path, number, column, function_name));
-        if let Some((build, note)) = context.include_path_fault(rest) {
-            // The workspace has the header: the `#include` is right and
-            // the build's command line is what lacks its directory.
+        if let Some((build, note)) = context
+            .include_path_fault(rest)
+            .or_else(|| context.generated_header_fault(rest, path))
+        {
+            // The workspace has the header, or the Makefile makes it: the
+            // `#include` is right, and the build is what lacks it (its
+            // directory on the command line, or the rule's prerequisite).
             failure.message = one_line([format!("{rest} ({note})").as_str()]);
             failure.location = Some(build);
         }
@@ -233,5 +237,31 @@ mod tests {
         let failures = parse_output("./build.sh", output, ws);
         let at = failures[0].location.as_ref().unwrap();
         assert_eq!((at.file.as_str(), at.line), ("src/main.c", 1));
+    }
+
+    #[test]
+    fn a_header_the_makefile_makes_but_the_object_does_not_wait_for_is_the_makefiles() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("main.c"), "#include \"version.h\"\n").unwrap();
+        std::fs::write(ws.join("VERSION"), "1.2\n").unwrap();
+        let makefile = "CC = gcc\n\nprog: main.o\n\t$(CC) -o $@ main.o\n\nmain.o: main.c\n\t$(CC) -c main.c\n\n# made from VERSION\nversion.h: VERSION\n\tprintf x > $@\n";
+        std::fs::write(ws.join("Makefile"), makefile).unwrap();
+        let output = "gcc -c main.c\nmain.c:1:10: fatal error: version.h: No such file or directory\ncompilation terminated.\n";
+        let failures = parse_output("make", output, ws);
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(
+            failures[0].message,
+            "fatal error: version.h: No such file or directory (Makefile makes version.h (line 10), but the rule on line 6 compiles main.c without listing version.h among its prerequisites, so make never makes it first)"
+        );
+        let at = failures[0].location.as_ref().unwrap();
+        assert_eq!((at.file.as_str(), at.line), ("Makefile", 6));
+        // A header no rule makes stays the code's.
+        let output = "main.c:1:10: fatal error: other.h: No such file or directory\n";
+        let at = parse_output("make", output, ws)[0]
+            .location
+            .clone()
+            .unwrap();
+        assert_eq!((at.file.as_str(), at.line), ("main.c", 1));
     }
 }

@@ -215,6 +215,35 @@ impl Context {
         Some((self.location(&build, line, None, None), note))
     }
 
+    /// Where a header the compiler could not find is a Makefile's to make:
+    /// the workspace lacks it, the Makefile `make` reads has a rule that
+    /// makes it (`version.h: VERSION`), and the rule for the object of
+    /// `source` (the file whose `#include` failed) does not list it, so
+    /// make compiles `source` before it makes the header. Located at that
+    /// object's rule, with a note saying so. Found on dev: the edit went
+    /// to the source the compiler named, which the goal protected, while
+    /// the Makefile lacked one prerequisite.
+    pub(crate) fn generated_header_fault(
+        &self,
+        message: &str,
+        source: &str,
+    ) -> Option<(Location, String)> {
+        let header = crate::build::missing_header(message)?;
+        let build = crate::build::build_file(&self.command, self.paths.root())?;
+        if !crate::build::is_makefile(&build)
+            || !crate::build::header_dirs(self.paths.root(), &header).is_empty()
+        {
+            return None;
+        }
+        let text = read_workspace_file(self.paths.root(), &build)?;
+        let (object, made) = crate::build::header_rule_gap(&text, &header, source)?;
+        let source = source.trim_start_matches("./");
+        let note = format!(
+            "{build} makes {header} (line {made}), but the rule on line {object} compiles {source} without listing {header} among its prerequisites, so make never makes it first"
+        );
+        Some((self.location(&build, object, None, None), note))
+    }
+
     /// The first word of the command naming a file with one of
     /// `extensions` (`.json`), preferring one in the workspace.
     pub(crate) fn command_file(&self, extensions: &[&str]) -> Option<String> {
