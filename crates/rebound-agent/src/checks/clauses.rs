@@ -706,19 +706,39 @@ pub fn named_runner(goal: &str, workspace: &Path) -> Option<String> {
 /// The file the goal asks to be written and the shape of its lines (an
 /// extended regular expression), when the goal gives an example line
 /// ("such as `server.log: 12`") in a sentence about that file's lines.
+///
+/// The sentence must be about lines or name the file, and the example must
+/// not follow words about what is left out in its sentence ("drop
+/// extras such as `[binary]`": found on dev, where that made every right
+/// line fail the check).
 pub fn file_shape(goal: &str) -> Option<(String, String)> {
     let file = output_file(goal)?;
-    let example = EXAMPLE
+    let (examples, left_out) = (EXAMPLE.as_ref()?, LEFT_OUT.as_ref()?);
+    let example = SENTENCE_END
         .as_ref()?
-        .captures_iter(goal)
-        .filter_map(|c| quoted_value(&c, 1))
+        .split(goal)
+        .filter(|sentence| sentence.to_lowercase().contains("line") || sentence.contains(&file))
+        .flat_map(|sentence| {
+            examples.captures_iter(sentence).filter_map(move |c| {
+                let start = c.get(0).map_or(0, |m| m.start());
+                if left_out.is_match(&sentence[..start]) {
+                    return None;
+                }
+                quoted_value(&c, 1)
+            })
+        })
         .find(|example| !reads_as_command(example))?;
-    let lower = goal.to_lowercase();
-    if !lower.contains("line") || example.trim().is_empty() || example == file {
+    if example.trim().is_empty() || example == file {
         return None;
     }
     Some((file, line_shape(&example)))
 }
+
+/// Words that make what follows them in a sentence something to leave
+/// out of a file, not the shape of its lines.
+static LEFT_OUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:drop|dropping|remove|removing|strip|stripping|ignore|ignoring|skip|skipping|exclude|excluding|without|omit|omitting|not|no)\b|n't\b|\bleave\s+out\b").ok()
+});
 
 /// Whether a quoted example is a command, not a line of a file: words
 /// after an environment assignment or after a program found on `PATH`
@@ -1295,6 +1315,11 @@ mod tests {
             assert!(!shape.is_match(line), "{line}");
         }
         assert_eq!(file_shape("Write report.txt, sorted."), None, "no example");
+        assert_eq!(
+            file_shape("Write packages.txt with one name per line. Only the name: drop version specifiers, extras such as `[binary]` and comments."),
+            None,
+            "an example of what to leave out"
+        );
         assert_eq!(
             file_shape("Write urls.txt with each URL, one per line, sorted (plain byte order, like `LC_ALL=C sort`)."),
             None,
