@@ -248,10 +248,27 @@ fn judge_command(node: Node<'_>, line: &str, depth: usize) -> Result<(), String>
         .ok_or_else(|| "a command with no name".to_string())?
         .ok_or_else(|| "its program name is computed".to_string())?;
     let mut cursor = node.walk();
-    let arguments: Vec<Option<String>> = node
+    let mut arguments: Vec<Option<String>> = node
         .children_by_field_name("argument", &mut cursor)
         .map(|n| literal(n, line))
         .collect();
+    // tree-sitter-bash reads `git <&x log` as a redirection with two
+    // destinations; bash redirects from `x` and gives `log` to git.
+    if let Some(statement) = node.parent().filter(|p| p.kind() == "redirected_statement") {
+        let mut redirects = statement.walk();
+        for redirect in statement
+            .children(&mut redirects)
+            .filter(|c| c.kind() == "file_redirect")
+        {
+            let mut destinations = redirect.walk();
+            arguments.extend(
+                redirect
+                    .children_by_field_name("destination", &mut destinations)
+                    .skip(1)
+                    .map(|n| literal(n, line)),
+            );
+        }
+    }
     judge_words(&name, &arguments, depth, &Input::Fixed)
 }
 
@@ -656,6 +673,8 @@ mod tests {
             "find . -name '*.txt' -exec sort {} +",
             // The second `-exec` is an argument of what the first runs.
             "find . -exec sh -c 'cd' . -exec sh -c 'c' ';'",
+            // A redirection's second word is the command's argument.
+            "git  <&baore.paer=sh log",
             // No end to `-exec`: the rest, judged as the command.
             "find .finfind . -exec sh -c 'c'd . -exec sh -c 'c'",
         ] {
@@ -684,6 +703,7 @@ mod tests {
             "git -c core.pager=sh log",
             "git -C . -c core.pager=sh log",
             "git $sub log",
+            "git <&x push",
             "git push",
             "git tag v2",
             "git branch -D main",

@@ -352,6 +352,9 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     ] {
         assert_asks(&on_risk(), line, &["as a program's name"]);
     }
+    // A word after a redirection's target is the command's argument.
+    assert_asks(&on_risk(), "git <&x push", &[]);
+    assert_asks(&on_risk(), "ls >&2 x; git <x push", &[]);
     // A name as an argument of a plain program stays allowed.
     assert_allowed(&on_risk(), "find . -name '*.txt' -exec wc -l {} ';'");
     assert_allowed(&on_risk(), "ls | xargs wc -l");
