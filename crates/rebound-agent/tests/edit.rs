@@ -653,6 +653,31 @@ async fn a_data_file_with_two_syntax_errors_is_repaired_by_the_harness() {
     );
 }
 
+/// A program whose output is wrong, with nothing in the output to locate
+/// the bug: the goal names the file, so the harness edits it whole, and
+/// its one-token changes go before any model call; the operands swapped
+/// make the goal's prints check pass (found on dev: a league table's goal
+/// difference, `hg - ag` for the away team).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_file_the_goal_names_gets_its_mutants_before_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let program = "import sys\n\n\ndef margin(won, lost):\n    return lost - won\n\n\nprint(margin(int(sys.argv[1]), int(sys.argv[2])))\n";
+    std::fs::write(work.join("margin.py"), program).unwrap();
+    fixed_without_the_model(
+        dir.path(),
+        &work,
+        "`python3 margin.py 7 1` should print `6`, but it prints -6. Fix margin.py.",
+        "test \"$(python3 margin.py 7 1)\" = 6",
+        0,
+    )
+    .await;
+    assert!(std::fs::read_to_string(work.join("margin.py"))
+        .unwrap()
+        .contains("return won - lost"));
+}
+
 /// A small model asked to add a function often rewrites the one it was
 /// shown into the new one: the harness reads that as an addition beside
 /// it (the shown definition kept), and the checks judge.

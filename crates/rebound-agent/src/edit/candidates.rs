@@ -36,7 +36,9 @@ pub(super) async fn try_candidates(
     // A build that lacks a flag its output names (`-lm`, `-Iinclude`),
     // or a file its parser can be walked through: those mutants go
     // before any model call.
-    let mutants_first = mutable && (!job.flag_mutants.is_empty() || job.syntax_repair.is_some());
+    // So do the one-token changes of a whole file the goal names.
+    let mutants_first =
+        mutable && (!job.flag_mutants.is_empty() || job.syntax_repair.is_some() || job.named_whole);
     // The greedy answer, then (when it did not do it) the one-token
     // changes of the span, then samples that cost a model call each.
     let attempts = mutants_first

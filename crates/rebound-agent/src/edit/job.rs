@@ -53,6 +53,9 @@ pub(super) struct EditJob {
     /// Whether a failing check points at the span's file (localization
     /// found a suspect in it): an unchanged answer is then a failure.
     pub(super) implicated: bool,
+    /// Whether the span is the whole of a file the goal names: its
+    /// one-token changes are tried before any model call.
+    pub(super) named_whole: bool,
     /// The line of the span's file that localization suspects.
     pub(super) hint: Option<u32>,
     /// The flags a failing build's output says the span's file (a build

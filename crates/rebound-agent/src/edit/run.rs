@@ -156,8 +156,18 @@ async fn prepare(
             super::rename::goal_rename(&workspace, goal)
         })
         .await?;
+    // The goal names the file and the whole of it is the span (the
+    // harness's edit of the one source the goal names, when the checks'
+    // output leads nowhere): the goal implicates it, and its one-token
+    // changes go before the model's whole-file answer, the slowest there
+    // is (found on dev: a goal difference's operands were the other way
+    // round; the model's rewrites ran to the time limit).
+    let named_whole = span.exists
+        && span.is_whole_file(&original)
+        && crate::checks::clauses::path_words(goal).any(|word| word == span.file);
     Ok(Ok(EditJob {
-        implicated,
+        implicated: implicated || named_whole,
+        named_whole,
         hint,
         flag_mutants,
         syntax_repair,
