@@ -578,13 +578,18 @@ fn literal(node: Node<'_>, line: &str) -> Option<String> {
         "raw_string" => Some(text.trim_matches('\'').to_string()),
         // A word of digits (tree-sitter-bash reads `-1` as a number).
         "number" if node.named_child_count() == 0 => Some(text.to_string()),
+        // `$$`, `$?`, `$#`: always digits (a process id, a status, a
+        // count), so as literal as `0` for what a word can be.
+        "simple_expansion" if matches!(text, "$$" | "$?" | "$#") => Some("0".to_string()),
         // Literal pieces side by side (`-1]g`, `a'b'"c"`): one word; a
         // piece that is not literal makes the whole computed.
         "concatenation" => {
             let pieces: Option<Vec<String>> = (0..node.child_count())
                 .filter_map(|i| node.child(i as u32))
                 .map(|piece| match piece.kind() {
-                    "word" | "raw_string" | "string" | "number" => literal(piece, line),
+                    "word" | "raw_string" | "string" | "number" | "simple_expansion" => {
+                        literal(piece, line)
+                    }
                     _ if piece.named_child_count() == 0 && !piece.is_named() => {
                         line.get(piece.byte_range()).map(str::to_string)
                     }
@@ -673,6 +678,8 @@ mod tests {
             "find . -name '*.txt' -exec sort {} +",
             // The second `-exec` is an argument of what the first runs.
             "find . -exec sh -c 'cd' . -exec sh -c 'c' ';'",
+            // `$$` is digits: the word after `-c` cannot be an option.
+            "bash -o pipefail -c 'ls | wc '$$",
             // A redirection's second word is the command's argument.
             "git  <&baore.paer=sh log",
             // No end to `-exec`: the rest, judged as the command.

@@ -352,6 +352,14 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     ] {
         assert_asks(&on_risk(), line, &["as a program's name"]);
     }
+    // A line a shell runs that a variable completes: its value is code.
+    for line in [
+        "bash -c 'ls | wc '$X",
+        "bash -c \"ls $X\"",
+        "sh -c 'ls'\"$(echo x)\"",
+    ] {
+        assert_asks(&on_risk(), line, &[]);
+    }
     // A word after a redirection's target is the command's argument.
     assert_asks(&on_risk(), "git <&x push", &[]);
     assert_asks(&on_risk(), "ls >&2 x; git <x push", &[]);

@@ -230,6 +230,8 @@ impl<'a> Walker<'a> {
     fn command(&mut self, node: Node<'_>, outer_redirects: &[Node<'_>], place: Place) {
         let mut command = SimpleCommand::at(place);
         let mut deferred = Vec::new();
+        // Whether each word holds an expansion this shell makes.
+        let mut expanded: Vec<bool> = Vec::new();
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             match child.kind() {
@@ -244,6 +246,7 @@ impl<'a> Walker<'a> {
                 _ if child.is_named() && (child.kind() == "command_name" || is_word(child)) => {
                     let word = self.word(child, place);
                     command.push_word(word, child.byte_range());
+                    expanded.push(expands(child));
                 }
                 kind if child.is_named() => {
                     self.risk(format!("`{kind}` inside a command is not understood"));
@@ -253,6 +256,16 @@ impl<'a> Walker<'a> {
                     let token = self.text(child);
                     self.risk(format!("`{token}` is not understood"));
                 }
+            }
+        }
+        let runs_code = command.words.iter().position(|word| {
+            let name = word.rsplit('/').next().unwrap_or_default();
+            CODE_RUNNERS.contains(&name)
+        });
+        if let Some(at) = runs_code {
+            if expanded.iter().skip(at + 1).any(|e| *e) {
+                // `bash -c 'ls '$X`: X's value becomes code.
+                self.risk(EXPANDED_CODE);
             }
         }
         for redirect in outer_redirects {
@@ -465,6 +478,30 @@ fn known_output(command: &SimpleCommand) -> Option<String> {
             Some(command.stdin_scripts.join("\n"))
         }
         _ => None,
+    }
+}
+
+/// Programs that run their arguments as code: a shell (`bash -c LINE`),
+/// `eval`, `watch`.
+const CODE_RUNNERS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "eval", "watch",
+];
+
+const EXPANDED_CODE: &str = "a word this shell expands (a variable, a substitution) is given to a \
+     program that runs its arguments as code (`bash -c`, `eval`, `watch`): its value could be code";
+
+/// Whether the word `node` holds an expansion the shell reading it makes
+/// (`$X`, `${X}`, `$(...)`, `` `...` ``, `$((...))`), outside single
+/// quotes.
+fn expands(node: Node<'_>) -> bool {
+    match node.kind() {
+        "simple_expansion"
+        | "expansion"
+        | "command_substitution"
+        | "process_substitution"
+        | "arithmetic_expansion" => true,
+        "raw_string" | "ansi_c_string" => false,
+        _ => named_children(node).into_iter().any(expands),
     }
 }
 
