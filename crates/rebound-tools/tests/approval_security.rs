@@ -360,6 +360,15 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     ] {
         assert_asks(&on_risk(), line, &[]);
     }
+    for line in [
+        "find . -eh fepip\t>xedescriog -nd . -exec sort + -/ o}tu{  ';'/ o}tu{  ';'",
+        "find . >out -exec sort + -o x ';'",
+        "find . >out",
+        "find . -exec cat {} + > ~/.bashrc",
+        "watch ls > out.txt",
+    ] {
+        assert_asks(&on_risk(), line, &[]);
+    }
     // A word after a redirection's target is the command's argument.
     assert_asks(&on_risk(), "git <&x push", &[]);
     assert_asks(&on_risk(), "ls >&2 x; git <x push", &[]);

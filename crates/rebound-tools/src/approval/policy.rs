@@ -336,7 +336,19 @@ impl ApprovalPolicy {
         let rules = match (direct, inner) {
             (Some(direct), Some(inner)) => direct.max(inner),
             (Some(direct), None) => direct,
-            (None, Some(inner)) => inner,
+            // The command a wrapper runs was judged, but not always the
+            // wrapper's own redirections (`find . -exec ls ';' > x`).
+            (None, Some(inner)) => inner.max_with(
+                io.writes
+                    .iter()
+                    .find(|w| !is_harmless_sink(w))
+                    .map(|target| {
+                        Judgement::ask(format!(
+                            "`{}` writes to `{target}` through a redirection",
+                            shorten(&words.join(" "), 60)
+                        ))
+                    }),
+            ),
             (None, None) => {
                 Judgement::ask(git_risk.unwrap_or_else(|| self.why_not_allowed(&words, io.writes)))
             }
