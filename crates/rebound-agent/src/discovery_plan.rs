@@ -11,7 +11,8 @@
 //! root, or in a package whose every directory from the root has an
 //! `__init__.py` (unittest does not enter other directories). A module
 //! that another Python file imports by its name is left to the planner
-//! (the rename would break that import), and so is a protected one. Found
+//! (the rename would break that import). A protected test may be renamed:
+//! protection keeps contents, and a move keeps them ([`crate::protect`]). Found
 //! on dev: three plans of `pip install` and of edits to the README while
 //! the tests sat in `*_test.py` files.
 
@@ -32,7 +33,6 @@ const MAX_RENAMES: usize = 20;
 pub(crate) fn discovery_plan(
     results: &[CheckResult],
     workspace: &Path,
-    protected: &[String],
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
     results.iter().find(|r| {
@@ -54,7 +54,6 @@ pub(crate) fn discovery_plan(
         if !defines_test_case(&source.source)
             || !reachable(workspace, &source.relative)
             || workspace.join(&to).exists()
-            || protected.contains(&source.relative)
             || imported_elsewhere(&sources, &source.relative)
         {
             continue;
@@ -174,7 +173,7 @@ mod tests {
             ("loose/checks.py", CASE),
         ]);
         let root = dir.path();
-        let plan = discovery_plan(&[ran_none()], root, &[], &[]).unwrap();
+        let plan = discovery_plan(&[ran_none()], root, &[]).unwrap();
         let commands: Vec<&str> = plan.iter().filter_map(|s| s.command.as_deref()).collect();
         assert_eq!(
             commands,
@@ -192,27 +191,22 @@ mod tests {
             String::from_utf8_lossy(&run.stdout).contains("Ran 2 tests"),
             "{run:?}"
         );
-        assert!(
-            discovery_plan(&[ran_none()], root, &[], &[]).is_none(),
-            "done"
-        );
+        assert!(discovery_plan(&[ran_none()], root, &[]).is_none(), "done");
     }
 
     #[test]
-    fn an_imported_protected_or_found_module_is_not_renamed() {
+    fn an_imported_or_found_module_is_not_renamed() {
         let imported = workspace(&[
             ("parse_test.py", CASE),
             ("run.py", "from parse_test import T\n"),
         ]);
-        assert!(discovery_plan(&[ran_none()], imported.path(), &[], &[]).is_none());
-        let protected = workspace(&[("parse_test.py", CASE)]);
-        let names = ["parse_test.py".to_string()];
-        assert!(discovery_plan(&[ran_none()], protected.path(), &names, &[]).is_none());
+        assert!(discovery_plan(&[ran_none()], imported.path(), &[]).is_none());
         let found = CheckResult {
             output: "Ran 3 tests in 0.001s\n\nOK\n".to_string(),
             ..ran_none()
         };
-        assert!(discovery_plan(&[found], protected.path(), &[], &[]).is_none());
+        let alone = workspace(&[("parse_test.py", CASE)]);
+        assert!(discovery_plan(&[found], alone.path(), &[]).is_none());
         assert_eq!(
             discoverable_name("a/b_test.py").as_deref(),
             Some("a/test_b.py")

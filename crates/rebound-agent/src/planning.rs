@@ -289,8 +289,7 @@ async fn harness_steps(
     if let Some(steps) = crate::module_name::rename_plan(checks, workspace, protected, tried) {
         return Some(steps);
     }
-    if let Some(steps) = crate::discovery_plan::discovery_plan(checks, workspace, protected, tried)
-    {
+    if let Some(steps) = crate::discovery_plan::discovery_plan(checks, workspace, tried) {
         return Some(steps);
     }
     if let Some(steps) = crate::package_init::init_plan(checks, workspace, tried) {

@@ -48,6 +48,11 @@ impl Protected {
             if &now == before {
                 continue;
             }
+            if now.is_none() && self.moved_beside(file, before.as_deref()) {
+                // Renamed with its contents as they were (a test given the
+                // name its runner looks for): nothing it does changed.
+                continue;
+            }
             let put_back = match before {
                 Some(bytes) => std::fs::write(&path, bytes).is_ok(),
                 None => std::fs::remove_file(&path).is_ok() || !path.exists(),
@@ -59,6 +64,31 @@ impl Protected {
             }
         }
         restored
+    }
+
+    /// Whether a file beside `file` (in its directory) that is not itself
+    /// protected holds exactly `before`: `file` was moved, not changed.
+    fn moved_beside(&self, file: &str, before: Option<&[u8]>) -> bool {
+        let Some(before) = before else {
+            return false;
+        };
+        let dir = self.root.join(file);
+        let Some(dir) = dir.parent() else {
+            return false;
+        };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return false;
+        };
+        entries.flatten().any(|entry| {
+            let path = entry.path();
+            let relative = path
+                .strip_prefix(&self.root)
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+                .unwrap_or_default();
+            !self.files.iter().any(|(f, _)| *f == relative)
+                && entry.file_type().is_ok_and(|t| t.is_file())
+                && std::fs::read(&path).is_ok_and(|bytes| bytes == before)
+        })
     }
 }
 
@@ -84,5 +114,29 @@ mod tests {
             "assert True\n"
         );
         assert_eq!(std::fs::read_to_string(ws.join("keep.txt")).unwrap(), "k");
+    }
+
+    #[test]
+    fn a_protected_file_moved_beside_with_its_contents_stays_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::create_dir(ws.join("tests")).unwrap();
+        std::fs::write(ws.join("tests/parse_test.py"), "assert True\n").unwrap();
+        let files = vec!["tests/parse_test.py".to_string()];
+        let before = Protected::take(ws, &files);
+        std::fs::rename(
+            ws.join("tests/parse_test.py"),
+            ws.join("tests/test_parse.py"),
+        )
+        .unwrap();
+        assert!(before.restore_changed().is_empty());
+        assert!(!ws.join("tests/parse_test.py").exists());
+        // Moved and changed: put back.
+        std::fs::remove_file(ws.join("tests/test_parse.py")).unwrap();
+        std::fs::write(ws.join("tests/parse_test.py"), "assert True\n").unwrap();
+        let before = Protected::take(ws, &files);
+        std::fs::rename(ws.join("tests/parse_test.py"), ws.join("tests/test_parse.py")).unwrap();
+        std::fs::write(ws.join("tests/test_parse.py"), "pass\n").unwrap();
+        assert_eq!(before.restore_changed(), ["tests/parse_test.py"]);
     }
 }
