@@ -135,7 +135,11 @@ mod tests {
         std::fs::remove_file(ws.join("tests/test_parse.py")).unwrap();
         std::fs::write(ws.join("tests/parse_test.py"), "assert True\n").unwrap();
         let before = Protected::take(ws, &files);
-        std::fs::rename(ws.join("tests/parse_test.py"), ws.join("tests/test_parse.py")).unwrap();
+        std::fs::rename(
+            ws.join("tests/parse_test.py"),
+            ws.join("tests/test_parse.py"),
+        )
+        .unwrap();
         std::fs::write(ws.join("tests/test_parse.py"), "pass\n").unwrap();
         assert_eq!(before.restore_changed(), ["tests/parse_test.py"]);
     }

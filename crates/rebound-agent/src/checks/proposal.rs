@@ -203,6 +203,12 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
             "it copies the example `{example}` of the request instead of testing what the goal asks for"
         ));
     }
+    if let Some(copied) = copied_sentence(command, goal) {
+        return Some(format!(
+            "it looks for the goal's own words (`{}`), which describe the task, not what a program prints or a file holds",
+            crate::llm::shorten(&copied, 60)
+        ));
+    }
     let compound = command.contains("&&") || command.contains('|') || command.contains(';');
     if super::goal::program(command).is_some_and(|p| EXISTENCE_ONLY.contains(&p)) && !compound {
         return Some(
@@ -224,6 +230,27 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
             format!(
                 "it reads `{file}`, which does not exist and which the goal does not name: a check must test what the goal asks for"
             )
+        })
+}
+
+/// Words a quoted text of a check must have to count as a sentence copied
+/// from the goal.
+const COPIED_WORDS: usize = 6;
+
+/// A text `command` quotes that is a sentence of the goal's prose (at
+/// least [`COPIED_WORDS`] words, found in the goal but in none of its
+/// quoted texts): the model copied the description of the task as the
+/// output to expect. Found on dev: `python3 table.py | grep -qx 'Ashby
+/// Town won all four of its games, ... yet its GD column shows -4 ...'`
+/// was adopted, as it failed before any change, and could never pass.
+fn copied_sentence(command: &str, goal: &str) -> Option<String> {
+    let goal_quotes = super::phrases::quoted_texts(goal);
+    super::phrases::quoted_texts(command)
+        .into_iter()
+        .find(|text| {
+            text.split_whitespace().count() >= COPIED_WORDS
+                && goal.contains(text.as_str())
+                && !goal_quotes.iter().any(|q| q.contains(text.as_str()))
         })
 }
 
@@ -412,6 +439,25 @@ mod tests {
         );
         assert_eq!(
             refusal("python3.10 --version | grep -q 3.10", root, goal),
+            None
+        );
+    }
+
+    #[test]
+    fn a_check_that_looks_for_the_goals_own_sentence_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("table.py"), "print(1)\n").unwrap();
+        let goal = "The table printed by `python3 table.py` is wrong: Ashby Town won all four of its games, yet its GD column shows -4. It should print `Ashby Town 12 points and a goal difference of 6`.";
+        let copied = "python3 table.py | grep -qx 'Ashby Town won all four of its games'";
+        assert!(refusal(copied, dir.path(), goal)
+            .unwrap()
+            .contains("the goal's own words"));
+        // The goal's quoted output is what to look for.
+        let quoted =
+            "python3 table.py | grep -qx 'Ashby Town 12 points and a goal difference of 6'";
+        assert_eq!(refusal(quoted, dir.path(), goal), None);
+        assert_eq!(
+            refusal("python3 table.py | grep -q 'GD'", dir.path(), goal),
             None
         );
     }
