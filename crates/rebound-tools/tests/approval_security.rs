@@ -774,3 +774,22 @@ fn a_shell_option_rebound_does_not_know_is_asked_about() {
         assert_allowed(&on_risk(), line);
     }
 }
+
+/// Found by the approval fuzz target: words that each are a command only
+/// known when it runs (`g$ 1$ ...`) each started a scan of the words after
+/// them for a forbidden command, and each scan started more: 140 bytes
+/// took 52 s. A scan under way now covers the ones it would start; a
+/// forbidden command among such words is still found.
+#[test]
+fn many_computed_words_are_judged_in_bounded_time() {
+    let line = "rg$- 11 $ g$  -1$ 1$ grg$-1$ $1 g$  -1$$ 1$ g$ ".repeat(8);
+    let started = std::time::Instant::now();
+    assert_asks(&on_risk(), &line, &[]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    let verdict = on_risk().assess(&format!("{line} nice rm -rf /"));
+    assert!(matches!(verdict, Verdict::Forbid { .. }), "{verdict:?}");
+}

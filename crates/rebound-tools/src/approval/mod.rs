@@ -56,6 +56,7 @@ mod options;
 mod paths;
 mod policy;
 mod rules;
+mod scan;
 mod scripts;
 mod secrets;
 mod syntax;

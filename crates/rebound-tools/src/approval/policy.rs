@@ -190,6 +190,8 @@ impl ApprovalPolicy {
 
     /// Judges a whole command line, `depth` shells down.
     pub(super) fn judge_line(&self, line: &str, depth: usize) -> Judgement {
+        // New text: scanned afresh for forbidden commands.
+        let _fresh = super::scan::ScanState::fresh();
         if builtin::is_fork_bomb(line) {
             return Judgement::forbid("a fork bomb: it starts processes until the machine stops");
         }

@@ -79,6 +79,9 @@ fn plain_wrapper(name: &str) -> Option<Options> {
     })
 }
 
+/// The most words of one command tried as the start of a forbidden one.
+const MAX_SCANNED_STARTS: usize = 256;
+
 impl ApprovalPolicy {
     /// Judges the command a wrapper runs (`sudo X`, `bash -c X`, `find
     /// -exec X`...), if `words` is such a wrapper.
@@ -183,9 +186,13 @@ impl ApprovalPolicy {
     /// of `args` after the first that is not an option started the command:
     /// a wrapper's options read wrongly must not hide `rm -rf /`.
     pub(super) fn forbidden_anywhere(&self, args: &[String], depth: usize) -> Judgement {
+        // A scan under way covers these suffixes (see `scan`).
+        let Some(_scan) = super::scan::ScanState::start() else {
+            return Judgement::allow("");
+        };
         (1..args.len())
             .filter(|&i| !args[i].starts_with('-') && !is_assignment(&args[i]))
-            .take(64)
+            .take(MAX_SCANNED_STARTS)
             .map(|i| self.judge_words(&args[i..], Io::default(), depth + 1))
             .filter(Judgement::is_forbidden)
             .fold(Judgement::allow(""), Judgement::max)
