@@ -46,7 +46,7 @@ pub(crate) fn discovery_plan(
         .take(MAX_FILES_READ)
         .filter(|source| source.relative.ends_with(".py"))
         .collect();
-    let mut plan = Vec::new();
+    let mut renames: Vec<(String, String)> = Vec::new();
     for source in &sources {
         let Some(to) = discoverable_name(&source.relative) else {
             continue;
@@ -58,19 +58,34 @@ pub(crate) fn discovery_plan(
         {
             continue;
         }
-        plan.push(PlanStep::command(
-            format!(
-                "Rename {} to {to}, which unittest's discovery (test*.py) finds: its contents stay as they are",
-                source.relative
-            ),
+        renames.push((source.relative.clone(), to));
+    }
+    if renames.is_empty() || renames.len() > MAX_RENAMES {
+        return None;
+    }
+    // One step: the checks run after a step, and a run that found some of
+    // the tests must not be judged before the rest are renamed.
+    let command = renames
+        .iter()
+        .map(|(from, to)| {
             format!(
                 "mv -n {} {}",
-                crate::checks::clauses::single_quote(&source.relative),
-                crate::checks::clauses::single_quote(&to)
-            ),
-        ));
-    }
-    (!plan.is_empty() && plan.len() <= MAX_RENAMES && !tried.contains(&plan)).then_some(plan)
+                crate::checks::clauses::single_quote(from),
+                crate::checks::clauses::single_quote(to)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" && ");
+    let names = renames
+        .iter()
+        .map(|(from, to)| format!("{from} to {to}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let plan = vec![PlanStep::command(
+        format!("Rename {names}, which unittest's discovery (test*.py) finds: their contents stay as they are"),
+        command,
+    )];
+    (!tried.contains(&plan)).then_some(plan)
 }
 
 /// The name unittest's default pattern `test*.py` matches for the module
@@ -118,14 +133,17 @@ fn reachable(workspace: &Path, path: &str) -> bool {
 }
 
 /// Whether a Python file other than `path` imports `path`'s module by
-/// name (`import parse_test`, `from tests.parse_test import ...`).
+/// name (`import parse_test`, `from tests.parse_test import ...`, `from
+/// tests import parse_test`).
 fn imported_elsewhere(sources: &[crate::localize::SourceFile], path: &str) -> bool {
     let stem = Path::new(path)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or_default();
+    // `import parse_test`, `from tests.parse_test import T`, `from tests
+    // import parse_test`.
     let Ok(import) = regex::Regex::new(&format!(
-        r"(?m)^\s*(?:from|import)\s+[\w.]*\b{}\b",
+        r"(?m)^\s*(?:from\s+[\w.]*\b{0}\b|(?:from\s+[\w.]+\s+)?import\s+[^\n]*\b{0}\b)",
         regex::escape(stem)
     )) else {
         return true;
@@ -177,11 +195,8 @@ mod tests {
         let commands: Vec<&str> = plan.iter().filter_map(|s| s.command.as_deref()).collect();
         assert_eq!(
             commands,
-            [
-                "mv -n 'tests/parse_test.py' 'tests/test_parse.py'",
-                "mv -n 'tests/report_tests.py' 'tests/test_report.py'",
-            ],
-            "helpers.py has no test case; loose/ is no package"
+            ["mv -n 'tests/parse_test.py' 'tests/test_parse.py' && mv -n 'tests/report_tests.py' 'tests/test_report.py'"],
+            "one step; helpers.py has no test case; loose/ is no package"
         );
         for command in &commands {
             assert!(test_bash(root, command).status.success());

@@ -566,6 +566,43 @@ async fn tests_that_discovery_misses_are_renamed_without_the_model() {
     );
 }
 
+/// A test run that finds some of the tests is not the run of all of them:
+/// with one test module renamed (the other is imported by name, so the
+/// harness leaves it), `python3 -m unittest` runs 1 test of the 2 the
+/// test files define and still fails, with the reason; once the planner
+/// renames the other, it verifies the finish (found on dev as a false
+/// success: 5 of 9 tests ran, and the run was verified).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_test_run_that_finds_some_of_the_tests_does_not_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(work.join("tests")).unwrap();
+    let case = |name: &str| {
+        format!("import unittest\n\n\nclass {name}(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n")
+    };
+    std::fs::write(work.join("tests/__init__.py"), "").unwrap();
+    std::fs::write(work.join("tests/a_test.py"), case("A")).unwrap();
+    std::fs::write(work.join("tests/b_test.py"), case("B")).unwrap();
+    std::fs::write(work.join("tools.py"), "from tests import b_test\n").unwrap();
+    let model = Arc::new(ScriptedModel::new([plan(&[(
+        "Rename the other test module so discovery finds it",
+        Some("mv tests/b_test.py tests/test_b.py"),
+    )])
+    .expect_user_contains("ran 1 tests, but the workspace's test files define 2")]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let checks = vec![Check::new("python3 -m unittest", CheckSource::Goal)];
+    let goal =
+        "`python3 -m unittest` runs none of the tests in tests/: make it find and run all of them.";
+    let (state, events) = run(&graph, PevState::new(goal, 10).with_checks(checks)).await;
+    assert_eq!(model.remaining(), 0, "{events:?}");
+    assert!(
+        work.join("tests/test_a.py").is_file(),
+        "the harness's rename"
+    );
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert!(state.evidence.results[0].output.contains("Ran 2 tests"));
+}
+
 /// A script the check cannot run for want of its executable bit is made
 /// executable by the harness, with no model call, also when the goal
 /// protects what the scripts do (protection keeps contents; found on

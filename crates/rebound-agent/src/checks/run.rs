@@ -91,10 +91,21 @@ pub async fn run_checks(
         // builds, and never verified a finish alone).
         let named =
             check.source.is_users_own() || matches!(check.source, CheckSource::Config { .. });
-        let vacuous = (passed && named)
-            .then(|| super::vacuous::no_tests_ran(&outcome.output.content))
+        let workspace = deps.workspace.workspace();
+        let vacuous: Option<String> = (passed && named)
+            .then(|| {
+                super::vacuous::no_tests_ran(&outcome.output.content)
+                    .map(str::to_string)
+                    .or_else(|| {
+                        super::vacuous::tests_left_out(
+                            &outcome.output.content,
+                            &check.command,
+                            workspace,
+                        )
+                    })
+            })
             .flatten();
-        if let Some(why) = vacuous {
+        if let Some(why) = &vacuous {
             output.push_str(&format!(
                 "\nnote: {why}: a pass that proves nothing counts as a failure; the tests must be found and run\n"
             ));

@@ -45,9 +45,120 @@ pub fn no_tests_ran(output: &str) -> Option<&'static str> {
     None
 }
 
+/// Why `output` of `command` (a bare `python3 -m unittest`, discovery
+/// from the workspace root) shows a run of fewer tests than the
+/// workspace's test files define: "Ran 5 tests" where they hold 9 test
+/// methods of `TestCase` classes. `None` when it ran as many or more (a
+/// base class's tests run once per subclass), ran none (that is
+/// [`no_tests_ran`]'s), or the command names what to run. Found on dev: a
+/// goal to make unittest find all the tests of tests/ was verified when
+/// one of two test modules had been renamed so discovery found it.
+pub fn tests_left_out(output: &str, command: &str, workspace: &std::path::Path) -> Option<String> {
+    if !bare_unittest_discovery(command) {
+        return None;
+    }
+    let ran: u64 = output
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("Ran "))
+        .filter_map(|rest| rest.split_once(' '))
+        .filter(|(_, word)| word.starts_with("test"))
+        .filter_map(|(n, _)| n.parse().ok())
+        .max()?;
+    if ran == 0 {
+        return None;
+    }
+    let defined: u64 = crate::localize::source_files(workspace)
+        .take(MAX_FILES_COUNTED)
+        .filter(|f| f.relative.ends_with(".py") && super::guard::is_test_file(&f.relative))
+        .filter(|f| f.source.contains("TestCase"))
+        .map(|f| {
+            f.source
+                .lines()
+                .filter(|line| {
+                    let trimmed = line.trim_start();
+                    trimmed.len() < line.len()
+                        && trimmed.starts_with("def test")
+                        && trimmed.contains("(self")
+                })
+                .count() as u64
+        })
+        .sum();
+    (ran < defined).then(|| {
+        format!(
+            "the test run ran {ran} tests, but the workspace's test files define {defined}: some are not found"
+        )
+    })
+}
+
+/// Python files read to count test methods, at most.
+const MAX_FILES_COUNTED: usize = 500;
+
+/// Whether `command` is `python3 -m unittest` (or `discover`) with only
+/// flags that do not choose what runs (`-v`, `-q`, `-b`, `-f`, `-c`).
+fn bare_unittest_discovery(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let Some(at) = words.windows(2).position(|w| w == ["-m", "unittest"]) else {
+        return false;
+    };
+    let program = words.get(at.wrapping_sub(1)).copied().unwrap_or_default();
+    if !program.starts_with("python") || command.contains(['|', ';', '&']) {
+        return false;
+    }
+    words[at + 2..].iter().all(|w| {
+        matches!(
+            *w,
+            "discover"
+                | "-v"
+                | "-q"
+                | "-b"
+                | "-f"
+                | "-c"
+                | "--verbose"
+                | "--quiet"
+                | "--buffer"
+                | "--failfast"
+                | "--catch"
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_of_fewer_tests_than_the_test_files_define_is_told() {
+        let dir = tempfile::tempdir().unwrap();
+        let case = "import unittest\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n\n    def test_b(self):\n        pass\n";
+        std::fs::create_dir(dir.path().join("tests")).unwrap();
+        std::fs::write(dir.path().join("tests/test_one.py"), case).unwrap();
+        std::fs::write(dir.path().join("tests/two_test.py"), case).unwrap();
+        let ran_two = "..\n----\nRan 2 tests in 0.001s\n\nOK\n";
+        let why = tests_left_out(ran_two, "python3 -m unittest", dir.path()).unwrap();
+        assert!(
+            why.contains("ran 2 tests, but the workspace's test files define 4"),
+            "{why}"
+        );
+        let ran_four = "Ran 4 tests in 0.001s\n\nOK\n";
+        assert_eq!(
+            tests_left_out(ran_four, "python3 -m unittest -v", dir.path()),
+            None
+        );
+        // A command that names what to run, or no run at all.
+        assert_eq!(
+            tests_left_out(ran_two, "python3 -m unittest tests.test_one", dir.path()),
+            None
+        );
+        assert_eq!(
+            tests_left_out(ran_two, "python3 -m pytest", dir.path()),
+            None
+        );
+        assert_eq!(
+            tests_left_out("Ran 0 tests\n", "python3 -m unittest", dir.path()),
+            None
+        );
+    }
 
     #[test]
     fn runs_of_no_test_are_told_from_runs_of_some() {
