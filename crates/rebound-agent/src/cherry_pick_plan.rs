@@ -39,16 +39,13 @@ pub(crate) fn cherry_pick_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::{test_git, test_result};
+    use crate::checks::{test_git, test_repo, test_result};
 
     #[test]
     fn the_named_commit_is_picked_while_its_check_fails() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        test_git(root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
-        test_git(root, &["add", "-A"]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("a.py", "a = 1\n")]);
         test_git(root, &["checkout", "-qb", "feature"]);
         std::fs::write(root.join("a.py"), "a = 2\n").unwrap();
         test_git(root, &["commit", "-qam", "Fix rounding"]);

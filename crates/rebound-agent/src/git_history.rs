@@ -154,7 +154,7 @@ fn changes<'a>(lines: impl Iterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::test_git;
+    use crate::checks::{test_git, test_repo};
 
     #[tokio::test]
     async fn the_history_shows_branches_commits_and_deleted_files() {
@@ -162,11 +162,7 @@ mod tests {
         let root = dir.path();
         let goal = "Bring the commit 'Fix rounding' onto main with git cherry-pick";
         assert_eq!(history_for_prompt(goal, root).await, "", "not a repository");
-        test_git(root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("a.txt"), "a\n").unwrap();
-        std::fs::write(root.join("old.txt"), "o\n").unwrap();
-        test_git(root, &["add", "."]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("a.txt", "a\n"), ("old.txt", "o\n")]);
         test_git(root, &["rm", "-q", "old.txt"]);
         test_git(root, &["commit", "-qm", "Clean up"]);
         test_git(root, &["checkout", "-qb", "feature"]);

@@ -81,16 +81,13 @@ pub(crate) async fn move_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::{test_bash, test_git, test_result};
+    use crate::checks::{test_bash, test_git, test_repo, test_result};
 
     #[tokio::test]
     async fn the_last_commit_moves_to_the_new_branch() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        test_git(root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
-        test_git(root, &["add", "-A"]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("a.py", "a = 1\n")]);
         std::fs::write(root.join("b.py"), "b = 1\n").unwrap();
         test_git(root, &["add", "-A"]);
         test_git(root, &["commit", "-qm", "Add CSV export"]);

@@ -145,15 +145,12 @@ pub(crate) fn branch_checks(goal: &str, workspace: &Path) -> Vec<(String, &'stat
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::{test_bash, test_git};
+    use crate::checks::{test_bash, test_git, test_repo};
 
     fn repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        test_git(root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
-        test_git(root, &["add", "-A"]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("a.py", "a = 1\n")]);
         dir
     }
 

@@ -98,17 +98,13 @@ pub(crate) fn pick_check(pick: &PickGoal) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::{test_bash, test_git};
+    use crate::checks::{test_bash, test_git, test_repo};
 
     /// A repository on main with a branch `feature` two commits ahead.
     fn repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        test_git(root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("a.py"), "a = 1\n").unwrap();
-        std::fs::write(root.join("b.py"), "b = 1\n").unwrap();
-        test_git(root, &["add", "-A"]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("a.py", "a = 1\n"), ("b.py", "b = 1\n")]);
         test_git(root, &["checkout", "-qb", "feature"]);
         std::fs::write(root.join("a.py"), "a = 2\n").unwrap();
         test_git(root, &["commit", "-qam", "Fix rounding (cents)"]);

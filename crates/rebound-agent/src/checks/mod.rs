@@ -284,6 +284,19 @@ pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) {
     assert!(status.status.success(), "{status:?}");
 }
 
+/// Makes `dir` a git repository on `main` whose one commit, "Start",
+/// holds `files` (path, text), for a test.
+#[cfg(test)]
+pub(crate) fn test_repo(dir: &std::path::Path, files: &[(&str, &str)]) {
+    test_git(dir, &["init", "-q", "-b", "main"]);
+    for (path, text) in files {
+        #[allow(clippy::unwrap_used)]
+        std::fs::write(dir.join(path), text).unwrap();
+    }
+    test_git(dir, &["add", "-A"]);
+    test_git(dir, &["commit", "-qm", "Start"]);
+}
+
 /// A check's result for a unit test: `command`, passed or failed
 /// (exit 0 or 1), no output.
 #[cfg(test)]
