@@ -239,7 +239,7 @@ fn staging(goal: &str, changed: &[String]) -> Option<Staging> {
 mod tests {
     use super::*;
     use crate::checks::clauses::commit_message_check;
-    use crate::checks::{test_git, test_result as result};
+    use crate::checks::{test_git, test_repo, test_result as result};
 
     fn changed(paths: &[&str]) -> Vec<String> {
         paths.iter().map(|p| p.to_string()).collect()
@@ -293,10 +293,7 @@ mod tests {
     async fn a_file_brought_back_is_committed_whatever_its_sentence_says() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        test_git(root, &["init", "-q"]);
-        std::fs::write(root.join("rates.json"), "{}\n").unwrap();
-        test_git(root, &["add", "-A"]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("rates.json", "{}\n")]);
         test_git(root, &["rm", "-q", "rates.json"]);
         test_git(root, &["commit", "-qm", "Clean up"]);
         test_git(root, &["checkout", "HEAD~1", "--", "rates.json"]);

@@ -51,7 +51,7 @@ pub(crate) fn discovery_plan(
         let Some(to) = discoverable_name(&source.relative) else {
             continue;
         };
-        if !defines_test_case(&source.source)
+        if crate::checks::vacuous::unittest_methods(&source.source) == 0
             || !reachable(workspace, &source.relative)
             || workspace.join(&to).exists()
             || imported_elsewhere(&sources, &source.relative)
@@ -112,12 +112,6 @@ fn discoverable_name(path: &str) -> Option<String> {
     Some(format!("{dir}test_{base}.py"))
 }
 
-/// Whether `source` defines a unittest test case: a class of
-/// `unittest.TestCase` (or `TestCase`) with a `test` method.
-fn defines_test_case(source: &str) -> bool {
-    source.contains("TestCase)") && source.contains("def test")
-}
-
 /// Whether unittest's discovery from the root enters the directory of
 /// `path`: every directory on the way holds an `__init__.py`.
 fn reachable(workspace: &Path, path: &str) -> bool {
@@ -160,15 +154,7 @@ mod tests {
 
     const CASE: &str = "import unittest\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(True)\n";
 
-    fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        dir
-    }
+    use crate::checks::test_workspace as workspace;
 
     fn ran_none() -> CheckResult {
         CheckResult {

@@ -132,15 +132,7 @@ mod tests {
         }
     }
 
-    fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        dir
-    }
+    use crate::checks::test_workspace as workspace;
 
     const ERROR: &str = "ImportError: Failed to import test module: test_textutils\nModuleNotFoundError: No module named 'textutils'\n";
 

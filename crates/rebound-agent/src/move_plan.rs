@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::checks::branch::{branch_checks, new_branches, RULE_NEW_BRANCH};
+use crate::checks::branch::{new_branch_check, new_branches};
 use crate::checks::clauses::{quoted_texts, single_quote};
 use crate::checks::CheckResult;
 use crate::PlanStep;
@@ -41,14 +41,8 @@ pub(crate) async fn move_plan(
         return None;
     }
     let branch = new_branches(goal, workspace).into_iter().next()?;
-    let failing = branch_checks(goal, workspace)
-        .into_iter()
-        .any(|(command, rule)| {
-            rule == RULE_NEW_BRANCH
-                && command.contains(&single_quote(&format!("refs/heads/{branch}")))
-                && results.iter().any(|r| r.command == command && !r.passed)
-        });
-    if !failing {
+    let check = new_branch_check(&branch);
+    if !results.iter().any(|r| r.command == check && !r.passed) {
         return None;
     }
     let git = |args: &'static [&'static str]| crate::git::git(workspace, args);
@@ -81,6 +75,7 @@ pub(crate) async fn move_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::branch::{branch_checks, RULE_NEW_BRANCH};
     use crate::checks::{test_bash, test_git, test_repo, test_result};
 
     #[tokio::test]

@@ -45,16 +45,13 @@ pub(crate) fn restore_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checks::{test_bash, test_git, test_result};
+    use crate::checks::{test_bash, test_git, test_repo, test_result};
 
     #[test]
     fn a_deleted_file_is_checked_out_from_before_its_deletion() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        test_git(root, &["init", "-q"]);
-        std::fs::write(root.join("rates.json"), "{}\n").unwrap();
-        test_git(root, &["add", "-A"]);
-        test_git(root, &["commit", "-qm", "Start"]);
+        test_repo(root, &[("rates.json", "{}\n")]);
         test_git(root, &["rm", "-q", "rates.json"]);
         test_git(root, &["commit", "-qm", "Clean up"]);
         let goal = "I deleted rates.json by mistake; restore it.";

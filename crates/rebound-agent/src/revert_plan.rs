@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::checks::clauses::{quoted_texts, single_quote, REVERT_CHECK};
+use crate::checks::clauses::{commit_id_words, single_quote, subject_named, REVERT_CHECK};
 use crate::checks::CheckResult;
 use crate::PlanStep;
 
@@ -28,10 +28,6 @@ use crate::PlanStep;
 static LAST_COMMIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:last|latest|most\s+recent|previous|newest)\s+commit\b").ok()
 });
-
-/// A word of 7 to 40 hex digits.
-static COMMIT_ID: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b[0-9a-f]{7,40}\b").ok());
 
 /// How many commits are searched for a quoted subject.
 const SUBJECTS_SEARCHED: &str = "200";
@@ -66,27 +62,18 @@ async fn named_commit(goal: &str, workspace: &Path) -> Option<(String, String)> 
         let head = commit_id(workspace, "HEAD").await?;
         return Some((head, "the last commit".to_string()));
     }
-    let quoted = quoted_texts(goal);
-    if !quoted.is_empty() {
-        let log = git_output(
-            workspace,
-            &["log", "-n", SUBJECTS_SEARCHED, "--format=%H%x09%s"],
-        )
-        .await
-        .unwrap_or_default();
-        for wanted in &quoted {
-            let found = log.lines().find_map(|line| {
-                let (hash, subject) = line.split_once('\t')?;
-                (subject.trim() == wanted).then(|| hash.to_string())
-            });
-            if let Some(hash) = found {
-                return Some((hash, format!("the commit '{wanted}'")));
-            }
-        }
+    let log = git_output(
+        workspace,
+        &["log", "-n", SUBJECTS_SEARCHED, "--format=%H%x09%s"],
+    )
+    .await
+    .unwrap_or_default();
+    if let Some((hash, subject)) = subject_named(goal, &log) {
+        return Some((hash, format!("the commit '{subject}'")));
     }
-    for word in COMMIT_ID.as_ref()?.find_iter(goal) {
-        if let Some(hash) = commit_id(workspace, word.as_str()).await {
-            return Some((hash, format!("commit {}", word.as_str())));
+    for word in commit_id_words(goal) {
+        if let Some(hash) = commit_id(workspace, word).await {
+            return Some((hash, format!("commit {word}")));
         }
     }
     None

@@ -109,14 +109,7 @@ pub(crate) fn branch_checks(goal: &str, workspace: &Path) -> Vec<(String, &'stat
     let mut checks = Vec::new();
     let new = new_branches(goal, workspace);
     for branch in &new {
-        checks.push((
-            format!(
-                "git rev-parse -q --verify {} >/dev/null || {{ echo {}; false; }}",
-                single_quote(&format!("refs/heads/{branch}")),
-                single_quote(&format!("there is no branch {branch}"))
-            ),
-            RULE_NEW_BRANCH,
-        ));
+        checks.push((new_branch_check(branch), RULE_NEW_BRANCH));
     }
     let on = ON_BRANCH
         .as_ref()
@@ -133,13 +126,20 @@ pub(crate) fn branch_checks(goal: &str, workspace: &Path) -> Vec<(String, &'stat
         ));
     }
     if CLEAN_TREE.as_ref().is_some_and(|r| r.is_match(goal)) {
-        checks.push((
-            "! git status --porcelain --untracked-files=all | grep -v '^?? \\.rebound/'"
-                .to_string(),
-            RULE_CLEAN_TREE,
-        ));
+        // The same command as a commit goal's detected check (one check
+        // of the fact, whichever finds it first).
+        checks.push((super::detect::COMMIT_CHECK.to_string(), RULE_CLEAN_TREE));
     }
     checks
+}
+
+/// The check that the branch `branch` exists.
+pub(crate) fn new_branch_check(branch: &str) -> String {
+    format!(
+        "git rev-parse -q --verify {} >/dev/null || {{ echo {}; false; }}",
+        single_quote(&format!("refs/heads/{branch}")),
+        single_quote(&format!("there is no branch {branch}"))
+    )
 }
 
 #[cfg(test)]
@@ -175,7 +175,9 @@ mod tests {
         assert!(passes(0), "the branch exists");
         assert!(!passes(1), "on csv-export");
         assert!(!passes(2), "an untracked file");
+        // rebound's state directory ignores itself (its own .gitignore).
         std::fs::create_dir(root.join(".rebound")).unwrap();
+        std::fs::write(root.join(".rebound/.gitignore"), "*\n").unwrap();
         std::fs::write(root.join(".rebound/runs.db"), "x").unwrap();
         std::fs::remove_file(root.join("b.py")).unwrap();
         assert!(passes(2), "rebound's own files do not count");

@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::phrases::{quoted_texts, single_quote};
+use super::phrases::{commit_id_words, single_quote, subject_named};
 
 /// The rule of "with git cherry-pick".
 pub const RULE_CHERRY_PICK: &str = "git cherry-pick";
@@ -24,10 +24,6 @@ pub const RULE_CHERRY_PICK: &str = "git cherry-pick";
 /// "cherry-pick", "cherry pick", "cherry-picked".
 static CHERRY_PICK: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"(?i)\bcherry[- ]?pick").ok());
-
-/// A word of 7 to 40 hex digits.
-static COMMIT_ID: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"\b[0-9a-f]{7,40}\b").ok());
 
 /// How many commits off the current branch are searched for a subject.
 const COMMITS_SEARCHED: &str = "-n500";
@@ -61,28 +57,19 @@ pub(crate) fn pick_goal(goal: &str, workspace: &Path) -> Option<PickGoal> {
         ],
     )
     .ok()?;
-    let off_branch: Vec<(&str, &str)> = log
-        .lines()
-        .filter_map(|line| line.split_once('\t'))
-        .collect();
-    let found = |wanted: &dyn Fn(&str, &str) -> bool| {
-        off_branch
-            .iter()
-            .find(|(id, subject)| wanted(id, subject))
+    if let Some((id, subject)) = subject_named(goal, &log) {
+        return Some(PickGoal { id, subject });
+    }
+    // An id the goal gives, among the commits off the branch.
+    commit_id_words(goal).into_iter().find_map(|word| {
+        log.lines()
+            .filter_map(|line| line.split_once('\t'))
+            .find(|(id, _)| id.starts_with(word))
             .map(|(id, subject)| PickGoal {
                 id: id.to_string(),
                 subject: subject.to_string(),
             })
-    };
-    for quoted in quoted_texts(goal) {
-        if let Some(pick) = found(&|_, subject| subject.trim() == quoted) {
-            return Some(pick);
-        }
-    }
-    COMMIT_ID
-        .as_ref()?
-        .find_iter(goal)
-        .find_map(|word| found(&|id, _| id.starts_with(word.as_str())))
+    })
 }
 
 /// The check of `pick`: a commit with its subject is in `HEAD`'s history,

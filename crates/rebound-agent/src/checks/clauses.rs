@@ -52,11 +52,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-pub use super::phrases::{file_order, single_quote, Order};
 pub(crate) use super::phrases::{
-    is_file_name, output_file, path_words, quoted_messages, quoted_texts, quoted_value,
-    MessageOwner, PROGRAM_PRINTS, QUOTED_TEXT, SENTENCE_END,
+    commit_id_words, is_file_name, output_file, path_words, quoted_messages, quoted_texts,
+    quoted_value, subject_named, MessageOwner, PROGRAM_PRINTS, QUOTED_TEXT, SENTENCE_END,
 };
+pub use super::phrases::{file_order, single_quote, Order};
 use super::{Check, CheckSource};
 
 /// The rule of "X prints 'Y'".

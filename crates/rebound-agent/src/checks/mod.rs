@@ -22,7 +22,7 @@ pub mod restore;
 mod run;
 pub mod runs;
 pub mod tag;
-mod vacuous;
+pub(crate) mod vacuous;
 pub mod verify;
 
 use std::fmt;
@@ -282,6 +282,20 @@ pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) {
         .output()
         .unwrap();
     assert!(status.status.success(), "{status:?}");
+}
+
+/// A temporary directory holding `files` (path, text; directories made
+/// as needed), for a test.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn test_workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
 }
 
 /// Makes `dir` a git repository on `main` whose one commit, "Start",

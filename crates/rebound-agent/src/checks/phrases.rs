@@ -146,6 +146,34 @@ pub(crate) fn quoted_texts(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The commit of `log` (lines of `id<TAB>subject`, as `git log
+/// --format=%H%x09%s` prints them) whose subject a quoted text of `goal`
+/// is, as (id, subject): the first quoted text that is one wins.
+pub(crate) fn subject_named(goal: &str, log: &str) -> Option<(String, String)> {
+    let commits: Vec<(&str, &str)> = log
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .collect();
+    quoted_texts(goal).into_iter().find_map(|quoted| {
+        commits
+            .iter()
+            .find(|(_, subject)| subject.trim() == quoted)
+            .map(|(id, subject)| (id.to_string(), subject.to_string()))
+    })
+}
+
+/// The words of `goal` that may be commit ids: 7 to 40 hex digits.
+pub(crate) fn commit_id_words(goal: &str) -> Vec<&str> {
+    COMMIT_ID
+        .as_ref()
+        .map(|regex| regex.find_iter(goal).map(|m| m.as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// A word of 7 to 40 hex digits.
+static COMMIT_ID: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\b[0-9a-f]{7,40}\b").ok());
+
 /// [`QUOTED_TEXT`] alone.
 static QUOTED: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(QUOTED_TEXT).ok());
 

@@ -21,6 +21,19 @@ use super::mutate::Mutant;
 use crate::checks::CheckResult;
 use crate::localize::{build_file, compiler_at, is_makefile, missing_flags, BuildFlag};
 
+/// The failing checks of `results` that run the build file `file` (`make`
+/// its Makefile, `./build.sh` its script): the ones whose output the
+/// build-file mutants read.
+pub(super) fn failing_builds<'a>(
+    results: &'a [CheckResult],
+    workspace: &'a Path,
+    file: &'a str,
+) -> impl Iterator<Item = &'a CheckResult> {
+    results
+        .iter()
+        .filter(move |r| !r.passed && build_file(&r.command, workspace).as_deref() == Some(file))
+}
+
 /// The flag mutants of `file` (its text `original`, in `workspace`) for
 /// the checks' `results`: the flags each failing check's output says its
 /// build lacks, when that check runs `file` (`make` its Makefile,
@@ -32,10 +45,7 @@ pub(crate) fn build_mutants(
     results: &[CheckResult],
 ) -> Vec<Mutant> {
     let mut flags: Vec<BuildFlag> = Vec::new();
-    for result in results.iter().filter(|r| !r.passed) {
-        if build_file(&result.command, workspace).as_deref() != Some(file) {
-            continue;
-        }
+    for result in failing_builds(results, workspace, file) {
         for flag in missing_flags(&result.output, workspace) {
             if !flags.contains(&flag) {
                 flags.push(flag);

@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::mutate::Mutant;
 use crate::checks::CheckResult;
-use crate::localize::{build_file, header_rule_gap, is_makefile, missing_header};
+use crate::localize::{header_rule_gap, is_makefile, missing_header};
 
 /// A compiler's error line: the source file is group 1.
 static ERROR_SOURCE: LazyLock<Option<Regex>> =
@@ -36,10 +36,7 @@ pub(crate) fn header_mutants(
         return Vec::new();
     }
     let mut mutants: Vec<Mutant> = Vec::new();
-    for result in results.iter().filter(|r| !r.passed) {
-        if build_file(&result.command, workspace).as_deref() != Some(file) {
-            continue;
-        }
+    for result in super::build_flags::failing_builds(results, workspace, file) {
         for line in result.output.lines() {
             let (Some(header), Some(source)) = (
                 missing_header(line),

@@ -14,7 +14,7 @@ use regex::Regex;
 
 use super::mutate::Mutant;
 use crate::checks::CheckResult;
-use crate::localize::{build_file, is_makefile};
+use crate::localize::is_makefile;
 
 /// `cannot find textstats.o`, `No rule to make target 'textstats.o'`: the
 /// object's stem is group 1 or 2.
@@ -49,10 +49,7 @@ pub(crate) fn object_mutants(
     }
     let dir = Path::new(file).parent().unwrap_or(Path::new(""));
     let mut mutants = Vec::new();
-    for result in results.iter().filter(|r| !r.passed) {
-        if build_file(&result.command, workspace).as_deref() != Some(file) {
-            continue;
-        }
+    for result in super::build_flags::failing_builds(results, workspace, file) {
         for captures in regex.captures_iter(&result.output) {
             let Some(stem) = captures.get(1).or_else(|| captures.get(2)) else {
                 continue;

@@ -317,15 +317,7 @@ mod tests {
 
     const CALC: &str = "import math\n\n\ndef add(a, b):\n    return a + b\n\n\nclass Calc:\n    def subtract(self, a, b):\n        return b - a\n\n    def add(self, a, b):\n        return a + b\n\n\ndef subtract(a, b):\n    return a - b\n";
 
-    fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
-        dir
-    }
+    use crate::checks::test_workspace as workspace;
 
     /// The span's lines, label and text.
     fn cut(span: &EditSpan) -> (u32, u32, &str, &str) {

@@ -12,7 +12,7 @@ use super::variables::{assigned_name, is_assignment, is_risky_variable};
 use super::ApprovalPolicy;
 
 /// Programs that run a script given as an argument, a file or their input.
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
+pub(super) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
 
 /// How a wrapper reads its own options before the command it runs.
 struct Options {

@@ -260,7 +260,7 @@ impl<'a> Walker<'a> {
         }
         let runs_code = command.words.iter().position(|word| {
             let name = word.rsplit('/').next().unwrap_or_default();
-            CODE_RUNNERS.contains(&name)
+            crate::approval::wrappers::SHELLS.contains(&name) || matches!(name, "eval" | "watch")
         });
         if let Some(at) = runs_code {
             if expanded.iter().skip(at + 1).any(|e| *e) {
@@ -480,12 +480,6 @@ fn known_output(command: &SimpleCommand) -> Option<String> {
         _ => None,
     }
 }
-
-/// Programs that run their arguments as code: a shell (`bash -c LINE`),
-/// `eval`, `watch`.
-const CODE_RUNNERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "eval", "watch",
-];
 
 const EXPANDED_CODE: &str = "a word this shell expands (a variable, a substitution) is given to a \
      program that runs its arguments as code (`bash -c`, `eval`, `watch`): its value could be code";
