@@ -437,13 +437,20 @@ fn judge_words(
         .iter()
         .find(|(owner, _)| *owner == program)
         .map_or(&[], |(_, options)| options);
-    let options: Vec<&String> = arguments
+    let is_value = |i: usize| {
+        let after = i.checked_sub(1).and_then(|j| arguments[j].as_deref());
+        after.is_some_and(|before| takes_next(before, values))
+    };
+    // `--` (not an option's value) ends the options: what follows is
+    // operands (`rg x -- --pre` searches a file named `--pre`). Not for
+    // find, whose expression goes on after it.
+    let end = (0..arguments.len())
+        .find(|&i| program != "find" && arguments[i].as_deref() == Some("--") && !is_value(i))
+        .unwrap_or(arguments.len());
+    let options: Vec<&String> = arguments[..end]
         .iter()
         .enumerate()
-        .filter(|(i, _)| {
-            let after = i.checked_sub(1).and_then(|j| arguments[j].as_deref());
-            !after.is_some_and(|before| takes_next(before, values))
-        })
+        .filter(|(i, _)| !is_value(*i))
         .filter_map(|(_, argument)| argument.as_ref())
         .collect();
     for option in writing {
@@ -660,6 +667,8 @@ mod tests {
             // The value of `-g` (a glob), not ripgrep's `--pre`; also when
             // the value-taking letter ends a group of flags.
             "rg -g --pre x",
+            // After `--`, operands: a file named `--pre`.
+            "rg - -- --pre",
             "rg -npr --pre x",
             "rg -1]g --pre",
             "sort -top. t in.txt",
@@ -721,6 +730,9 @@ mod tests {
             "rg --pre ./evil x",
             "rg -g '*.rs' --pre ./evil x",
             "rg -rX --pre ./evil x",
+            // `--` as the value of `-e` ends nothing.
+            "rg -e -- --pre ./evil x",
+            "find -- . -delete",
             "sort -ot x",
             "command rm x",
             "timeout 5 rm x",

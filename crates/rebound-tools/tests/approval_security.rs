@@ -369,6 +369,9 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     ] {
         assert_asks(&on_risk(), line, &[]);
     }
+    // `--` as the value of `-e` ends no options: `--pre` runs a program.
+    assert_asks(&on_risk(), "rg -e -- --pre ./evil x", &[]);
+    assert_allowed(&on_risk(), "rg - -- --pre");
     // A word after a redirection's target is the command's argument.
     assert_asks(&on_risk(), "git <&x push", &[]);
     assert_asks(&on_risk(), "ls >&2 x; git <x push", &[]);
