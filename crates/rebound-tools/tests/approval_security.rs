@@ -372,6 +372,16 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     // `--` as the value of `-e` ends no options: `--pre` runs a program.
     assert_asks(&on_risk(), "rg -e -- --pre ./evil x", &[]);
     assert_allowed(&on_risk(), "rg - -- --pre");
+    // A wrapper's option the shell expands splits into words: they could
+    // be the command (`N='5 rm -rf x'`).
+    for line in [
+        "timeout 5 nice -$HOME/n 5 ls",
+        "nice -$N ls",
+        "timeout $T ls",
+        "ls | xargs -n $N wc -l",
+    ] {
+        assert_asks(&on_risk(), line, &["only known when it runs"]);
+    }
     // A word after a redirection's target is the command's argument.
     assert_asks(&on_risk(), "git <&x push", &[]);
     assert_asks(&on_risk(), "ls >&2 x; git <x push", &[]);

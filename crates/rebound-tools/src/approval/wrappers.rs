@@ -124,10 +124,7 @@ impl ApprovalPolicy {
                 // The first word after the options is the duration.
                 let after = skip_options(args, &options);
                 let command = after.get(1..).unwrap_or_default();
-                Some(
-                    self.judge_at(command, io, depth)?
-                        .max(self.forbidden_anywhere(args, depth)),
-                )
+                self.judge_command_of(args, command, io, depth)
             }
             "xargs" => self.judge_xargs(args, io, depth),
             "find" => self.judge_find_exec(args, depth),
@@ -160,8 +157,34 @@ impl ApprovalPolicy {
         depth: usize,
     ) -> Option<Judgement> {
         let command = skip_options(args, options);
-        let judgement = self.judge_at(command, io, depth)?;
-        Some(judgement.max(self.forbidden_anywhere(args, depth)))
+        self.judge_command_of(args, command, io, depth)
+    }
+
+    /// The `command` a wrapper given `args` runs (a tail of `args`), judged
+    /// like any other; every other word of `args` that could start it
+    /// searched for forbidden commands; and a word before it that the shell
+    /// expands (`nice -$N ls`) asked about: unquoted, its value is split
+    /// into words, which could be options or the command itself. `None`
+    /// when it runs none.
+    fn judge_command_of(
+        &self,
+        args: &[String],
+        command: &[String],
+        io: Io<'_>,
+        depth: usize,
+    ) -> Option<Judgement> {
+        let before = &args[..args.len().saturating_sub(command.len())];
+        let computed = before.iter().find(|w| w.contains(['$', '`'])).map(|w| {
+            Judgement::ask(format!(
+                "`{w}`, before the command a wrapper runs, is only known when it runs: its \
+                 words could be options or the command itself"
+            ))
+        });
+        Some(
+            self.judge_at(command, io, depth)?
+                .max(self.forbidden_anywhere(args, depth))
+                .max_with(computed),
+        )
     }
 
     /// `words` judged as the command a wrapper runs, one level down;
@@ -219,9 +242,8 @@ impl ApprovalPolicy {
             piped: &[],
             ..io
         };
-        let judgement = self.judge_at(command, io, depth)?;
+        let judgement = self.judge_command_of(args, command, io, depth)?;
         let program = program_of(command);
-        let judgement = judgement.max(self.forbidden_anywhere(args, depth));
         Some(if runs_commands(program) {
             // `xargs -I% sh -c 'ls %'`, `xargs nice sort`, `xargs watch
             // ls`: the input becomes shell code, or the options of the
@@ -384,9 +406,7 @@ impl ApprovalPolicy {
                 break;
             }
         }
-        let command = self
-            .judge_at(args.get(i..).unwrap_or_default(), io, depth)
-            .map(|j| j.max(self.forbidden_anywhere(args, depth)));
+        let command = self.judge_command_of(args, args.get(i..).unwrap_or_default(), io, depth);
         match command {
             Some(command) => Some(assignments.max(command)),
             None if assignments.action == super::RuleAction::Allow => None,
