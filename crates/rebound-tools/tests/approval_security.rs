@@ -382,6 +382,14 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     ] {
         assert_asks(&on_risk(), line, &["only known when it runs"]);
     }
+    // An option the shell expands hides which word is a value: `-hog` is
+    // `-h -o g` (sort writes g) once `-q$x` is only `-q`.
+    assert_asks(
+        &on_risk(),
+        "sort rd . -exec 2oro ou.test -q$xgit -hog",
+        &["only known when it runs"],
+    );
+    assert_allowed(&on_risk(), "sort -t, -k2 data.csv");
     // A word after a redirection's target is the command's argument.
     assert_asks(&on_risk(), "git <&x push", &[]);
     assert_asks(&on_risk(), "ls >&2 x; git <x push", &[]);

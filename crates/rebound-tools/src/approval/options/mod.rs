@@ -73,6 +73,21 @@ pub(super) fn risky_option(words: &[String]) -> Option<RiskyOption> {
             Some(risky(option, why))
         }),
         Style::Getopt { abbreviations, .. } => {
+            // An option the shell expands (`-q$x`) is only known when it
+            // runs: its letters, and which word is a value, are unknown.
+            let options_end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+            if let Some(computed) = args[..options_end]
+                .iter()
+                .find(|a| a.starts_with('-') && a.contains(['$', '`']))
+            {
+                return Some(RiskyOption {
+                    reason: format!(
+                        "`{} {computed}`: an option only known when it runs, which could be one that writes files or runs programs",
+                        entry.program
+                    ),
+                    word: computed.to_string(),
+                });
+            }
             let parsed = parse(entry.style, program == "tar", args);
             let found = parsed.options.iter().find_map(|(name, _)| {
                 let (option, why) = entry
