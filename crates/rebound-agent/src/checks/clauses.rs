@@ -54,7 +54,8 @@ use regex::Regex;
 
 pub(crate) use super::phrases::{
     commit_id_words, is_file_name, output_file, path_words, quoted_messages, quoted_texts,
-    quoted_value, subject_named, MessageOwner, PROGRAM_PRINTS, QUOTED_TEXT, SENTENCE_END,
+    quoted_value, subject_named, MessageOwner, PRINT_VERB, PROGRAM_PRINTS, QUOTED_TEXT,
+    SENTENCE_END,
 };
 pub use super::phrases::{file_order, single_quote, Order};
 use super::{Check, CheckSource};
@@ -189,12 +190,9 @@ fn same_values_check(file: &str, values: &str) -> String {
 /// written file's lines).
 pub const RULE_FILE_ORDER: &str = "file order";
 
-/// The verbs of a program's output: "print", "outputs", "echoes"...
-const PRINT_VERB: &str = r"(?:print|prints|output|outputs|display|displays|echo|echoes)";
-
 /// "`X` prints 'Y'" or "./x prints 'Y'", with a few words allowed between
 /// the program and the verb ("should", "then", "now").
-static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+pub(super) static PRINTS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(&format!(
         r"{PROGRAM_PRINTS}{PRINT_VERB}\s+(?:exactly\s*|out\s+)?:?\s*{QUOTED_TEXT}"
     ))
@@ -263,16 +261,14 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         // The last commit's subject proves no more than a commit message
         // does: nothing, when the goal says where the commit goes.
         let proves = !(shows_last_subject(&program) && names_commit_place(goal));
-        let check = prints_check(&program, &expected);
-        let check = if built_by_make(&program, workspace) {
-            // "After `make`, ./attendance should print ...": the program
-            // is built first (found on dev: the check ran a binary no one
-            // had built, so no fix could pass it).
-            format!("make >&2 && {check}")
-        } else {
-            check
-        };
+        let check = built_first(&program, workspace, prints_check(&program, &expected));
         add(check, RULE_PRINTS, proves);
+    }
+    let lines = super::output_lines::output_lines(goal);
+    for expected in &lines {
+        let check = super::output_lines::output_lines_check(expected);
+        let check = built_first(&expected.program, workspace, check);
+        add(check, super::output_lines::RULE_OUTPUT_LINES, true);
     }
     if let Some(message) = commit_message(goal) {
         // A commit on a branch, or an amend, is more than its message.
@@ -302,7 +298,9 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     let printed = prints(goal);
     for command in super::runs::described_outputs(goal, workspace) {
         // A program whose output the goal quotes has its prints check.
-        if !printed.iter().any(|(program, _)| *program == command) {
+        if !printed.iter().any(|(program, _)| *program == command)
+            && !lines.iter().any(|expected| expected.program == command)
+        {
             add(
                 super::runs::runs_check(&command),
                 super::runs::RULE_RUNS,
@@ -484,7 +482,7 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
     let described = PRINTS_DESCRIBED.as_ref().into_iter().flat_map(|described| {
         described.captures_iter(goal).filter_map(|c| {
             let program = c.get(1).or_else(|| c.get(2))?;
-            let (values, per_line) = listed(quoted_value(&c, 3)?, &goal[c.get(0)?.end()..]);
+            let (values, per_line, _) = listed(quoted_value(&c, 3)?, &goal[c.get(0)?.end()..]);
             // Only a list of lines: one quoted value after a description
             // may be an example, not the whole output.
             (values.len() > 1 && per_line).then(|| (program, values.join("\n")))
@@ -513,7 +511,12 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
 /// layout the goal does not say gives no expected output (a check of
 /// the first value alone could never pass). `first` alone otherwise.
 fn listed_lines(first: String, rest: &str) -> Option<String> {
-    let (mut values, per_line) = listed(first, rest);
+    let (mut values, per_line, at) = listed(first, rest);
+    if super::output_lines::ends_with_next(&rest[at..]) {
+        // "prints `a` and ends with `b`": lines of a longer output
+        // ([`super::output_lines`]), not the whole of it.
+        return None;
+    }
     if values.len() == 1 {
         return values.pop();
     }
@@ -521,11 +524,12 @@ fn listed_lines(first: String, rest: &str) -> Option<String> {
 }
 
 /// The quoted values listed from `first` on (", `b` and `c`" at the
-/// start of `rest`), and whether the goal says they are one per line.
-fn listed(first: String, rest: &str) -> (Vec<String>, bool) {
+/// start of `rest`), whether the goal says they are one per line, and
+/// where in `rest` the list ends.
+pub(super) fn listed(first: String, rest: &str) -> (Vec<String>, bool, usize) {
     let mut values = vec![first];
     let Some(more) = LISTED_MORE.as_ref() else {
-        return (values, false);
+        return (values, false, 0);
     };
     let mut at = 0;
     while let Some(c) = more.captures(&rest[at..]) {
@@ -549,7 +553,7 @@ fn listed(first: String, rest: &str) -> (Vec<String>, bool) {
     ]
     .iter()
     .any(|words| after.contains(words));
-    (values, per_line)
+    (values, per_line, at)
 }
 
 /// "`X` should print the hours per person: `a`, `b` and `c`, one per
@@ -587,6 +591,18 @@ fn block_value(block: &str) -> Option<String> {
     });
     let lines: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
     (!lines.is_empty() && !bullets).then(|| lines.join("\n"))
+}
+
+/// `check`, after `make` when `program` is built by it
+/// ([`built_by_make`]): "After `make`, ./attendance should print ...".
+/// Found on dev: the check ran a binary no one had built, so no fix
+/// could pass it.
+fn built_first(program: &str, workspace: &Path, check: String) -> String {
+    if built_by_make(program, workspace) {
+        format!("make >&2 && {check}")
+    } else {
+        check
+    }
 }
 
 /// Whether `program` is a `./name` the workspace does not have but its

@@ -15,6 +15,7 @@ mod goal;
 pub mod guard;
 pub mod json_example;
 pub mod lines;
+pub mod output_lines;
 mod phrases;
 pub mod proposal;
 pub mod rename;

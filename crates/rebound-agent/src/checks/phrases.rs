@@ -14,7 +14,14 @@ pub(crate) const QUOTED_TEXT: &str = r#"(?:'([^'\n]*)'|"([^"\n]*)"|`([^`\n]*)`|â
 /// A program the goal says prints something, before the verb: a
 /// backticked command (group 1) or a `./path` (group 2), then up to three
 /// words such as "should", "then", "now". Every "prints" rule starts so.
-pub(crate) const PROGRAM_PRINTS: &str = r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}";
+/// The program may be named first and its output after a clause about
+/// it, in the same sentence: "`python3 trips.py` gets the night trains
+/// wrong: it should print ..." (found on dev: that output had no check,
+/// and the planner's own check of it could never pass).
+pub(crate) const PROGRAM_PRINTS: &str = r"(?i)(?:`([^`\n]+)`|(\./[A-Za-z0-9_./-]+))(?:,)?\s+(?:[^`\n.;:!?]{1,80}[:;,]\s+it\s+)?(?:(?:should|must|will|then|now|again|only|correctly|which|that|to)\s+){0,3}";
+
+/// The verbs of printing, after [`PROGRAM_PRINTS`].
+pub(crate) const PRINT_VERB: &str = r"(?:print|prints|output|outputs|display|displays|echo|echoes)";
 
 /// "message 'M'", "message to 'M'", "message: 'M'", "message of 'M'".
 static MESSAGE: LazyLock<Option<Regex>> = LazyLock::new(|| {
