@@ -11,7 +11,7 @@ use rebound_llm::ChatRequest;
 use rebound_tools::ToolContext;
 
 use super::job::{lines, outcome, write, EditCall, EditJob, Tried};
-use super::keep::{as_addition, as_definition_rewrites};
+use super::keep::{as_addition, as_definition_rewrites, asks_removal, only_deletes};
 use super::mutant_trials::{try_mutants, MUTANTS};
 use super::request::edit_request;
 use super::tally::Tally;
@@ -316,6 +316,20 @@ impl<'a> Candidates<'a> {
             workspace,
             ..
         } = self.job;
+        if self.before.is_none()
+            && only_deletes(original, &new_text)
+            && !asks_removal(&format!(
+                "{}\n{}",
+                self.call.step.description, self.call.goal
+            ))
+        {
+            self.note(
+                number,
+                "refused: it only deletes lines, and no check can judge that".to_string(),
+                false,
+            );
+            return Ok(None);
+        }
         write(ctx, deps, &self.tools, &span.file, &new_text).await?;
         if self.before.is_none() {
             // No check can judge it: the first usable candidate is kept.

@@ -76,6 +76,35 @@ pub fn lost_most_lines(before: &str, after: &str) -> bool {
     was.len() >= 4 && gone * 2 > was.len() && now.len() * 2 < was.len()
 }
 
+/// Whether `after` only deletes lines of `before`: it has fewer non-blank
+/// lines, and each of them is a line of `before` (trimmed). Where no
+/// check can judge an edit, such a candidate is refused unless the step
+/// asks for a removal ([`asks_removal`]). Found on dev: with no check, a
+/// rewrite of a whole program that deleted the three lines printing its
+/// list was applied as the fix of a wrong sort order.
+pub(crate) fn only_deletes(before: &str, after: &str) -> bool {
+    let lines = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|line| line.trim().to_string())
+            .filter(|line| !line.is_empty())
+            .collect()
+    };
+    let (was, now) = (lines(before), lines(after));
+    now.len() < was.len() && now.iter().all(|line| was.contains(line))
+}
+
+/// Whether `text` (a step's instruction and the goal) asks for something
+/// to go: "remove", "delete", "drop", "strip".
+pub(crate) fn asks_removal(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.split(|c: char| !c.is_alphanumeric()).any(|word| {
+        matches!(
+            word,
+            "remove" | "removes" | "delete" | "deletes" | "drop" | "drops" | "strip" | "strips"
+        )
+    })
+}
+
 /// What a candidate would lose, in words (empty when nothing): the
 /// definitions `instruction` does not name ([`dropped_definitions`]); when
 /// `whole_file` was rewritten, most of its lines ([`lost_most_lines`]);
@@ -364,5 +393,17 @@ mod tests {
     fn unknown_languages_and_broken_code_are_not_judged() {
         assert!(dropped_definitions("notes.txt", "a", "b", "").is_empty());
         assert!(dropped_definitions("stats.py", STATS, "def (:\n", "").is_empty());
+    }
+
+    #[test]
+    fn a_candidate_that_only_deletes_lines_is_told_apart() {
+        let before = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n";
+        assert!(only_deletes(before, "fn main() {\n    let x = 1;\n}\n"));
+        assert!(!only_deletes(before, "fn main() {\n    let x = 2;\n}\n"));
+        assert!(!only_deletes(before, before));
+        assert!(asks_removal("Remove the debug print"));
+        assert!(!asks_removal(
+            "Fix the sort order; removal of rows is wrong"
+        ));
     }
 }
