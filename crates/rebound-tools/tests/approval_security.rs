@@ -340,6 +340,20 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
     // env -S splits by its own rules: `#` starts a comment, and the rest
     // of the line is the command.
     assert_asks(&on_risk(), "env -S '#ls' rm -f x", &["`env -S`"]);
+    // Options env is not known to have are asked about (BSD env's `-P`
+    // sets where the command is looked up), and so is a bare `-`, after
+    // which the next word is the command even when it starts with `-`
+    // (found by the approval fuzz target: an unknown option made the
+    // policy read the wrong word as env's command).
+    for line in [
+        "env -P /tmp/bin ls",
+        "env - ls",
+        "env --path=/tmp ls",
+        "env -~dif'f-<( sed -crintf /|  '#-e env - -crintf /stat  '#lpot[s s<(\\  '#sed -e env -?~fnv ] x",
+    ] {
+        assert_asks(&on_risk(), line, &["env"]);
+    }
+    assert_allowed(&on_risk(), "env -i LANG=C ls");
     // A `+` that is not right after `{}` ends nothing: `-o out` is sort's.
     assert_asks(&on_risk(), "find . -exec sort + -o out {} ';'", &[]);
     // What a wrapper runs goes to `exec`, not to a shell: `A=b` is a

@@ -393,6 +393,13 @@ impl ApprovalPolicy {
                 i += 1;
                 break;
             } else if arg.starts_with('-') {
+                if let Some(why) = unknown_env_option(arg) {
+                    // Fail closed: an option env does not have here may be
+                    // another env's (BSD `-P` sets where the command is
+                    // looked up), and a bare `-` makes the next word the
+                    // command even when it starts with `-`.
+                    return Some(assignments.max(Judgement::ask(why)));
+                }
                 i += 1;
             } else if is_assignment(arg) {
                 let name = assigned_name(arg);
@@ -562,6 +569,43 @@ fn shell_option_words(arg: &str) -> Option<usize> {
     }
 }
 
+/// Why `arg`, an option word given to `env`, is not one of GNU env's
+/// (`None` when it is): a bare `-`, an unknown long option, or a short
+/// group with a letter other than `i`, `0`, `v`, or a value-taking `u`
+/// or `C` (its value the rest of the word, or the next word, which the
+/// caller skips only for the word alone). `-S` is judged before this.
+fn unknown_env_option(arg: &str) -> Option<String> {
+    const LONG: &[&str] = &[
+        "--ignore-environment",
+        "--null",
+        "--debug",
+        "--unset",
+        "--chdir",
+        "--block-signal",
+        "--default-signal",
+        "--ignore-signal",
+        "--list-signal-handling",
+    ];
+    if arg == "-" {
+        return Some("`env -` makes the next word the command, whatever it looks like".to_string());
+    }
+    if let Some(long) = arg.strip_prefix("--") {
+        let name = format!("--{}", long.split('=').next().unwrap_or_default());
+        return (!LONG.contains(&name.as_str()))
+            .then(|| format!("`{arg}` is not an option `env` is known to have"));
+    }
+    let letters = arg.strip_prefix('-').unwrap_or(arg);
+    for letter in letters.chars() {
+        match letter {
+            'i' | '0' | 'v' => {}
+            // The rest of the word is the value.
+            'u' | 'C' => return None,
+            _ => return Some(format!("`{arg}` is not an option `env` is known to have")),
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,5 +628,24 @@ mod tests {
         assert_eq!(after("--max-args 2 rm", &xargs), "rm");
         assert_eq!(after("-i rm", &xargs), "rm");
         assert_eq!(after("-- -x", &NO_OPTIONS), "-x");
+    }
+
+    #[test]
+    fn envs_own_options_are_known_and_others_are_not() {
+        for known in [
+            "-i",
+            "-0",
+            "-iv",
+            "-uHOME",
+            "-iC/tmp",
+            "--null",
+            "--unset=PATH",
+            "--debug",
+        ] {
+            assert_eq!(unknown_env_option(known), None, "{known}");
+        }
+        for unknown in ["-", "-~", "-P", "-iP", "--path", "-~diff-<( sed"] {
+            assert!(unknown_env_option(unknown).is_some(), "{unknown}");
+        }
     }
 }
