@@ -96,6 +96,9 @@ const VALUE_OPTIONS: &[(&str, &[&str])] = &[
         ],
     ),
     ("sort", &["-t", "-k", "-S", "-T"]),
+    // GNU date: `-f DATEFILE` reads, `-s STRING` sets the clock; in
+    // `-fgsor~` the `s` is part of the file's name.
+    ("date", &["-d", "-f", "-r", "-s"]),
 ];
 
 /// Options that make an allowed program write files or run other
@@ -672,6 +675,10 @@ mod tests {
             "rg -npr --pre x",
             "rg -1]g --pre",
             "sort -top. t in.txt",
+            // `-f` takes the rest of the group: a file named `gsor~`,
+            // not `-s` (found by the approval fuzz target).
+            "date -fgsor~",
+            "date -d -s",
             // Wrappers, judged on what they run.
             "command ls",
             "command -v rm",
@@ -706,6 +713,8 @@ mod tests {
             "git diff --output=/tmp/x",
             "sort -o out.txt in.txt",
             "sort -rout.txt in.txt",
+            "date -s 2000-01-01",
+            "date -us now",
             "find . -delete",
             "find . -exec rm {} ;",
             // A `+` not right after `{}` ends nothing: `-o out` is sort's.
