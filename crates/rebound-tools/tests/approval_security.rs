@@ -354,6 +354,16 @@ fn input_given_to_a_program_that_runs_commands_is_asked_about() {
         assert_asks(&on_risk(), line, &["env"]);
     }
     assert_allowed(&on_risk(), "env -i LANG=C ls");
+    // A git subcommand without a table of its own still has git's
+    // writing and program-running options asked about (found by the
+    // approval fuzz target: `git tag -l --output=...`).
+    assert_asks(
+        &on_risk(),
+        "git tag -l -n1 '--output=v1.txt'",
+        &["--output"],
+    );
+    assert_asks(&on_risk(), "git rev-list --textconv HEAD", &["--textconv"]);
+    assert_allowed(&on_risk(), "git tag -l -n1 'v1*'");
     // A `+` that is not right after `{}` ends nothing: `-o out` is sort's.
     assert_asks(&on_risk(), "find . -exec sort + -o out {} ';'", &[]);
     // What a wrapper runs goes to `exec`, not to a shell: `A=b` is a

@@ -106,7 +106,16 @@ fn lookup<'a>(program: &str, args: &'a [String]) -> Option<(&'static Entry, &'a 
     if program == "git" {
         let (subcommand, rest) = args.split_first()?;
         let name = format!("git {subcommand}");
-        return TABLE.iter().find(|e| e.program == name).map(|e| (e, rest));
+        // A subcommand without an entry of its own is read with the diff
+        // family's risky options: `--output`, `--ext-diff`, `--textconv`
+        // and `--show-signature` are asked about wherever they are
+        // written (`git tag -l --output=x`: found by the approval fuzz
+        // target; fail closed rather than know each subcommand's).
+        return TABLE
+            .iter()
+            .find(|e| e.program == name)
+            .or_else(|| TABLE.iter().find(|e| e.program == "git"))
+            .map(|e| (e, rest));
     }
     TABLE
         .iter()
@@ -202,6 +211,9 @@ mod tests {
             ("awk -f prog.awk x", Some("-f")),
             ("gawk -o{print} x", Some("-o")),
             ("git diff --output=x", Some("--output")),
+            ("git tag -l -n1 --output=v1", Some("--output")),
+            ("git rev-list --ext-diff HEAD", Some("--ext-diff")),
+            ("git tag -l -n1 'v1*'", None),
             ("git log --ext-diff", Some("--ext-diff")),
             ("git show --textconv HEAD", Some("--textconv")),
             ("git diff --text", None),

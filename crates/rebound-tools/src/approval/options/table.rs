@@ -226,6 +226,12 @@ pub(super) const TABLE: &[Entry] = &[
         style: GIT_OPTIONS,
         risky: GIT_DIFF_RISKY,
     },
+    // Every other git subcommand (see `lookup`).
+    Entry {
+        program: "git",
+        style: GIT_OPTIONS,
+        risky: GIT_DIFF_RISKY,
+    },
     Entry {
         program: "git log",
         style: GIT_OPTIONS,
