@@ -196,14 +196,9 @@ mod tests {
     use crate::plan::{PlanAnswer, PlanWithCheck};
     use crate::{PlanStep, StepKind};
 
+    /// Files of different lengths as one slice of bytes.
     fn workspace(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, bytes) in files {
-            let path = dir.path().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, bytes).unwrap();
-        }
-        dir
+        crate::checks::test_workspace(files)
     }
 
     fn shapes(schema: &Value) -> Vec<Value> {

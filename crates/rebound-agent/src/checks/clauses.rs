@@ -497,12 +497,18 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
         .chain(described)
         .chain(blocks)
         .filter_map(|(program, expected)| {
-            let program = program.as_str().trim();
-            let program = program.trim_end_matches(['.', ',']).to_string();
-            (!program.is_empty() && !expected.trim().is_empty() && !is_file_name(&program))
-                .then_some((program, expected))
+            let program = printing_program(program.as_str())?;
+            (!expected.trim().is_empty()).then_some((program, expected))
         })
         .collect()
+}
+
+/// The command a "prints" clause names, as it is run: trimmed, without a
+/// sentence's `.` or `,` after it; `None` when empty or a bare source
+/// file's name (`calc.py` cannot be run as it is).
+pub(super) fn printing_program(text: &str) -> Option<String> {
+    let program = text.trim().trim_end_matches(['.', ',']);
+    (!program.is_empty() && !is_file_name(program)).then(|| program.to_string())
 }
 
 /// "prints `a`, `b` and `c` (one per line)": more quoted values listed

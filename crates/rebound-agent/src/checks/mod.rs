@@ -285,11 +285,11 @@ pub(crate) fn test_git(dir: &std::path::Path, args: &[&str]) {
     assert!(status.status.success(), "{status:?}");
 }
 
-/// A temporary directory holding `files` (path, text; directories made
-/// as needed), for a test.
+/// A temporary directory holding `files` (path, text or bytes;
+/// directories made as needed), for a test.
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-pub(crate) fn test_workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
+pub(crate) fn test_workspace<T: AsRef<[u8]>>(files: &[(&str, T)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (path, text) in files {
         let path = dir.path().join(path);

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::clauses::{listed, PRINTS};
+use super::clauses::{listed, printing_program, PRINTS};
 use super::phrases::{quoted_value, single_quote, PROGRAM_PRINTS, QUOTED_TEXT};
 
 /// The rule of "`X` prints `A` and ends with `B`".
@@ -77,15 +77,14 @@ pub fn output_lines(goal: &str) -> Vec<OutputLines> {
     });
     let mut found: Vec<OutputLines> = Vec::new();
     for (program, lines, last) in with_lines.chain(alone) {
-        let program = program.trim().trim_end_matches(['.', ',']).to_string();
+        let Some(program) = printing_program(program) else {
+            continue;
+        };
         let lines: Vec<String> = lines
             .into_iter()
-            .filter(|line| !line.trim().is_empty() && !line.contains('\n'))
+            .filter(|line| !line.trim().is_empty())
             .collect();
-        if program.is_empty()
-            || last.trim().is_empty()
-            || found.iter().any(|f| f.program == program)
-        {
+        if last.trim().is_empty() || found.iter().any(|f| f.program == program) {
             continue;
         }
         found.push(OutputLines {
@@ -170,6 +169,10 @@ mod tests {
         assert!(output_lines("`./x` should print `a: 1`.").is_empty());
         assert!(output_lines("`./x` should print `a: 1`. The file ends with `z`.").is_empty());
         assert!(output_lines("`./x` should print `a` and end with ``.").is_empty());
+        assert!(
+            output_lines("`calc.py` should end with `total: 3`.").is_empty(),
+            "a file, not a command"
+        );
     }
 
     #[test]

@@ -65,13 +65,7 @@ fn spans(language: Language, source: &str) -> Option<Vec<Span>> {
 /// many. A model asked to change a line of a file it was given whole
 /// sometimes answers with only the part it changed.
 pub fn lost_most_lines(before: &str, after: &str) -> bool {
-    let lines = |text: &str| -> Vec<String> {
-        text.lines()
-            .map(|line| line.trim().to_string())
-            .filter(|line| !line.is_empty())
-            .collect()
-    };
-    let (was, now) = (lines(before), lines(after));
+    let (was, now) = (content_lines(before), content_lines(after));
     let gone = was.iter().filter(|line| !now.contains(line)).count();
     was.len() >= 4 && gone * 2 > was.len() && now.len() * 2 < was.len()
 }
@@ -83,14 +77,17 @@ pub fn lost_most_lines(before: &str, after: &str) -> bool {
 /// rewrite of a whole program that deleted the three lines printing its
 /// list was applied as the fix of a wrong sort order.
 pub(crate) fn only_deletes(before: &str, after: &str) -> bool {
-    let lines = |text: &str| -> Vec<String> {
-        text.lines()
-            .map(|line| line.trim().to_string())
-            .filter(|line| !line.is_empty())
-            .collect()
-    };
-    let (was, now) = (lines(before), lines(after));
+    let (was, now) = (content_lines(before), content_lines(after));
     now.len() < was.len() && now.iter().all(|line| was.contains(line))
+}
+
+/// The non-blank lines of `text`, trimmed: what the line comparisons of
+/// a rewrite count.
+fn content_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect()
 }
 
 /// Whether `text` (a step's instruction and the goal) asks for something
