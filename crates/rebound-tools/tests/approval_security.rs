@@ -838,3 +838,41 @@ fn many_computed_words_are_judged_in_bounded_time() {
     let verdict = on_risk().assess(&format!("{line} nice rm -rf /"));
     assert!(matches!(verdict, Verdict::Forbid { .. }), "{verdict:?}");
 }
+
+/// Found by the approval fuzz target: `find -exec` judges its command once
+/// more for each starting point put in the place of `{}`, and nested (`find
+/// . -exec find . -exec ...`) that work grew exponentially: 527 bytes took
+/// over 20 s. A line gets a fixed number of command judgements; one that
+/// needs more is refused.
+#[test]
+fn nested_find_exec_is_judged_in_bounded_time() {
+    let line = include_str!("../../../fuzz/corpus/approval/find-exec-nested-exponential");
+    let started = std::time::Instant::now();
+    assert_forbidden(&on_risk(), line, &["too much work to judge"]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    // Everyday `find -exec` lines are far from the budget.
+    assert_allowed(
+        &on_risk(),
+        "find . a b c -name '*.rs' -exec wc -l {} + -exec grep -n x {} ;",
+    );
+}
+
+/// Commands nested past the policy's depth were asked about, and an ask
+/// runs in the `auto` mode: `eval eval ... rm -rf /` (and the same through
+/// `find -exec`) ran there. Past the depth a line is now refused in every
+/// mode; shallower nesting is still judged on what it runs.
+#[test]
+fn commands_nested_past_the_limit_are_refused_in_every_mode() {
+    for wrapper in ["eval ", "find . -exec "] {
+        let line = format!("{}rm -rf /", wrapper.repeat(12));
+        assert_forbidden(&on_risk(), &line, &[]);
+        let harmless = format!("{}ls", wrapper.repeat(12));
+        assert_forbidden(&on_risk(), &harmless, &["nested too deeply"]);
+    }
+    assert_forbidden(&on_risk(), "eval eval eval rm -rf /", &["/"]);
+    assert_asks(&on_risk(), "eval eval eval ls", &["eval"]);
+}

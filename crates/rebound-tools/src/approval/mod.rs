@@ -47,6 +47,7 @@
 //! assert_eq!(policy.assess(&run), Verdict::Allow);
 //! ```
 
+mod budget;
 pub mod builtin;
 mod deletion;
 mod git;

@@ -92,8 +92,14 @@ impl Default for ApprovalPolicy {
     }
 }
 
-/// How deep `bash -c "bash -c ..."` may nest before the policy asks.
+/// How deep `bash -c "bash -c ..."` (or `eval eval ...`, `find -exec find
+/// -exec ...`) may nest. Deeper is refused, not asked about: an ask runs in
+/// the `auto` mode, where only forbidden commands are stopped, and a
+/// forbidden command nested past the limit was never seen.
 pub(super) const MAX_NESTING: usize = 8;
+
+/// The reason for a line nested past [`MAX_NESTING`].
+pub(super) const TOO_DEEP: &str = "commands nested too deeply to judge";
 
 /// Programs that run code piped into them.
 const INTERPRETERS: &[&str] = &[
@@ -172,6 +178,7 @@ impl ApprovalPolicy {
 
     /// Judges `command`, a shell command line.
     pub fn assess(&self, command: &str) -> Verdict {
+        let _budget = super::budget::Budget::start();
         let judgement = self.judge_line(command, 0);
         match (judgement.action, self.mode) {
             (RuleAction::Forbid, _) => Verdict::Forbid {
@@ -202,7 +209,7 @@ impl ApprovalPolicy {
             return Judgement::forbid("the command holds a NUL byte: no shell runs it as written");
         }
         if depth > MAX_NESTING {
-            return Judgement::ask("shells nested too deeply to judge");
+            return Judgement::forbid(TOO_DEEP);
         }
         let script = match syntax::parse(line) {
             Ok(script) => script,
@@ -292,6 +299,11 @@ impl ApprovalPolicy {
         let Some(first) = words.first() else {
             return Judgement::allow("no command");
         };
+        if !super::budget::spend() {
+            return Judgement::forbid(
+                "the command line takes too much work to judge (commands nested in commands)",
+            );
+        }
         if first.contains(['$', '`']) {
             // Whatever it is, a forbidden command among its words, or a
             // `-c` script (`$SHELL -c 'rm -rf /'`), is still refused.

@@ -6,7 +6,7 @@
 
 use super::judgement::Judgement;
 use super::options::has_risky_options;
-use super::policy::{Io, MAX_NESTING};
+use super::policy::{Io, MAX_NESTING, TOO_DEEP};
 use super::rules::{command_name, is_harmless_sink};
 use super::variables::{assigned_name, is_assignment, is_risky_variable};
 use super::ApprovalPolicy;
@@ -195,7 +195,7 @@ impl ApprovalPolicy {
     fn judge_at(&self, words: &[String], io: Io<'_>, depth: usize) -> Option<Judgement> {
         let first = words.first()?;
         if depth > MAX_NESTING {
-            return Some(Judgement::ask("commands nested too deeply to judge"));
+            return Some(Judgement::forbid(TOO_DEEP));
         }
         if is_assignment(first) {
             return Some(Judgement::ask(format!(
