@@ -94,25 +94,52 @@ impl PlannerState<'_> {
     }
 }
 
-/// Runs the checks due before the first plan ([`verify::at_start`]):
-/// `update` with their results, and the run (`None` when none was due);
-/// or (`Err`) the update that stops the run because a check cannot run.
+/// What the planner knows before it plans: the checks due before the first
+/// plan run ([`verify::at_start`], when any was due), and the workspace
+/// as the run found it recorded ([`Evidence::found`]).
+pub(crate) struct Started<U> {
+    /// The update so far, with `evidence` when it changed.
+    pub update: U,
+    /// The evidence to plan with.
+    pub evidence: Evidence,
+}
+
+/// Runs the checks due before the first plan ([`verify::at_start`]) and
+/// records the workspace as the run found it, once: what the planner
+/// plans with ([`Started`]); or (`Err`) the update that stops the run
+/// because a check cannot run.
 pub(crate) async fn checks_at_start<U: RunUpdate>(
     ctx: &NodeContext,
     deps: &AgentDeps,
     state: &PlannerState<'_>,
-    update: U,
-) -> Result<Result<(U, Option<CheckRun>), U>, NodeError> {
-    let Some(run) = verify::at_start(ctx, deps, state.evidence, state.approved_all).await? else {
-        return Ok(Ok((update, None)));
+    mut update: U,
+) -> Result<Result<Started<U>, U>, NodeError> {
+    let run = verify::at_start(ctx, deps, state.evidence, state.approved_all).await?;
+    let mut evidence = match &run {
+        Some(run) => {
+            update = update.approved_all(state.approved_all || run.approved_all);
+            state.evidence.after(run)
+        }
+        None => state.evidence.clone(),
     };
-    let update = record_checks(update, &run, state.evidence, state.approved_all);
-    if let Some(message) = verify::unrunnable(&run.results) {
+    if let Some(message) = run
+        .as_ref()
+        .and_then(|run| verify::unrunnable(&run.results))
+    {
         return Ok(Err(update
+            .evidence(evidence)
             .work_ms(state.work_ms_now())
             .stop(Some(StopReason::Error { message }))));
     }
-    Ok(Ok((update, Some(run))))
+    if evidence.found.is_none() {
+        // After the checks: what they build (`make`) is part of the
+        // workspace every later check sees.
+        evidence.found = Some(crate::unchanged::mark(deps.workspace.workspace()).await);
+    }
+    if run.is_some() || evidence.found != state.evidence.found {
+        update = update.evidence(evidence.clone());
+    }
+    Ok(Ok(Started { update, evidence }))
 }
 
 /// A plan [`plan`] made, with the update that carries its tokens, time

@@ -357,6 +357,54 @@ async fn a_proposed_check_that_cannot_tell_done_from_not_done_is_refused() {
     assert!(refusals[1].contains("does not exist yet"));
 }
 
+/// A check proposed after the workspace changed is refused: it may fail
+/// only because of the change. Found on dev: once an edit had removed the
+/// wrong line a program printed, a proposal that *passes while that line
+/// is printed* failed, was adopted, and judged every later edit. Its
+/// failure on the workspace as the run found it cannot be seen any more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_proposed_after_the_workspace_changed_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    std::fs::write(work.join("report.txt"), "total: 2\n").unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        common::plan_with_check(
+            "grep -q sub calc.py",
+            &[("Fix the total", Some("echo 'total: 3' > report.txt"))],
+        ),
+        review("replan", "not sure yet", &[]),
+        // Fails now, only because the first plan changed the file: on the
+        // report as the run found it, it passes.
+        common::plan_with_check("grep -qx 'total: 2' report.txt", &[("Look", Some("ls"))])
+            .expect_user_contains("No command shows yet that this goal is reached"),
+        review("finish", "done", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let (state, events) = run(&graph, PevState::new("fix the total in report.txt", 10)).await;
+    assert_eq!(model.remaining(), 0);
+    assert!(
+        state.evidence.checks.is_empty(),
+        "{:?}",
+        state.evidence.checks
+    );
+    assert!(
+        state.evidence.found.is_some(),
+        "recorded before the first plan"
+    );
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    let proposed = proposals(&events);
+    assert_eq!(proposed.len(), 2, "{proposed:?}");
+    assert!(
+        proposed[0].1.contains("passes before any change"),
+        "{proposed:?}"
+    );
+    assert!(!proposed[1].0, "{proposed:?}");
+    assert!(
+        proposed[1].1.contains("has changed since the run began"),
+        "{proposed:?}"
+    );
+}
+
 /// Checks that pass because the agent rewrote the tests prove nothing:
 /// the change does not finish the run by itself, and the reviewer's finish
 /// is reported unverified, naming the test file.
@@ -630,5 +678,41 @@ async fn a_script_without_its_executable_bit_is_made_executable_without_the_mode
     assert_eq!(
         std::fs::read_to_string(work.join("steps/build.sh")).unwrap(),
         "#!/bin/sh\necho built\n"
+    );
+}
+
+/// A goal about what a program prints has no check that shows it: before
+/// each plan the program the goal quotes runs in a scratch copy, and the
+/// planner sees its output (what it writes stays in the copy).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_planner_sees_what_the_goals_program_prints_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(
+        work.join("report.py"),
+        "open('side.txt', 'w').write('x')\nprint('total:', 1 + 1 + 1 - 1)\n",
+    )
+    .unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[("Look", Some("ls"))])
+            .expect_user_contains("`python3 report.py` prints now")
+            .expect_user_contains("total: 2"),
+        review("finish", "looked", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let goal = "`python3 report.py` shows the wrong total: the three numbers add up to 3.";
+    let (state, events) = run(&graph, PevState::new(goal, 10)).await;
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+    assert!(
+        !work.join("side.txt").exists(),
+        "the program ran in a scratch copy"
+    );
+    assert!(
+        events
+            .iter()
+            .all(|e| !matches!(e, AgentEvent::Checks { .. })),
+        "its run is not a check run"
     );
 }

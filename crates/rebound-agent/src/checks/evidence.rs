@@ -60,6 +60,15 @@ pub struct Evidence {
     /// not structure, so no detected check covers them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structure: Option<String>,
+    /// The workspace's content ([`crate::unchanged::mark`]) when the run's
+    /// first plan was made (`None`: not yet, or state from before it was
+    /// kept). A check the planner proposes must fail on the workspace as
+    /// the run found it: once the workspace has changed, a check that
+    /// fails now may fail only because of the change (found on dev: a
+    /// proposal that *passes* while the wrong line is printed was adopted
+    /// after an edit had removed that line, and judged every later edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<u64>,
 }
 
 impl Evidence {
@@ -146,6 +155,7 @@ impl Evidence {
             passing_reviews: self.passing_reviews,
             named_programs: self.named_programs.clone(),
             structure: self.structure.clone(),
+            found: self.found,
         }
     }
 

@@ -2,8 +2,9 @@
 //! finish would rest on the model's word; a check the agent writes itself
 //! is weaker evidence than the user's, but it is evidence if it can tell
 //! done from not done. So a proposal is adopted only when it runs and
-//! fails before any change, and only when it does not run a file the agent
-//! could write afterwards. Once adopted it is fixed for the run (later
+//! fails before any change (while the workspace is as the run found it),
+//! and only when it does not run a file the agent could write
+//! afterwards. Once adopted it is fixed for the run (later
 //! plans cannot swap it for an easier one), and the files it reads are
 //! guarded like tests.
 
@@ -17,6 +18,11 @@ use crate::AgentDeps;
 
 /// Longest proposed command accepted, in characters.
 const MAX_COMMAND_CHARS: usize = 400;
+
+/// Why a proposal made after the workspace changed is refused: whether it
+/// fails for the goal's reason, on the workspace as the run found it
+/// ([`Evidence::found`]), can no longer be seen.
+pub const CHANGED_SINCE_FOUND: &str = "the workspace has changed since the run began, so it cannot be shown to fail before any change: a check is adopted only while the workspace is as the run found it";
 
 /// Programs that, alone, only tell whether a file exists.
 const EXISTENCE_ONLY: &[&str] = &["test", "[", "ls", "stat"];
@@ -74,6 +80,12 @@ pub async fn consider(
     if let Some(reason) = unseen {
         refuse(ctx, command, reason);
         return Ok(not_adopted(approved_all));
+    }
+    if let Some(found) = evidence.found {
+        if crate::unchanged::mark(deps.workspace.workspace()).await != found {
+            refuse(ctx, command, CHANGED_SINCE_FOUND.to_string());
+            return Ok(not_adopted(approved_all));
+        }
     }
     let check = Check::new(command, CheckSource::Agent);
     let (run, changed) = trial(ctx, deps, &check, approved_all).await?;

@@ -52,6 +52,7 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         failed_edits: crate::plan::failed_edits(&state.results),
         unchanged_edits: crate::plan::unchanged_edits(&state.results),
         progress: state.progress.clone(),
+        program_output: String::new(),
     }
 }
 
@@ -76,15 +77,19 @@ pub async fn planner(
         work_ms: state.work_ms,
         started: Instant::now(),
     };
-    let (update, start) =
+    let started =
         match node_steps::checks_at_start(ctx, deps, &planner, PevStateUpdate::default()).await? {
-            Ok(checked) => checked,
+            Ok(started) => started,
             Err(stop) => return Ok(stop),
         };
+    let planner = PlannerState {
+        evidence: &started.evidence,
+        ..planner
+    };
+    let update = started.update;
     let mut context = plan_context(state);
-    if let Some(run) = &start {
-        context.checks = &run.results;
-    }
+    context.checks = &started.evidence.results;
+    context.write_check = started.evidence.wants_proposal();
     // Whether the plans get anywhere: the workspace and the checks now,
     // against when the last plan was made.
     let mut progress = state.progress.at_planning(crate::progress::mark(
@@ -93,9 +98,8 @@ pub async fn planner(
     ));
     if progress.start.is_none() && crate::unchanged::asks_for_change(&state.goal) {
         // The workspace as the run found it, for a finish with nothing
-        // done ([`crate::unchanged`]): read once, for goals that ask for
-        // a change.
-        progress.start = Some(crate::unchanged::mark(deps.workspace.workspace()).await);
+        // done ([`crate::unchanged`]), for goals that ask for a change.
+        progress.start = started.evidence.found;
     }
     if progress.exhausted() {
         return Ok(update

@@ -81,25 +81,29 @@ pub async fn planner(
         work_ms: state.work_ms,
         started,
     };
-    let (update, start) =
+    let started =
         match node_steps::checks_at_start(ctx, deps, &planner, ReflectStateUpdate::default())
             .await?
         {
-            Ok(checked) => checked,
+            Ok(started) => started,
             Err(stop) => return Ok(stop),
         };
+    let planner = PlannerState {
+        evidence: &started.evidence,
+        ..planner
+    };
+    let update = started.update;
     let context = PlanContext {
         failure: state.last_error.as_ref(),
         feedback: None,
         done,
-        checks: start
-            .as_ref()
-            .map_or(&state.evidence.results[..], |run| &run.results[..]),
-        write_check: state.evidence.wants_proposal(),
+        checks: &started.evidence.results,
+        write_check: started.evidence.wants_proposal(),
         localized: None,
         failed_edits: crate::plan::failed_edits(&state.results),
         unchanged_edits: crate::plan::unchanged_edits(&state.results),
         progress: Default::default(),
+        program_output: String::new(),
     };
     let Plan {
         steps,
