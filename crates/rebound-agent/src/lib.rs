@@ -28,7 +28,6 @@ mod plan;
 pub mod plan_schema;
 mod planner_prompt;
 pub mod planning;
-mod program_output;
 pub mod progress;
 pub mod prompts;
 mod protect;

@@ -45,9 +45,6 @@ pub struct PlanContext<'a> {
     /// tried one is refused once; after plans that changed nothing, the
     /// planner is asked for a different approach.
     pub progress: Progress,
-    /// What the goal's programs print now ([`crate::program_output`]),
-    /// as the prompt shows it; empty for none.
-    pub program_output: String,
 }
 
 /// The planner's user message.
@@ -111,7 +108,6 @@ pub(crate) fn planner_context(context: &PlanContext<'_>) -> String {
     } else if let Some(feedback) = context.feedback {
         extra.push_str(&render(prompts::FEEDBACK, &[("feedback", feedback)]));
     }
-    extra.push_str(&context.program_output);
     // The failure may already be the checks' failure: a finish they
     // overruled, or an edit whose candidates they judged.
     let shown = context.failure.is_some_and(|failure| {

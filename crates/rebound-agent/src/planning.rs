@@ -158,14 +158,6 @@ pub(crate) async fn make_plan(
         // (no model call; the planner repairs when it fails).
         return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
-    // What the goal's programs print now: the evidence of a goal about a
-    // program's output, which no check shows ([`crate::program_output`]).
-    let outputs =
-        crate::program_output::programs_now(ctx, deps, goal, evidence, approved_all).await?;
-    let context = &PlanContext {
-        program_output: crate::program_output::prompt_text(&outputs),
-        ..context.clone()
-    };
     let choices = step_choices(workspace, &protected).without_targets_of(&context.unchanged_edits);
     let request = planner_request(deps, goal, context).await;
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;

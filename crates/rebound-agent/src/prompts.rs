@@ -15,9 +15,6 @@ pub const REPAIR: &str = include_str!("../prompts/repair.md");
 pub const FEEDBACK: &str = include_str!("../prompts/feedback.md");
 /// The steps done so far, added to the planner's message.
 pub const DONE: &str = include_str!("../prompts/done.md");
-/// A program the goal quotes and what it prints now, added to the
-/// planner's message.
-pub const PROGRAM_OUTPUT: &str = include_str!("../prompts/program_output.md");
 /// The failing checks, added to the planner's message.
 pub const CHECKS: &str = include_str!("../prompts/checks.md");
 /// The planner's note that every check passes already.

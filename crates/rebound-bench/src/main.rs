@@ -8,6 +8,7 @@ mod queue_workload;
 mod rss;
 mod send_workload;
 mod server_load;
+mod server_memory;
 mod sqlite_workloads;
 mod workloads;
 

@@ -4,8 +4,9 @@
 //!
 //! ```text
 //! rebound-bench server-load --url http://127.0.0.1:2024 --assistant bench \
-//!     [--clients 64] [--runs 20000 | --seconds 10] [--mode wait|stream] \
-//!     [--token T] [--timeout-s 60] [--server-pid PID] [--runtime multi-thread]
+//!     [--clients 64] [--runs 20000 | --seconds 10] [--mode wait|stream|mixed] \
+//!     [--token T] [--timeout-s 60] [--server-pid PID [--sample-every S [--warmup-s 300]]] \
+//!     [--runtime multi-thread]
 //! ```
 //!
 //! First it creates one thread per client (`POST /threads` with `{}`), then
@@ -26,9 +27,15 @@
 //!   included, so it is earlier when a server sends heartbeat comments before
 //!   its first event (LangGraph does). `p50_ms`/`p99_ms` are whole streams.
 //!
+//! - `--mode mixed`: the even clients `wait`, the odd ones `stream` (a
+//!   soak of both).
+//!
 //! `--token T` sends `Authorization: Bearer T`. `--server-pid PID` samples the
 //! server's resident memory (`/proc/PID/status`, every 50 ms) during the load
-//! and reports its peak. The client raises its own open-file limit to fit
+//! and reports its peak; with `--sample-every S`, also its memory and open
+//! files every S seconds (`server_curve`: `[seconds, MB, open files]`) and
+//! their growth from the first sample after `--warmup-s` to the last (see
+//! `server_memory.rs`). The client raises its own open-file limit to fit
 //! `--clients` connections, or says why it can't. A client that sees 10 errors
 //! in a row stops (`gave_up_clients`). The output is one JSON line; `runs`
 //! counts successful runs only, `runs_per_s` is `runs / seconds`.
@@ -44,6 +51,7 @@ use futures_util::{stream, StreamExt};
 use serde_json::{json, Value};
 
 use crate::rss::peak_rss_mb;
+use crate::server_memory;
 use crate::workloads::round;
 
 /// Runs started in total in `wait` mode when neither `--runs` nor `--seconds` is given.
@@ -62,6 +70,8 @@ pub enum LoadMode {
     Wait,
     /// `POST /threads/{id}/runs/stream` with `stream_mode: ["values"]`.
     Stream,
+    /// Half the clients `wait`, the other half `stream` (a soak of both).
+    Mixed,
 }
 
 impl LoadMode {
@@ -69,6 +79,7 @@ impl LoadMode {
         match self {
             LoadMode::Wait => "wait",
             LoadMode::Stream => "stream",
+            LoadMode::Mixed => "mixed",
         }
     }
 }
@@ -107,6 +118,14 @@ pub struct ServerLoadArgs {
     /// `server-load`: pid of the server, whose resident memory is sampled during the load.
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// `server-load` with `--server-pid`: also report the server's memory and
+    /// open files every this many seconds (a soak's curve).
+    #[arg(long)]
+    pub sample_every: Option<f64>,
+    /// `server-load` with `--sample-every`: the growth of memory and open
+    /// files is reported from the first sample at or after this many seconds.
+    #[arg(long, default_value_t = 300.0)]
+    pub warmup_s: f64,
 }
 
 /// When the clients stop starting runs.
@@ -216,9 +235,25 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
         (Some(runs), None) => Budget::Runs(runs),
         (None, None) => Budget::Runs(match args.mode {
             LoadMode::Wait => DEFAULT_WAIT_RUNS,
-            LoadMode::Stream => args.clients as u64,
+            LoadMode::Stream | LoadMode::Mixed => args.clients as u64,
         }),
     };
+    let sample_every = match args.sample_every {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            bail!("--sample-every must be a positive number of seconds, not {s}")
+        }
+        Some(_) if args.server_pid.is_none() => {
+            bail!("--sample-every samples the server: it needs --server-pid")
+        }
+        Some(s) => Some(Duration::from_secs_f64(s)),
+        None => None,
+    };
+    if !(args.warmup_s.is_finite() && args.warmup_s >= 0.0) {
+        bail!(
+            "--warmup-s must be a number of seconds, not {}",
+            args.warmup_s
+        );
+    }
     let fd_limit = raise_open_file_limit(args.clients)?;
     let target = Arc::new(Target {
         http: http_client(args)?,
@@ -228,7 +263,9 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
 
     let threads = create_threads(&target, args.clients).await?;
 
-    let sampler = args.server_pid.map(RssSampler::start);
+    let sampler = args
+        .server_pid
+        .map(|pid| server_memory::Sampler::start(pid, sample_every));
     let shared = Arc::new(Shared {
         budget,
         started: Instant::now(),
@@ -237,11 +274,16 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
         max_in_flight: AtomicUsize::new(0),
     });
     let mut clients = Vec::with_capacity(threads.len());
-    for thread_id in threads {
+    for (i, thread_id) in threads.into_iter().enumerate() {
         let target = Arc::clone(&target);
         let shared = Arc::clone(&shared);
+        let streams = match args.mode {
+            LoadMode::Wait => false,
+            LoadMode::Stream => true,
+            LoadMode::Mixed => i % 2 == 1,
+        };
         clients.push(tokio::spawn(client_loop(
-            target, shared, thread_id, args.mode,
+            target, shared, thread_id, streams,
         )));
     }
     let mut total = Tally::default();
@@ -252,7 +294,7 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
         total.merge(tally);
     }
     let seconds = shared.started.elapsed().as_secs_f64();
-    let server_peak_rss_mb = match sampler {
+    let server = match sampler {
         Some(sampler) => Some(sampler.finish().await?),
         None => None,
     };
@@ -286,10 +328,13 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
         "max_in_flight": shared.max_in_flight.load(Ordering::Relaxed),
         "client_peak_rss_mb": round(peak_rss_mb(), 1),
         "client_open_file_limit": fd_limit,
-        "server_peak_rss_mb": server_peak_rss_mb.map(|mb| round(mb, 1)),
+        "server_peak_rss_mb": null,
         "error_samples": total.error_samples,
     });
-    if args.mode == LoadMode::Stream {
+    if let (Some(server), Value::Object(fields)) = (&server, &mut line) {
+        fields.extend(server.report(Duration::from_secs_f64(args.warmup_s)));
+    }
+    if args.mode != LoadMode::Wait {
         if let Value::Object(fields) = &mut line {
             fields.extend([
                 (
@@ -376,21 +421,23 @@ pub(crate) async fn checked_json(response: reqwest::Response, url: &str) -> Resu
         .with_context(|| format!("{url} answered something other than JSON"))
 }
 
-/// One client: runs on its own thread until the budget is spent.
+/// One client: runs on its own thread until the budget is spent, with
+/// `runs/stream` when `streams`, else `runs/wait`.
 async fn client_loop(
     target: Arc<Target>,
     shared: Arc<Shared>,
     thread_id: String,
-    mode: LoadMode,
+    streams: bool,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut consecutive_errors = 0u32;
     while shared.may_start_run() {
         let started = Instant::now();
         shared.enter();
-        let outcome = match mode {
-            LoadMode::Wait => wait_run(&target, &thread_id).await.map(|()| None),
-            LoadMode::Stream => stream_run(&target, &thread_id, started).await.map(Some),
+        let outcome = if streams {
+            stream_run(&target, &thread_id, started).await.map(Some)
+        } else {
+            wait_run(&target, &thread_id).await.map(|()| None)
         };
         shared.leave();
         match outcome {
@@ -494,50 +541,6 @@ async fn stream_run(target: &Target, thread_id: &str, started: Instant) -> Resul
         first_event,
         events,
     })
-}
-
-/// Samples a process's resident memory until told to stop.
-struct RssSampler {
-    stop: Arc<tokio::sync::Notify>,
-    task: tokio::task::JoinHandle<Result<f64>>,
-}
-
-impl RssSampler {
-    fn start(pid: u32) -> Self {
-        let stop = Arc::new(tokio::sync::Notify::new());
-        let notified = Arc::clone(&stop);
-        let task = tokio::spawn(async move {
-            let mut peak_kib = resident_kib(pid)?;
-            let mut tick = tokio::time::interval(Duration::from_millis(50));
-            loop {
-                tokio::select! {
-                    _ = notified.notified() => break,
-                    _ = tick.tick() => peak_kib = peak_kib.max(resident_kib(pid)?),
-                }
-            }
-            peak_kib = peak_kib.max(resident_kib(pid)?);
-            Ok(peak_kib as f64 / 1024.0)
-        });
-        Self { stop, task }
-    }
-
-    /// Stops sampling and returns the peak in MB.
-    async fn finish(self) -> Result<f64> {
-        self.stop.notify_one();
-        self.task.await.context("the memory sampler panicked")?
-    }
-}
-
-/// `VmRSS` of `/proc/PID/status`, in KiB.
-fn resident_kib(pid: u32) -> Result<u64> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path)
-        .with_context(|| format!("reading {path} (is --server-pid right?)"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .with_context(|| format!("{path} has no VmRSS line"))
 }
 
 /// Raises this process's soft open-file limit so `clients` connections fit,
@@ -681,6 +684,8 @@ mod tests {
             token: Some("secret".to_owned()),
             timeout_s: 10.0,
             server_pid: Some(std::process::id()),
+            sample_every: None,
+            warmup_s: 300.0,
         }
     }
 
@@ -712,6 +717,37 @@ mod tests {
         let first_body_byte = line["first_body_byte_p50_ms"].as_f64().unwrap();
         let first_event = line["first_event_p50_ms"].as_f64().unwrap();
         assert!(first_body_byte <= first_event, "{line}");
+    }
+
+    #[tokio::test]
+    async fn mixed_mode_waits_and_streams_and_samples_a_curve() {
+        let mut args = args(fake_server().await, "bench", LoadMode::Mixed);
+        args.seconds = Some(0.5);
+        args.sample_every = Some(0.1);
+        args.warmup_s = 0.2;
+        let line = server_load(&args).await.unwrap();
+        assert_eq!(line["mode"], "mixed");
+        assert_eq!(line["errors"], 0, "{line}");
+        let runs = line["runs"].as_u64().unwrap();
+        let streamed = line["events"].as_u64().unwrap() / 3;
+        assert!(streamed > 0 && streamed < runs, "both kinds ran: {line}");
+        assert!(
+            line["server_curve"].as_array().unwrap().len() >= 5,
+            "{line}"
+        );
+        assert!(
+            line["server_rss_growth_after_warmup_pct"].is_number(),
+            "{line}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_curve_needs_the_servers_pid() {
+        let mut args = args(fake_server().await, "bench", LoadMode::Wait);
+        args.server_pid = None;
+        args.sample_every = Some(1.0);
+        let error = format!("{:#}", server_load(&args).await.unwrap_err());
+        assert!(error.contains("--server-pid"), "{error}");
     }
 
     #[tokio::test]

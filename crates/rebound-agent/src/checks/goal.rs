@@ -53,56 +53,6 @@ pub fn quoted_commands(goal: &str, workspace: &Path) -> Vec<String> {
     commands
 }
 
-/// Commands at most that [`program_commands`] gives.
-const MAX_PROGRAM_COMMANDS: usize = 2;
-
-/// Programs that are not the goal's program even when quoted with a
-/// workspace file: version control, package managers and file commands
-/// change things or only show them, and test runners are checks (run as
-/// such when the goal asks).
-const NOT_PROGRAMS: &[&str] = &[
-    "git", "pip", "pip3", "npm", "yarn", "pnpm", "apt", "apt-get", "rm", "mv", "cp", "mkdir",
-    "touch", "chmod", "ln", "cat", "ls", "head", "tail", "grep", "sed", "awk", "diff", "wc",
-    "pytest", "tox", "cd", "echo", "printf", "sort", "find",
-];
-
-/// The commands `goal` quotes (in backticks) that run a program of
-/// `workspace`, whatever the goal says of them: a [`runnable`] command
-/// with a word that names a file or directory of the workspace (`python3
-/// table.py`, `go run .`, `./report`), not one of [`NOT_PROGRAMS`]; at
-/// most [`MAX_PROGRAM_COMMANDS`], in the goal's order.
-pub fn program_commands(goal: &str, workspace: &Path) -> Vec<String> {
-    let mut programs: Vec<String> = Vec::new();
-    for (start, end) in backtick_spans(goal) {
-        let command = goal[start + 1..end - 1].trim();
-        if programs.iter().any(|p| p == command) || !runnable(command, workspace) {
-            continue;
-        }
-        let words: Vec<&str> = command.split_whitespace().collect();
-        let name = words
-            .first()
-            .map_or("", |first| first.rsplit('/').next().unwrap_or(first));
-        if NOT_PROGRAMS.contains(&name) {
-            continue;
-        }
-        let names_workspace_path = words.iter().enumerate().any(|(i, word)| {
-            let path = word.trim_start_matches("./");
-            let in_workspace = !word.starts_with('-')
-                && !word.contains("..")
-                && !Path::new(path).is_absolute()
-                && (path.is_empty() || *word == "." || workspace.join(path).exists());
-            in_workspace && (i > 0 || word.starts_with("./"))
-        });
-        if names_workspace_path {
-            programs.push(command.to_string());
-        }
-        if programs.len() == MAX_PROGRAM_COMMANDS {
-            break;
-        }
-    }
-    programs
-}
-
 /// The workspace programs `goal` names by path (`./stats prints the
 /// mean`, `` `./hello` ``): a goal that says what one of them does asks
 /// for more than checks that never run it can show.
@@ -223,46 +173,6 @@ mod tests {
     fn quoted(goal: &str) -> Vec<String> {
         let dir = tempfile::tempdir().unwrap();
         quoted_commands(goal, dir.path())
-    }
-
-    fn program_workspace() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for file in ["summits.js", "table.py", "go.mod"] {
-            std::fs::write(dir.path().join(file), "").unwrap();
-        }
-        dir
-    }
-
-    #[test]
-    fn quoted_commands_that_run_a_workspace_program_are_program_commands() {
-        let dir = program_workspace();
-        let goal = "`node summits.js` is supposed to list my summits highest first, but \
-                    `python3 table.py` and `go run .` print `3 summits of 3000 m` too.";
-        assert_eq!(
-            program_commands(goal, dir.path()),
-            vec!["node summits.js", "python3 table.py"],
-            "two at most, in the goal's order; quoted output is not a command"
-        );
-        assert_eq!(
-            program_commands("The tracker (`go run .`) is wrong", dir.path()),
-            vec!["go run ."]
-        );
-    }
-
-    #[test]
-    fn other_quoted_commands_are_not_program_commands() {
-        let dir = program_workspace();
-        for goal in [
-            "Fix summits.js (`summits.js` is the file)",
-            "`git add summits.js` then commit",
-            "`cat table.py` shows it",
-            "`node missing.js` prints nothing",
-            "`python3 -m unittest` must pass",
-            "`node ../summits.js` and `node /etc/x.js`",
-            "run `pytest table.py`",
-        ] {
-            assert!(program_commands(goal, dir.path()).is_empty(), "{goal}");
-        }
     }
 
     #[test]

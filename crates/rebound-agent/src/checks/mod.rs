@@ -34,7 +34,7 @@ pub use detect::detect;
 pub(crate) use detect::on_path as detect_on_path;
 pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::{files_state, fingerprint};
-pub use goal::{named_programs, program_commands, quoted_commands, runs_program};
+pub use goal::{named_programs, quoted_commands, runs_program};
 pub use rebound_protocol::agent::{CheckResult, CheckWhen};
 pub use run::{run_checks, CheckRun};
 

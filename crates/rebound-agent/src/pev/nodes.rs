@@ -52,7 +52,6 @@ pub fn plan_context(state: &PevState) -> PlanContext<'_> {
         failed_edits: crate::plan::failed_edits(&state.results),
         unchanged_edits: crate::plan::unchanged_edits(&state.results),
         progress: state.progress.clone(),
-        program_output: String::new(),
     }
 }
 

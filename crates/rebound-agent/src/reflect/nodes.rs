@@ -103,7 +103,6 @@ pub async fn planner(
         failed_edits: crate::plan::failed_edits(&state.results),
         unchanged_edits: crate::plan::unchanged_edits(&state.results),
         progress: Default::default(),
-        program_output: String::new(),
     };
     let Plan {
         steps,
