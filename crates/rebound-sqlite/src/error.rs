@@ -50,7 +50,8 @@ pub enum SqliteSaverError {
     #[error(
         "{location}: cannot write the database: the disk is full or failing ({detail}); \
          the failed write is not counted as saved: free space or fix the disk, then resume \
-         the thread (it goes on from its last checkpoint in the file)"
+         the thread (it goes on from its last checkpoint in the file; a run that had none \
+         saved yet is started again)"
     )]
     WriteFailed {
         /// The database file.
