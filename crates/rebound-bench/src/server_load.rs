@@ -6,7 +6,7 @@
 //! rebound-bench server-load --url http://127.0.0.1:2024 --assistant bench \
 //!     [--clients 64] [--runs 20000 | --seconds 10] [--mode wait|stream|mixed] \
 //!     [--token T] [--timeout-s 60] [--server-pid PID [--sample-every S [--warmup-s 300]]] \
-//!     [--runtime multi-thread]
+//!     [--runs-per-thread N] [--runtime multi-thread]
 //! ```
 //!
 //! First it creates one thread per client (`POST /threads` with `{}`), then
@@ -33,7 +33,8 @@
 //! `--token T` sends `Authorization: Bearer T`. `--server-pid PID` samples the
 //! server's resident memory (`/proc/PID/status`, every 50 ms) during the load
 //! and reports its peak; with `--sample-every S`, also its memory and open
-//! files every S seconds (`server_curve`: `[seconds, MB, open files]`) and
+//! files every S seconds (`server_curve`: `[seconds, resident MB, anonymous
+//! MB, open files]`) and
 //! their growth from the first sample after `--warmup-s` to the last (see
 //! `server_memory.rs`). The client raises its own open-file limit to fit
 //! `--clients` connections, or says why it can't. A client that sees 10 errors
@@ -126,6 +127,12 @@ pub struct ServerLoadArgs {
     /// files is reported from the first sample at or after this many seconds.
     #[arg(long, default_value_t = 300.0)]
     pub warmup_s: f64,
+    /// `server-load`: each client starts a new thread after this many runs
+    /// on one (default: one thread per client for the whole load). A
+    /// thread's state holds every run's output, so a long load on fixed
+    /// threads measures ever larger states; a soak bounds them this way.
+    #[arg(long)]
+    pub runs_per_thread: Option<u64>,
 }
 
 /// When the clients stop starting runs.
@@ -227,6 +234,9 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
     if args.clients == 0 {
         bail!("--clients must be at least 1");
     }
+    if args.runs_per_thread == Some(0) {
+        bail!("--runs-per-thread must be at least 1");
+    }
     let budget = match (args.runs, args.seconds) {
         (_, Some(seconds)) if !(seconds.is_finite() && seconds > 0.0) => {
             bail!("--seconds must be a positive number, not {seconds}")
@@ -283,7 +293,11 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
             LoadMode::Mixed => i % 2 == 1,
         };
         clients.push(tokio::spawn(client_loop(
-            target, shared, thread_id, streams,
+            target,
+            shared,
+            thread_id,
+            streams,
+            args.runs_per_thread,
         )));
     }
     let mut total = Tally::default();
@@ -422,16 +436,30 @@ pub(crate) async fn checked_json(response: reqwest::Response, url: &str) -> Resu
 }
 
 /// One client: runs on its own thread until the budget is spent, with
-/// `runs/stream` when `streams`, else `runs/wait`.
+/// `runs/stream` when `streams`, else `runs/wait`; a new thread after
+/// `runs_per_thread` runs, when given.
 async fn client_loop(
     target: Arc<Target>,
     shared: Arc<Shared>,
-    thread_id: String,
+    mut thread_id: String,
     streams: bool,
+    runs_per_thread: Option<u64>,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut consecutive_errors = 0u32;
+    let mut on_thread = 0u64;
     while shared.may_start_run() {
+        if runs_per_thread.is_some_and(|most| on_thread >= most) {
+            match create_threads(&target, 1).await.map(|mut ids| ids.pop()) {
+                Ok(Some(id)) => {
+                    thread_id = id;
+                    on_thread = 0;
+                }
+                Ok(None) => {}
+                Err(error) => tally.record_error(&error),
+            }
+        }
+        on_thread += 1;
         let started = Instant::now();
         shared.enter();
         let outcome = if streams {
@@ -686,6 +714,7 @@ mod tests {
             server_pid: Some(std::process::id()),
             sample_every: None,
             warmup_s: 300.0,
+            runs_per_thread: None,
         }
     }
 
@@ -739,6 +768,16 @@ mod tests {
             line["server_rss_growth_after_warmup_pct"].is_number(),
             "{line}"
         );
+    }
+
+    #[tokio::test]
+    async fn runs_per_thread_makes_new_threads() {
+        let mut args = args(fake_server().await, "bench", LoadMode::Wait);
+        args.runs = Some(40);
+        args.runs_per_thread = Some(3);
+        let line = server_load(&args).await.unwrap();
+        assert_eq!(line["runs"], 40);
+        assert_eq!(line["errors"], 0, "{line}");
     }
 
     #[tokio::test]

@@ -21,6 +21,9 @@ pub struct Sample {
     pub at_s: f64,
     /// Resident memory, KiB.
     pub rss_kib: u64,
+    /// The anonymous part of it (the heap; not the pages of mapped files,
+    /// such as SQLite's memory-mapped database), KiB.
+    pub anon_kib: u64,
     /// Open file descriptors.
     pub fds: u64,
 }
@@ -37,8 +40,9 @@ pub struct Observed {
 
 impl Observed {
     /// The report's fields: the peak, and with a curve the curve itself
-    /// (`[seconds, MB, open files]`) and the growth of memory and open
-    /// files from the first sample at or after `warmup` to the last.
+    /// (`[seconds, resident MB, anonymous MB, open files]`) and the growth
+    /// of memory (resident and anonymous) and open files from the first
+    /// sample at or after `warmup` to the last.
     pub fn report(&self, warmup: Duration) -> Vec<(String, Value)> {
         let mb = |kib: u64| round(kib as f64 / 1024.0, 1);
         let mut fields = vec![("server_peak_rss_mb".to_owned(), json!(mb(self.peak_kib)))];
@@ -48,7 +52,7 @@ impl Observed {
         let points: Vec<Value> = self
             .curve
             .iter()
-            .map(|s| json!([round(s.at_s, 1), mb(s.rss_kib), s.fds]))
+            .map(|s| json!([round(s.at_s, 1), mb(s.rss_kib), mb(s.anon_kib), s.fds]))
             .collect();
         fields.push(("server_curve".to_owned(), Value::Array(points)));
         let warm = self
@@ -62,6 +66,10 @@ impl Observed {
                 (
                     "server_rss_growth_after_warmup_pct".to_owned(),
                     json!(round(growth_pct(warm.rss_kib, last.rss_kib), 2)),
+                ),
+                (
+                    "server_anon_growth_after_warmup_pct".to_owned(),
+                    json!(round(growth_pct(warm.anon_kib, last.anon_kib), 2)),
                 ),
                 (
                     "server_fds_after_warmup".to_owned(),
@@ -98,6 +106,7 @@ impl Sampler {
                 Ok(Sample {
                     at_s: started.elapsed().as_secs_f64(),
                     rss_kib: resident_kib(pid)?,
+                    anon_kib: status_kib(pid, "RssAnon:")?,
                     fds: open_files(pid)?,
                 })
             };
@@ -143,14 +152,19 @@ impl Sampler {
 
 /// `VmRSS` of `/proc/PID/status`, in KiB.
 fn resident_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "VmRSS:")
+}
+
+/// The line `field` (e.g. `VmRSS:`) of `/proc/PID/status`, in KiB.
+fn status_kib(pid: u32, field: &str) -> Result<u64> {
     let path = format!("/proc/{pid}/status");
     let status = std::fs::read_to_string(&path)
         .with_context(|| format!("reading {path} (is --server-pid right?)"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .with_context(|| format!("{path} has no VmRSS line"))
+        .with_context(|| format!("{path} has no {field} line"))
 }
 
 /// The open file descriptors of `pid` (`/proc/PID/fd`'s entries).
@@ -176,7 +190,10 @@ mod tests {
         let n = observed.curve.len();
         assert!((5..=7).contains(&n), "{:?}", observed.curve);
         assert!(observed.curve.windows(2).all(|w| w[0].at_s <= w[1].at_s));
-        assert!(observed.curve.iter().all(|s| s.rss_kib > 0 && s.fds > 0));
+        assert!(observed
+            .curve
+            .iter()
+            .all(|s| s.rss_kib > 0 && s.anon_kib > 0 && s.anon_kib <= s.rss_kib && s.fds > 0));
         let report: serde_json::Map<String, Value> = observed
             .report(Duration::from_millis(200))
             .into_iter()
@@ -194,16 +211,19 @@ mod tests {
                 Sample {
                     at_s: 0.0,
                     rss_kib: 1_000,
+                    anon_kib: 500,
                     fds: 10,
                 },
                 Sample {
                     at_s: 300.0,
                     rss_kib: 2_000,
+                    anon_kib: 1_000,
                     fds: 80,
                 },
                 Sample {
                     at_s: 1_800.0,
                     rss_kib: 2_100,
+                    anon_kib: 1_000,
                     fds: 80,
                 },
             ],
@@ -213,6 +233,7 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!(report["server_rss_growth_after_warmup_pct"], json!(5.0));
+        assert_eq!(report["server_anon_growth_after_warmup_pct"], json!(0.0));
         assert_eq!(report["server_fds_after_warmup"], json!([80, 80]));
         assert_eq!(report["server_peak_rss_mb"], json!(2.1));
         let without_curve = Observed {
