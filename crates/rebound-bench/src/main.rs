@@ -196,3 +196,16 @@ fn run_queue(args: &Args) -> Result<serde_json::Value> {
         url,
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The flags of every workload share one command line: two with the
+    /// same name are a clap error that only shows when the binary runs
+    /// (`--runs-per-thread` of `server-load` met `queue-postgres`'s).
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Args::command().debug_assert();
+    }
+}

@@ -6,7 +6,7 @@
 //! rebound-bench server-load --url http://127.0.0.1:2024 --assistant bench \
 //!     [--clients 64] [--runs 20000 | --seconds 10] [--mode wait|stream|mixed] \
 //!     [--token T] [--timeout-s 60] [--server-pid PID [--sample-every S [--warmup-s 300]]] \
-//!     [--runs-per-thread N] [--runtime multi-thread]
+//!     [--new-thread-every N] [--runtime multi-thread]
 //! ```
 //!
 //! First it creates one thread per client (`POST /threads` with `{}`), then
@@ -132,7 +132,7 @@ pub struct ServerLoadArgs {
     /// thread's state holds every run's output, so a long load on fixed
     /// threads measures ever larger states; a soak bounds them this way.
     #[arg(long)]
-    pub runs_per_thread: Option<u64>,
+    pub new_thread_every: Option<u64>,
 }
 
 /// When the clients stop starting runs.
@@ -234,8 +234,8 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
     if args.clients == 0 {
         bail!("--clients must be at least 1");
     }
-    if args.runs_per_thread == Some(0) {
-        bail!("--runs-per-thread must be at least 1");
+    if args.new_thread_every == Some(0) {
+        bail!("--new-thread-every must be at least 1");
     }
     let budget = match (args.runs, args.seconds) {
         (_, Some(seconds)) if !(seconds.is_finite() && seconds > 0.0) => {
@@ -297,7 +297,7 @@ pub async fn server_load(args: &ServerLoadArgs) -> Result<Value> {
             shared,
             thread_id,
             streams,
-            args.runs_per_thread,
+            args.new_thread_every,
         )));
     }
     let mut total = Tally::default();
@@ -714,7 +714,7 @@ mod tests {
             server_pid: Some(std::process::id()),
             sample_every: None,
             warmup_s: 300.0,
-            runs_per_thread: None,
+            new_thread_every: None,
         }
     }
 
@@ -774,7 +774,7 @@ mod tests {
     async fn runs_per_thread_makes_new_threads() {
         let mut args = args(fake_server().await, "bench", LoadMode::Wait);
         args.runs = Some(40);
-        args.runs_per_thread = Some(3);
+        args.new_thread_every = Some(3);
         let line = server_load(&args).await.unwrap();
         assert_eq!(line["runs"], 40);
         assert_eq!(line["errors"], 0, "{line}");
