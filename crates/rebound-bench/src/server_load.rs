@@ -437,19 +437,19 @@ pub(crate) async fn checked_json(response: reqwest::Response, url: &str) -> Resu
 
 /// One client: runs on its own thread until the budget is spent, with
 /// `runs/stream` when `streams`, else `runs/wait`; a new thread after
-/// `runs_per_thread` runs, when given.
+/// `new_thread_every` runs, when given.
 async fn client_loop(
     target: Arc<Target>,
     shared: Arc<Shared>,
     mut thread_id: String,
     streams: bool,
-    runs_per_thread: Option<u64>,
+    new_thread_every: Option<u64>,
 ) -> Tally {
     let mut tally = Tally::default();
     let mut consecutive_errors = 0u32;
     let mut on_thread = 0u64;
     while shared.may_start_run() {
-        if runs_per_thread.is_some_and(|most| on_thread >= most) {
+        if new_thread_every.is_some_and(|most| on_thread >= most) {
             match create_threads(&target, 1).await.map(|mut ids| ids.pop()) {
                 Ok(Some(id)) => {
                     thread_id = id;
@@ -632,18 +632,23 @@ mod tests {
     /// A loopback stand-in for an Agent Server that knows the assistant
     /// `bench`: `POST /threads`, `runs/wait` and `runs/stream`.
     async fn fake_server() -> String {
+        fake_server_counting(Arc::new(AtomicUsize::new(0))).await
+    }
+
+    /// [`fake_server`], counting the threads it makes in `threads`.
+    async fn fake_server_counting(threads: Arc<AtomicUsize>) -> String {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         tokio::spawn(async move {
             while let Ok((socket, _)) = listener.accept().await {
-                tokio::spawn(serve(socket));
+                tokio::spawn(serve(socket, Arc::clone(&threads)));
             }
         });
         format!("http://{address}/")
     }
 
     /// Answers the requests of one keep-alive connection.
-    async fn serve(socket: TcpStream) {
+    async fn serve(socket: TcpStream, threads: Arc<AtomicUsize>) {
         let mut reader = BufReader::new(socket);
         loop {
             let mut request_line = String::new();
@@ -672,7 +677,10 @@ mod tests {
             let path = request_line.split_whitespace().nth(1).unwrap_or_default();
             let known = body["assistant_id"] == "bench";
             let (status, content_type, payload) = match path {
-                "/threads" => ("200 OK", "application/json", r#"{"thread_id":"t"}"#),
+                "/threads" => {
+                    threads.fetch_add(1, Ordering::Relaxed);
+                    ("200 OK", "application/json", r#"{"thread_id":"t"}"#)
+                }
                 _ if !known => ("404 Not Found", "text/plain", "no such assistant"),
                 _ if path.ends_with("/runs/wait") => (
                     "200 OK",
@@ -771,13 +779,18 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn runs_per_thread_makes_new_threads() {
-        let mut args = args(fake_server().await, "bench", LoadMode::Wait);
-        args.runs = Some(40);
+    async fn new_thread_every_makes_new_threads() {
+        let threads = Arc::new(AtomicUsize::new(0));
+        let url = fake_server_counting(Arc::clone(&threads)).await;
+        let mut args = args(url, "bench", LoadMode::Wait);
+        args.clients = 1;
+        args.runs = Some(10);
         args.new_thread_every = Some(3);
         let line = server_load(&args).await.unwrap();
-        assert_eq!(line["runs"], 40);
+        assert_eq!(line["runs"], 10);
         assert_eq!(line["errors"], 0, "{line}");
+        // The first thread, then a new one before runs 4, 7 and 10.
+        assert_eq!(threads.load(Ordering::Relaxed), 4);
     }
 
     #[tokio::test]
