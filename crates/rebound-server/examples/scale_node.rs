@@ -13,14 +13,21 @@
 //! `worker` runs workers only. Both stop when their stdin closes (the test
 //! that started them is gone).
 //!
-//! The `scale` graph, START -> a -> b -> c -> END, makes journaled effects:
-//! each inserts a row into `scale_sink (effect_key, run_id, worker_pid,
-//! epoch, at)` of the same database, keyed by the
-//! [`rebound_postgres::queue::EffectKey`] of the call, with the pid of the
-//! worker and the epoch of its lease on the run (read when the node
-//! starts). The sink is an external service that knows nothing of leases:
-//! what keeps a worker paused past its lease from making an effect after
-//! its run moved on is the server's own check before each journaled call.
+//! The `scale` graph, START -> a -> b -> c -> END, makes journaled effects
+//! on an external service of the same database, keyed by the
+//! [`rebound_postgres::queue::EffectKey`] of the call (the idempotency
+//! key: the same for every attempt of the run). Each call is delivered as
+//! a row of `scale_sink (effect_key, run_id, worker_pid, epoch, at)`, with
+//! the pid of the worker and the epoch of its lease on the run (read when
+//! the node starts); the service keeps the first delivery of a key in
+//! `scale_effects (effect_key, run_id, epoch)` and drops a repeat, as a
+//! service that honours idempotency keys does. An attempt stopped between
+//! its call and the call's journal entry leaves a call the next attempt
+//! makes again (at-least-once delivery: nothing else can know the first
+//! one landed); with the key, the effect happens once. The service knows
+//! nothing of leases: what keeps a worker paused past its lease from
+//! making an effect after its run moved on is the server's own check
+//! before each journaled call.
 //!
 //! * `a` makes the effect `a`.
 //! * `b` makes the effect `b`; with `crash` set it then ends its process
@@ -67,6 +74,11 @@ pub const SCHEMA: &str = "
     );
     CREATE UNIQUE INDEX IF NOT EXISTS scale_sink_once_per_epoch
         ON scale_sink (effect_key, epoch);
+    CREATE TABLE IF NOT EXISTS scale_effects (
+        effect_key TEXT PRIMARY KEY,
+        run_id     TEXT NOT NULL,
+        epoch      BIGINT NOT NULL
+    );
     CREATE TABLE IF NOT EXISTS scale_gates (
         gate TEXT PRIMARY KEY,
         open BOOLEAN NOT NULL DEFAULT false
@@ -76,9 +88,13 @@ pub const SCHEMA: &str = "
 const LEASE_EPOCH: &str = "SELECT epoch FROM rebound_runs
     WHERE run_id = $1 AND status = 'running' AND owner LIKE $2";
 
-/// One effect: a sink row (once per key and lease epoch).
-const EFFECT: &str = "INSERT INTO scale_sink (effect_key, run_id, worker_pid, epoch)
-    VALUES ($1, $2, $3, $4) ON CONFLICT (effect_key, epoch) DO NOTHING";
+/// One call of an effect, in one statement: its delivery (once per key and
+/// lease epoch), and the effect itself unless its key was seen before.
+const EFFECT: &str = "WITH delivery AS (
+        INSERT INTO scale_sink (effect_key, run_id, worker_pid, epoch)
+        VALUES ($1, $2, $3, $4) ON CONFLICT (effect_key, epoch) DO NOTHING)
+    INSERT INTO scale_effects (effect_key, run_id, epoch)
+    VALUES ($1, $2, $4) ON CONFLICT (effect_key) DO NOTHING";
 
 /// How long a node tries a sink query again while the database is away
 /// (a restart, an ended connection), as a real application would.

@@ -1384,9 +1384,11 @@ type EventTally = (String, i64, i64, i64, i64, i32, Option<String>);
 ///
 /// * every run ended, once, `success`, and its thread's state holds each
 ///   of its runs' nodes and effect keys, in the order the runs were made;
-/// * an effect key made again only by a later attempt (whose earlier one
-///   stopped between the effect and its journal entry), and an attempt's
-///   effects by one worker; the repeats are counted;
+/// * an effect key delivered again only by a later attempt (whose earlier
+///   one stopped between the call and its journal entry), with the same
+///   key, so the service kept each of the `3 × runs` effects once (its
+///   first delivery); an attempt's effects by one worker; the repeated
+///   deliveries are counted;
 /// * each thread's checkpoints form one chain (no two with one parent);
 /// * each run's stored events are numbered 1..n without a gap or a
 ///   repeat, with at most one `metadata` per attempt and one `end`, last;
@@ -1560,12 +1562,38 @@ async fn a_chaos_soak_ends_every_run_once_with_a_whole_history() {
         repeated.iter().all(|(_, n, epochs)| n == epochs),
         "an effect made twice by one attempt: {repeated:?}"
     );
-    let effects: i64 = sqlx::query_scalar("SELECT count(*) FROM scale_sink")
+    let deliveries: i64 = sqlx::query_scalar("SELECT count(*) FROM scale_sink")
         .fetch_one(&cluster.pool)
         .await
         .unwrap();
+    // In the world (the service keeps a key's first delivery): every
+    // delivered key once, and each kept effect one of its key's
+    // deliveries; with the states' check below (one key per effect of a
+    // run, whatever its attempts), each run's three effects happened once.
+    // A kept effect may be a later epoch's although an earlier one also
+    // delivered it: a worker paused between its lease check and its call
+    // delivers after the next attempt did (the service drops it).
+    let (kept, keys, unmatched, late): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM scale_effects),
+                (SELECT count(DISTINCT effect_key) FROM scale_sink),
+                (SELECT count(*) FROM scale_effects e WHERE NOT EXISTS
+                   (SELECT 1 FROM scale_sink s
+                    WHERE s.effect_key = e.effect_key AND s.epoch = e.epoch)),
+                (SELECT count(*) FROM scale_effects e WHERE e.epoch >
+                   (SELECT min(epoch) FROM scale_sink s WHERE s.effect_key = e.effect_key))",
+    )
+    .fetch_one(&cluster.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (kept, keys, unmatched),
+        (3 * runs as i64, 3 * runs as i64, 0),
+        "effects kept, keys delivered, kept effects that match no delivery"
+    );
     eprintln!(
-        "scale_out chaos: {effects} effects, {} keys made again by a later attempt",
+        "scale_out chaos: {kept} effects, each once; {deliveries} deliveries, \
+         {} keys delivered again by a later attempt (dropped by their key), \
+         {late} of them kept from the later attempt (the earlier one's call landed after it)",
         repeated.len()
     );
     // Checkpoint chains: no two checkpoints of a thread share a parent.

@@ -11,9 +11,10 @@ mod cache;
 mod lock;
 mod read;
 mod records;
+mod thread_keys;
 mod write;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 
 use rebound_graph::checkpoint::{CheckpointError, PendingWrite, StoredCheckpoint};
@@ -41,9 +42,9 @@ pub(crate) struct Store {
     conn: Connection,
     location: String,
     pid: i64,
-    /// Thread names to their row of `threads`. Rows of `threads` are never
-    /// deleted or changed, so a committed mapping stays valid for good.
-    thread_keys: HashMap<String, ThreadRef>,
+    /// Thread names to their row of `threads` (committed rows only;
+    /// bounded).
+    thread_keys: thread_keys::ThreadKeys,
     /// Threads a run through this store has acquired and not yet released.
     held: HashSet<String>,
     /// Threads the application holds through this store ([`Store::hold`]),
@@ -109,7 +110,7 @@ impl Store {
             conn,
             location,
             pid: current_pid(),
-            thread_keys: HashMap::new(),
+            thread_keys: thread_keys::ThreadKeys::default(),
             held: HashSet::new(),
             kept: HashSet::new(),
             cache: cache::CheckpointCache::new(options.cache_bytes),
