@@ -1386,9 +1386,9 @@ type EventTally = (String, i64, i64, i64, i64, i32, Option<String>);
 ///   of its runs' nodes and effect keys, in the order the runs were made;
 /// * an effect key delivered again only by a later attempt (whose earlier
 ///   one stopped between the call and its journal entry), with the same
-///   key, so the service kept each of the `3 × runs` effects once (its
-///   first delivery); an attempt's effects by one worker; the repeated
-///   deliveries are counted;
+///   key, so the service kept each of the `3 × runs` effects once (the
+///   first delivery to reach it, not always the earliest attempt's); an
+///   attempt's effects by one worker; the repeated deliveries are counted;
 /// * each thread's checkpoints form one chain (no two with one parent);
 /// * each run's stored events are numbered 1..n without a gap or a
 ///   repeat, with at most one `metadata` per attempt and one `end`, last;
