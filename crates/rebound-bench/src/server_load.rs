@@ -397,26 +397,29 @@ fn http_client(args: &ServerLoadArgs) -> Result<reqwest::Client> {
 
 /// Creates `count` threads, a few at a time, and returns their ids.
 async fn create_threads(target: &Target, count: usize) -> Result<Vec<String>> {
-    let url = format!("{}/threads", target.base);
     let created: Vec<Result<String>> = stream::iter(0..count)
-        .map(|_| async {
-            let response = target
-                .http
-                .post(&url)
-                .json(&json!({}))
-                .send()
-                .await
-                .with_context(|| format!("POST {url} (is the server running?)"))?;
-            let thread = checked_json(response, &url).await?;
-            match thread.get("thread_id").and_then(Value::as_str) {
-                Some(id) => Ok(id.to_owned()),
-                None => bail!("POST {url} answered without a thread_id: {thread}"),
-            }
-        })
+        .map(|_| create_thread(target))
         .buffer_unordered(THREAD_CREATION_CONCURRENCY)
         .collect()
         .await;
     created.into_iter().collect()
+}
+
+/// One `POST /threads`: the new thread's id.
+async fn create_thread(target: &Target) -> Result<String> {
+    let url = format!("{}/threads", target.base);
+    let response = target
+        .http
+        .post(&url)
+        .json(&json!({}))
+        .send()
+        .await
+        .with_context(|| format!("POST {url} (is the server running?)"))?;
+    let thread = checked_json(response, &url).await?;
+    match thread.get("thread_id").and_then(Value::as_str) {
+        Some(id) => Ok(id.to_owned()),
+        None => bail!("POST {url} answered without a thread_id: {thread}"),
+    }
 }
 
 /// The JSON body of a response, or an error naming its status and the start of its body.
@@ -450,12 +453,13 @@ async fn client_loop(
     let mut on_thread = 0u64;
     while shared.may_start_run() {
         if new_thread_every.is_some_and(|most| on_thread >= most) {
-            match create_threads(&target, 1).await.map(|mut ids| ids.pop()) {
-                Ok(Some(id)) => {
+            match create_thread(&target).await {
+                Ok(id) => {
                     thread_id = id;
                     on_thread = 0;
                 }
-                Ok(None) => {}
+                // Counted; the client goes on with its thread and tries
+                // again before its next run.
                 Err(error) => tally.record_error(&error),
             }
         }

@@ -103,10 +103,13 @@ impl Sampler {
         let task = tokio::spawn(async move {
             let started = Instant::now();
             let sample = || -> Result<Sample> {
+                // One read of the status file for both figures, so they
+                // describe the same moment.
+                let (path, text) = status(pid)?;
                 Ok(Sample {
                     at_s: started.elapsed().as_secs_f64(),
-                    rss_kib: resident_kib(pid)?,
-                    anon_kib: status_kib(pid, "RssAnon:")?,
+                    rss_kib: status_kib(&path, &text, "VmRSS:")?,
+                    anon_kib: status_kib(&path, &text, "RssAnon:")?,
                     fds: open_files(pid)?,
                 })
             };
@@ -150,18 +153,24 @@ impl Sampler {
     }
 }
 
-/// `VmRSS` of `/proc/PID/status`, in KiB.
-fn resident_kib(pid: u32) -> Result<u64> {
-    status_kib(pid, "VmRSS:")
+/// `/proc/PID/status`: its path and its text.
+fn status(pid: u32) -> Result<(String, String)> {
+    let path = format!("/proc/{pid}/status");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("reading {path} (is --server-pid right?)"))?;
+    Ok((path, text))
 }
 
-/// The line `field` (e.g. `VmRSS:`) of `/proc/PID/status`, in KiB.
-fn status_kib(pid: u32, field: &str) -> Result<u64> {
-    let path = format!("/proc/{pid}/status");
-    let status = std::fs::read_to_string(&path)
-        .with_context(|| format!("reading {path} (is --server-pid right?)"))?;
-    status
-        .lines()
+/// `VmRSS` of `/proc/PID/status`, in KiB.
+fn resident_kib(pid: u32) -> Result<u64> {
+    let (path, text) = status(pid)?;
+    status_kib(&path, &text, "VmRSS:")
+}
+
+/// The line `field` (e.g. `VmRSS:`) of the status file at `path` (its
+/// `text`), in KiB.
+fn status_kib(path: &str, text: &str, field: &str) -> Result<u64> {
+    text.lines()
         .find_map(|line| line.strip_prefix(field))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
         .with_context(|| format!("{path} has no {field} line"))

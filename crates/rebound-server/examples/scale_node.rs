@@ -19,8 +19,9 @@
 //! key: the same for every attempt of the run). Each call is delivered as
 //! a row of `scale_sink (effect_key, run_id, worker_pid, epoch, at)`, with
 //! the pid of the worker and the epoch of its lease on the run (read when
-//! the node starts); the service keeps the first delivery of a key in
-//! `scale_effects (effect_key, run_id, epoch)` and drops a repeat, as a
+//! the node starts); the service keeps the first delivery of a key to
+//! reach it in `scale_effects (effect_key, run_id, epoch)` and drops a
+//! repeat, as a
 //! service that honours idempotency keys does. An attempt stopped between
 //! its call and the call's journal entry leaves a call the next attempt
 //! makes again (at-least-once delivery: nothing else can know the first
