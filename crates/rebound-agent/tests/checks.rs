@@ -680,3 +680,44 @@ async fn a_script_without_its_executable_bit_is_made_executable_without_the_mode
         "#!/bin/sh\necho built\n"
     );
 }
+
+/// A command the goal quotes that names a make target the Makefile lacks
+/// is the run's to define: its passing after the run wrote the target
+/// shows that the target exists, not that it does what the goal says, so
+/// it must pass for a finish but cannot verify one (found on test as a
+/// false success: `make clean` passed with a target that left the object
+/// files, and verified the finish).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quoted_command_whose_target_the_run_writes_does_not_verify_the_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("Makefile"), "app:\n\ttouch app main.o\n").unwrap();
+    let model = Arc::new(ScriptedModel::new([
+        plan(&[(
+            "Add a clean target",
+            Some("printf 'clean:\\n\\trm -f app\\n' >> Makefile"),
+        )]),
+        review("finish", "make clean passes", &[]),
+    ]));
+    let graph = pev_graph(&model, &work, dir.path());
+    let checks = vec![Check::new("make clean", CheckSource::Goal)];
+    let goal = "Add a target so that `make clean` deletes the app binary and all the .o files.";
+    let (state, events) = run(&graph, PevState::new(goal, 10).with_checks(checks)).await;
+    assert_eq!(model.remaining(), 0, "{events:?}");
+    assert_eq!(
+        state.evidence.checks,
+        vec![Check::new(
+            "make clean",
+            CheckSource::Defined {
+                missing: "make target 'clean'".to_string()
+            }
+        )]
+    );
+    assert!(
+        !state.evidence.failed_at_start,
+        "it failed for want of itself"
+    );
+    assert!(state.evidence.results[0].passed);
+    assert_eq!(pev::stop_reason(&state), StopReason::FinishedUnverified);
+}

@@ -114,6 +114,29 @@ static COMMIT_PLACE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// new one made.
 static AMEND: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"(?i)\bamend\w*").ok());
 
+/// "commit all my changes", "commit my current changes to parse.py",
+/// "commit the staged changes", "commit everything": the commit's object
+/// is work the user already has, not work the run is to do.
+static COMMIT_OF_USERS_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bcommit\s+(?:(?:all\s+(?:of\s+)?)?(?:my|your|our)\s+|all\s+(?:of\s+)?(?:the\s+)?|(?:the|these)\s+(?:current|uncommitted|staged|pending|outstanding|local)\s+)(?:current\s+|uncommitted\s+|staged\s+|pending\s+|outstanding\s+|local\s+)*(?:changes|work|edits|files)\b|\bcommit\s+everything\b").ok()
+});
+
+/// Whether the last commit's message (or subject) proves a goal that asks
+/// for a commit with it: only when the commit is of work the user already
+/// has ([`COMMIT_OF_USERS_WORK`]) and the goal says nothing of where it
+/// goes ([`names_commit_place`]). A commit of the run's own work ("stop
+/// tracking .env, ... and commit that with the message 'M'") shows by its
+/// message that a commit was made, not that the work in it was done: the
+/// message's check is then a condition. Found on test as a false success:
+/// `.env` was overwritten instead of untracked, committed with the right
+/// message, and that message verified the finish.
+pub fn message_proves(goal: &str) -> bool {
+    !names_commit_place(goal)
+        && COMMIT_OF_USERS_WORK
+            .as_ref()
+            .is_some_and(|regex| regex.is_match(goal))
+}
+
 /// Whether the goal says where a commit goes beyond its message (a
 /// branch, an amend, ...): then the last commit's message cannot prove
 /// the goal alone, and the harness does not make the commit.
@@ -259,8 +282,8 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     };
     for (program, expected) in prints(goal) {
         // The last commit's subject proves no more than a commit message
-        // does: nothing, when the goal says where the commit goes.
-        let proves = !(shows_last_subject(&program) && names_commit_place(goal));
+        // does ([`message_proves`]).
+        let proves = !shows_last_subject(&program) || message_proves(goal);
         let check = built_first(&program, workspace, prints_check(&program, &expected));
         add(check, RULE_PRINTS, proves);
     }
@@ -271,8 +294,7 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         add(check, super::output_lines::RULE_OUTPUT_LINES, true);
     }
     if let Some(message) = commit_message(goal) {
-        // A commit on a branch, or an amend, is more than its message.
-        let proves = !names_commit_place(goal);
+        let proves = message_proves(goal);
         add(commit_message_check(&message), RULE_COMMIT_MESSAGE, proves);
     }
     if let Some(runner) = named_runner(goal, workspace) {
@@ -1185,7 +1207,7 @@ mod tests {
     }
 
     #[test]
-    fn a_commit_message_proves_a_goal_only_when_the_goal_asks_nothing_more_of_the_commit() {
+    fn a_commit_message_proves_a_goal_only_when_it_commits_the_users_own_work_and_nothing_more() {
         let dir = tempfile::tempdir().unwrap();
         let proves = |goal: &str| {
             clause_checks(goal, dir.path())
@@ -1207,6 +1229,21 @@ mod tests {
         assert!(!proves(
             "Amend the last commit so its message is 'Fix typo'."
         ));
+        assert!(proves(
+            "Commit my current changes to parse.py and README.md with the message 'Parse quotes'."
+        ));
+        assert!(proves("Commit everything with the message 'Ship it'."));
+        // The commit of the run's own work: its message shows a commit,
+        // not the work in it.
+        assert!(!proves(
+            "Stop tracking .env but keep it on disk, add it to .gitignore, and commit that with the message 'Stop tracking .env'."
+        ));
+        assert!(!proves(
+            "Fix the off-by-one in pager.py and commit the fix with the message 'Fix paging'."
+        ));
+        assert!(!proves(
+            "Bring config.json back in a new commit with the message 'Restore config.json'."
+        ));
         // The subject printed by `git log` proves no more than the
         // message rule does.
         let subject_proves = |goal: &str| {
@@ -1222,6 +1259,9 @@ mod tests {
             "Fix the message by amending the commit. Afterwards `git log -1 --format=%s` should print `Fix typo`."
         ));
         assert!(subject_proves(
+            "Commit all my changes. Afterwards `git log -1 --format=%s` should print `Fix typo`."
+        ));
+        assert!(!subject_proves(
             "Commit it. Afterwards `git log -1 --format=%s` should print `Fix typo`."
         ));
         assert!(

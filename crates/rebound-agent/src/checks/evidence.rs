@@ -129,8 +129,14 @@ impl Evidence {
         } else {
             self.guarded.clone()
         };
+        // Before the first plan: a quoted command that named something
+        // missing is the run's to define, a condition from now on.
+        let checks = if run.when == CheckWhen::Start {
+            super::defined::demote(&self.checks, &run.results)
+        } else {
+            self.checks.clone()
+        };
         Evidence {
-            checks: self.checks.clone(),
             results: run.results.clone(),
             fingerprint: Some(run.fingerprint),
             start_fingerprint: if run.when == CheckWhen::Start {
@@ -141,8 +147,7 @@ impl Evidence {
             failed_at_start: if run.when == CheckWhen::Start {
                 run.results.iter().any(|result| {
                     !result.passed
-                        && self
-                            .checks
+                        && checks
                             .iter()
                             .any(|c| c.command == result.command && !c.source.is_condition())
                 })
@@ -156,6 +161,7 @@ impl Evidence {
             named_programs: self.named_programs.clone(),
             structure: self.structure.clone(),
             found: self.found,
+            checks,
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod branch;
 pub mod cherry_pick;
 pub mod clauses;
+pub mod defined;
 mod detect;
 mod evidence;
 mod fingerprint;
@@ -69,6 +70,16 @@ pub enum CheckSource {
         /// What it was detected from.
         reason: String,
     },
+    /// A command quoted in the goal that named something the workspace
+    /// lacked when the run began (a make target, an npm script, a script
+    /// file; see [`defined`]): the run writes what it runs, so its passing
+    /// shows that the definition exists and exits 0, not that it does what
+    /// the goal says. A condition: it must pass for a finish, and never
+    /// settles one alone.
+    Defined {
+        /// What was missing ("make target 'test'").
+        missing: String,
+    },
     /// Written by the agent's planner for a run that had none, and adopted
     /// because it failed before any change. It must pass for a finish, but
     /// passing does not end the run without the reviewer.
@@ -82,15 +93,21 @@ impl CheckSource {
     pub fn is_users_own(&self) -> bool {
         matches!(
             self,
-            CheckSource::Flag | CheckSource::Goal | CheckSource::Clause { .. }
+            CheckSource::Flag
+                | CheckSource::Goal
+                | CheckSource::Defined { .. }
+                | CheckSource::Clause { .. }
         )
     }
 
-    /// Whether the check is a clause's condition only (a file's shape, a
-    /// commit subject on an amend): its failing shows a goal not reached,
-    /// its passing shows nothing.
+    /// Whether the check is a condition only (a file's shape, a commit
+    /// subject on an amend, a quoted command the run defines): its failing
+    /// shows a goal not reached, its passing shows nothing.
     pub fn is_condition(&self) -> bool {
-        matches!(self, CheckSource::Clause { proves: false, .. })
+        matches!(
+            self,
+            CheckSource::Clause { proves: false, .. } | CheckSource::Defined { .. }
+        )
     }
 
     /// Whether passing the check is only necessary, not sufficient: an
@@ -107,6 +124,12 @@ impl fmt::Display for CheckSource {
             CheckSource::Flag => f.write_str("--check"),
             CheckSource::Config { file } => write!(f, "config {file}"),
             CheckSource::Goal => f.write_str("quoted in the goal"),
+            CheckSource::Defined { missing } => {
+                write!(
+                    f,
+                    "quoted in the goal; the run defines it (no {missing} at the start)"
+                )
+            }
             CheckSource::Clause { rule, .. } => write!(f, "from the goal's words: {rule}"),
             CheckSource::Detected { reason } => write!(f, "detected: {reason}"),
             CheckSource::Agent => f.write_str("agent-written"),
@@ -176,16 +199,14 @@ pub fn resolve(
 /// tell done from not done. Checks the user named (`--check`, the config,
 /// the goal, its clauses) can; detected and agent-written ones only when
 /// one of them failed before the first plan: checks that passed from the
-/// start are regression guards, not evidence of the goal. A clause's
-/// check of a condition only (`proves: false`) never verifies alone.
+/// start are regression guards, not evidence of the goal. A condition
+/// ([`CheckSource::is_condition`]) never verifies alone.
 pub fn verify(checks: &[Check], results: &[CheckResult], failed_at_start: bool) -> bool {
     let named = checks.iter().any(|check| {
         (check.source.is_users_own() && !check.source.is_weak())
             || matches!(check.source, CheckSource::Config { .. })
     });
-    let only_conditions = checks
-        .iter()
-        .all(|c| matches!(c.source, CheckSource::Clause { proves: false, .. }));
+    let only_conditions = checks.iter().all(|c| c.source.is_condition());
     all_passed(results) && (failed_at_start || named) && !only_conditions
 }
 
