@@ -1,7 +1,7 @@
 //! The harness's plan for a commit the goal asks for ("commit ... with the
 //! message 'M'"), when the goal also says what goes in it and nothing else
-//! is left to do: every other check passes, only the commit-message check
-//! fails. What goes in it, read from the goal's sentences:
+//! is left to do: every other check passes, but the commit-message check
+//! and (when it is there) the one that nothing is left uncommitted. What goes in it, read from the goal's sentences:
 //!
 //! - "all my changes", "all the changes", "everything": every change and
 //!   new file `git status` lists (rebound's own `.rebound/` left out);
@@ -98,8 +98,13 @@ pub(crate) async fn commit_plan(
         return None;
     }
     let (message, check) = commit_subject(goal)?;
+    // The message check fails, and nothing else does that the commit
+    // would not fix: "nothing left uncommitted" (detected beside a message
+    // that cannot prove the goal alone) fails until the commit is made.
     let failing: Vec<&CheckResult> = results.iter().filter(|r| !r.passed).collect();
-    if failing.len() != 1 || failing[0].command != check {
+    let fixed_by_commit =
+        |r: &&CheckResult| r.command == check || r.command == crate::checks::COMMIT_CHECK;
+    if !failing.iter().any(|r| r.command == check) || !failing.iter().all(fixed_by_commit) {
         return None;
     }
     let mut changed = crate::git::uncommitted_paths(workspace).await;
@@ -388,6 +393,21 @@ mod tests {
 
         let other_fails = [result(&check, false), result("python3 -m unittest", false)];
         assert!(commit_plan(goal, &other_fails, root, &[]).await.is_none());
+        // Nothing left uncommitted fails too until the commit: a commit
+        // fixes that one as well.
+        let unclean = [
+            result(&check, false),
+            result(crate::checks::COMMIT_CHECK, false),
+        ];
+        assert!(commit_plan(goal, &unclean, root, &[]).await.is_some());
+        let only_unclean = [
+            result(&check, true),
+            result(crate::checks::COMMIT_CHECK, false),
+        ];
+        assert!(
+            commit_plan(goal, &only_unclean, root, &[]).await.is_none(),
+            "the message is right already"
+        );
 
         let results = [result(&check, false), result("python3 -m unittest", true)];
         let plan = commit_plan(goal, &results, root, &[]).await.unwrap();

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 pub use detect::detect;
 pub(crate) use detect::on_path as detect_on_path;
+pub(crate) use detect::COMMIT_CHECK;
 pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::{files_state, fingerprint};
 pub use goal::{named_programs, quoted_commands, runs_program};
