@@ -20,12 +20,8 @@
 
 use super::{Check, CheckResult, CheckSource};
 
-/// Interpreters whose first operand is the script they run.
-const INTERPRETERS: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "python", "python3", "node", "perl", "ruby", "php",
-];
-
-/// Extensions of a script run by its path (`./check.sh`).
+/// Extensions of a script run by its path (`./check.sh`): a path without
+/// one is a program a build may make from sources the workspace has.
 const SCRIPT_EXTENSIONS: &[&str] = &[".sh", ".bash", ".py", ".js", ".mjs", ".pl", ".rb"];
 
 /// `checks` with every command quoted in the goal whose `results` (from
@@ -59,7 +55,7 @@ pub fn missing_definition(command: &str, output: &str) -> Option<String> {
     match *program {
         "make" | "gmake" => missing_make_target(operands, output),
         "npm" => missing_npm_script(operands, output),
-        _ => missing_script(program, operands, output),
+        _ => missing_script(command, program, output),
     }
 }
 
@@ -117,19 +113,13 @@ fn missing_npm_script(operands: &[&str], output: &str) -> Option<String> {
 
 /// The shell's or an interpreter's "No such file or directory" (Python's
 /// "can't open file", node's "Cannot find module") for the script the
-/// command runs: an interpreter's first operand, or a path with a script's
-/// extension.
-fn missing_script(program: &str, operands: &[&str], output: &str) -> Option<String> {
-    let script = if INTERPRETERS.contains(&program) {
-        operands
-            .iter()
-            .copied()
-            .find(|word| !word.starts_with('-'))?
-    } else if program.contains('/') && SCRIPT_EXTENSIONS.iter().any(|ext| program.ends_with(ext)) {
-        program
-    } else {
+/// command runs ([`super::guard::script`]): an interpreter's first file
+/// operand, or a path with a script's extension.
+fn missing_script(command: &str, program: &str, output: &str) -> Option<String> {
+    let script = super::guard::script(command)?;
+    if script == program && !SCRIPT_EXTENSIONS.iter().any(|ext| program.ends_with(ext)) {
         return None;
-    };
+    }
     let name = script.trim_start_matches("./");
     let said = output.lines().any(|line| {
         line.contains(name)
