@@ -102,11 +102,11 @@ fn missing_npm_script(operands: &[&str], output: &str) -> Option<String> {
         [script @ ("test" | "start" | "stop" | "restart"), ..] => *script,
         _ => return None,
     };
-    let lower = output.to_lowercase();
+    let (lower, wanted) = (output.to_lowercase(), script.to_lowercase());
     let said = lower.lines().any(|line| {
         line.split("missing script:")
             .nth(1)
-            .is_some_and(|rest| rest.trim().trim_matches(['"', '\'', '`']) == script)
+            .is_some_and(|rest| rest.trim().trim_matches(['"', '\'', '`']) == wanted)
     });
     said.then(|| format!("npm script '{script}'"))
 }
@@ -181,6 +181,14 @@ mod tests {
             missing_definition("npm run build", npm),
             None,
             "another script"
+        );
+        assert_eq!(
+            missing_definition(
+                "npm run buildDocs",
+                "npm error Missing script: \"buildDocs\"\n"
+            )
+            .as_deref(),
+            Some("npm script 'buildDocs'")
         );
         assert_eq!(
             missing_definition(
