@@ -128,7 +128,7 @@ impl fmt::Display for CheckSource {
             CheckSource::Defined { missing } => {
                 write!(
                     f,
-                    "quoted in the goal; the run defines it (no {missing} at the start)"
+                    "quoted in the goal, defined by the run: no {missing} at the start"
                 )
             }
             CheckSource::Clause { rule, .. } => write!(f, "from the goal's words: {rule}"),
