@@ -198,6 +198,65 @@ async fn adopt(
     })
 }
 
+/// Programs that change files: a check that runs one does work, not an
+/// inspection.
+const WRITERS: &[&str] = &[
+    "rm", "rmdir", "mv", "cp", "touch", "mkdir", "chmod", "chown", "ln", "truncate", "tee", "dd",
+    "install", "patch",
+];
+
+/// git's subcommands that change the work tree, the index or the refs
+/// (not `branch`, `tag` or `stash`, whose listing forms a check may use).
+const GIT_WRITERS: &[&str] = &[
+    "add",
+    "commit",
+    "rm",
+    "mv",
+    "checkout",
+    "switch",
+    "reset",
+    "restore",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "push",
+    "pull",
+    "apply",
+    "am",
+    "clean",
+];
+
+/// The first part of `command` (split at `&&`, `||`, `;`, `|`) that
+/// changes files ([`WRITERS`], `sed -i`, a writing git subcommand), as
+/// written. The trial in a scratch copy sees only the writes that run
+/// before the check fails; one behind a part that fails now (`make clean
+/// && rm app`: no `clean` target yet) would run in the workspace at every
+/// later check (found trying the binary: such a proposal was adopted).
+fn writing_segment(command: &str) -> Option<&str> {
+    command
+        .split(['&', '|', ';'])
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .find(|part| {
+            let words: Vec<&str> = part
+                .split_whitespace()
+                .skip_while(|word| super::goal::is_assignment(word) || *word == "!")
+                .collect();
+            match words.as_slice() {
+                [program, ..] if WRITERS.contains(program) => true,
+                ["sed", rest @ ..] => rest
+                    .iter()
+                    .any(|w| w.starts_with("-i") || *w == "--in-place"),
+                ["git", rest @ ..] => rest
+                    .iter()
+                    .find(|w| !w.starts_with('-'))
+                    .is_some_and(|sub| GIT_WRITERS.contains(sub)),
+                _ => false,
+            }
+        })
+}
+
 /// Why `command` cannot be a fair check of `goal` without running it:
 /// more than one line or too long, it copies the request's example, it
 /// reads a file that neither exists in `workspace` nor is named by the
@@ -219,6 +278,11 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
         return Some(format!(
             "it looks for the goal's own words (`{}`), which describe the task, not what a program prints or a file holds",
             crate::llm::shorten(&copied, 60)
+        ));
+    }
+    if let Some(writer) = writing_segment(command) {
+        return Some(format!(
+            "a part of it writes (`{writer}`): a check may only inspect, even after a part that fails now"
         ));
     }
     let compound = command.contains("&&") || command.contains('|') || command.contains(';');
@@ -416,6 +480,35 @@ mod tests {
 
     /// A goal naming the files the checks below read.
     const GOAL: &str = "Write out.txt, report.txt and errors_by_hour.txt; fix TODO.md";
+
+    #[test]
+    fn a_check_that_writes_in_any_part_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("Makefile"), "app:\n\ttouch app\n").unwrap();
+        let goal = "Add a clean target to the Makefile.";
+        for writes in [
+            "make clean && rm app && rm *.o",
+            "test -f app || touch app",
+            "sed -i 's/a/b/' Makefile; grep -q b Makefile",
+            "git add -A && git diff --cached --quiet",
+            "X=1 mv Makefile M",
+        ] {
+            let why = refusal(writes, root, goal);
+            assert!(
+                why.as_deref().is_some_and(|w| w.contains("writes")),
+                "{writes}: {why:?}"
+            );
+        }
+        for reads in [
+            "make -n clean | grep -q 'rm -f app'",
+            "grep -q '^clean:' Makefile 2>&1",
+            "git branch --show-current | grep -qx main",
+            "! git status --porcelain | grep .",
+        ] {
+            assert_eq!(refusal(reads, root, goal), None, "{reads}");
+        }
+    }
 
     #[test]
     fn a_check_that_reads_a_file_nothing_will_write_is_refused() {
