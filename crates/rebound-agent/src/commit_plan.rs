@@ -1,7 +1,8 @@
 //! The harness's plan for a commit the goal asks for ("commit ... with the
 //! message 'M'"), when the goal also says what goes in it and nothing else
-//! is left to do: every other check passes, but the commit-message check
-//! and (when it is there) the one that nothing is left uncommitted. What goes in it, read from the goal's sentences:
+//! is left to do: every check passes but the commit-message check and
+//! (when the run has it) the one that nothing is left uncommitted. What
+//! goes in it, read from the goal's sentences:
 //!
 //! - "all my changes", "all the changes", "everything": every change and
 //!   new file `git status` lists (rebound's own `.rebound/` left out);

@@ -427,13 +427,16 @@ async fn checks_that_pass_after_the_tests_were_rewritten_do_not_verify() {
 }
 
 /// A proposed check that writes files is not a check: it is refused, even
-/// though it fails now.
+/// though it fails now. A program that writes by itself (no writing
+/// command or redirection the line shows) is caught by its trial run in
+/// a scratch copy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_proposed_check_that_changes_files_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let work = workspace(dir.path());
+    let writes = "python3 -c \"open('listing.txt', 'w').write('x')\" && false";
     let model = Arc::new(ScriptedModel::new([
-        common::plan_with_check("ls > listing.txt && false", &[("Look", Some("ls"))]),
+        common::plan_with_check(writes, &[("Look", Some("ls"))]),
         review("finish", "done", &[]),
     ]));
     let graph = pev_graph(&model, &work, dir.path());

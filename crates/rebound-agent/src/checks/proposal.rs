@@ -198,65 +198,6 @@ async fn adopt(
     })
 }
 
-/// Programs that change files: a check that runs one does work, not an
-/// inspection.
-const WRITERS: &[&str] = &[
-    "rm", "rmdir", "mv", "cp", "touch", "mkdir", "chmod", "chown", "ln", "truncate", "tee", "dd",
-    "install", "patch",
-];
-
-/// git's subcommands that change the work tree, the index or the refs
-/// (not `branch`, `tag` or `stash`, whose listing forms a check may use).
-const GIT_WRITERS: &[&str] = &[
-    "add",
-    "commit",
-    "rm",
-    "mv",
-    "checkout",
-    "switch",
-    "reset",
-    "restore",
-    "merge",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "push",
-    "pull",
-    "apply",
-    "am",
-    "clean",
-];
-
-/// The first part of `command` (split at `&&`, `||`, `;`, `|`) that
-/// changes files ([`WRITERS`], `sed -i`, a writing git subcommand), as
-/// written. The trial in a scratch copy sees only the writes that run
-/// before the check fails; one behind a part that fails now (`make clean
-/// && rm app`: no `clean` target yet) would run in the workspace at every
-/// later check (found trying the binary: such a proposal was adopted).
-fn writing_segment(command: &str) -> Option<&str> {
-    command
-        .split(['&', '|', ';'])
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .find(|part| {
-            let words: Vec<&str> = part
-                .split_whitespace()
-                .skip_while(|word| super::goal::is_assignment(word) || *word == "!")
-                .collect();
-            match words.as_slice() {
-                [program, ..] if WRITERS.contains(program) => true,
-                ["sed", rest @ ..] => rest
-                    .iter()
-                    .any(|w| w.starts_with("-i") || *w == "--in-place"),
-                ["git", rest @ ..] => rest
-                    .iter()
-                    .find(|w| !w.starts_with('-'))
-                    .is_some_and(|sub| GIT_WRITERS.contains(sub)),
-                _ => false,
-            }
-        })
-}
-
 /// Why `command` cannot be a fair check of `goal` without running it:
 /// more than one line or too long, it copies the request's example, it
 /// reads a file that neither exists in `workspace` nor is named by the
@@ -280,7 +221,11 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
             crate::llm::shorten(&copied, 60)
         ));
     }
-    if let Some(writer) = writing_segment(command) {
+    // The trial in a scratch copy sees only the writes that run before the
+    // check fails; one behind a part that fails now (`make clean && rm
+    // app`: no `clean` target yet) would run in the workspace at every
+    // later check (found trying the binary: such a proposal was adopted).
+    if let Some(writer) = rebound_tools::approval::file_writer(command) {
         return Some(format!(
             "a part of it writes (`{writer}`): a check may only inspect, even after a part that fails now"
         ));
@@ -519,9 +464,11 @@ mod tests {
         let why = refusal("grep -qx 'Hello, Ana!' out.txt", root, goal).unwrap();
         assert!(why.contains("`out.txt`"), "{why}");
         assert!(refusal("grep -q Ana < greeting.log", root, goal).is_some());
+        // A file it writes is refused as a write, not as a missing read.
+        let why = refusal("ls > listing.txt && false", root, goal).unwrap();
         assert!(
-            refusal("ls > listing.txt && false", root, goal).is_none(),
-            "a file it writes is judged by its run in a scratch copy"
+            why.contains("writes") && !why.contains("does not exist"),
+            "{why}"
         );
         assert_eq!(
             refusal("grep -q Ana names.txt", root, goal),

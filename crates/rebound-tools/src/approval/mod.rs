@@ -63,6 +63,7 @@ mod secrets;
 mod syntax;
 mod variables;
 mod wrappers;
+mod writes;
 
 pub use builtin::default_rules;
 pub use git::hardened_command;
@@ -70,3 +71,4 @@ pub use mode::{ApprovalMode, ParseApprovalModeError};
 pub use policy::{ApprovalPolicy, Verdict};
 pub use rebound_protocol::{ApprovalAnswer, ApprovalRequest};
 pub use rules::{CommandRule, RuleAction};
+pub use writes::file_writer;
