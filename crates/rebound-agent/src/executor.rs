@@ -7,7 +7,7 @@
 //! node's journal ([`crate::tool_call::run_tool_call`]).
 
 use rebound_graph::{NodeContext, NodeError};
-use rebound_llm::{ChatRequest, Message};
+use rebound_llm::{ChatRequest, LlmError, Message};
 use rebound_tools::{ToolContext, ToolRegistry};
 
 use crate::checks::Evidence;
@@ -55,8 +55,8 @@ pub async fn execute_step(
         }
         _ => None,
     };
-    let outcome = match (not_run, step.kind, &step.command) {
-        (Some((success, output)), _, _) => StepOutcome {
+    let outcome: Result<StepOutcome, NodeError> = match (not_run, step.kind, &step.command) {
+        (Some((success, output)), _, _) => Ok(StepOutcome {
             success,
             output,
             denied: None,
@@ -65,9 +65,9 @@ pub async fn execute_step(
             tokens: 0,
             checks: None,
             no_change: false,
-        },
+        }),
         (None, StepKind::Edit, _) => {
-            crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await?
+            crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await
         }
         (None, StepKind::Create, _) => {
             // A new file is an edit of the whole of it.
@@ -77,23 +77,42 @@ pub async fn execute_step(
                 command: None,
                 ..step.clone()
             };
-            crate::edit::run_edit_step(ctx, deps, goal, index, &whole, evidence, approved_all)
-                .await?
+            crate::edit::run_edit_step(ctx, deps, goal, index, &whole, evidence, approved_all).await
         }
         (None, StepKind::Script, _) => {
             crate::script::run_script_step(ctx, deps, goal, index, step, evidence, approved_all)
-                .await?
+                .await
         }
         (None, StepKind::Observe, Some(command)) => {
             let mut outcome = run_command_step(ctx, deps, &tools, command, approved_all).await?;
             // Only a command that could not run at all fails an observation.
             outcome.success = outcome.denied.is_none() && outcome.forbidden.is_none();
-            outcome
+            Ok(outcome)
         }
         (None, _, Some(command)) => {
-            run_command_step(ctx, deps, &tools, command, approved_all).await?
+            run_command_step(ctx, deps, &tools, command, approved_all).await
         }
-        (None, _, None) => run_model_step(ctx, deps, &tools, goal, step, approved_all).await?,
+        (None, _, None) => run_model_step(ctx, deps, &tools, goal, step, approved_all).await,
+    };
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => match prompt_too_long(&error) {
+            Some(message) => StepOutcome {
+                success: false,
+                output: format!(
+                    "the step's prompt does not fit the model's context window ({message}): \
+                     plan a smaller part (one definition, a line range) \
+                     or a command"
+                ),
+                denied: None,
+                forbidden: None,
+                approved_all,
+                tokens: 0,
+                checks: None,
+                no_change: false,
+            },
+            None => return Err(error),
+        },
     };
     let restored = kept.restore_changed();
     let outcome = if restored.is_empty() {
@@ -118,6 +137,17 @@ pub async fn execute_step(
     }
     .emit(ctx);
     Ok(outcome)
+}
+
+/// The model's message when `error` is a model call whose prompt does not
+/// fit the model's context window: a step that asks too much of a small
+/// model (a long file shown whole) fails with the reason, and the planner
+/// plans a smaller one; the run does not end on it.
+fn prompt_too_long(error: &NodeError) -> Option<&str> {
+    match error.source_error().downcast_ref::<LlmError>() {
+        Some(LlmError::ContextTooLong { message, .. }) => Some(message),
+        _ => None,
+    }
 }
 
 /// A command step: the shell tool, judged by the approval policy.

@@ -180,6 +180,48 @@ async fn a_failed_definition_edit_widens_to_the_whole_file() {
     );
 }
 
+/// The edit's prompt does not fit the model's context window (a long
+/// file shown to a small model): the step fails with the reason, the
+/// planner hears it, and the run goes on to the next edit instead of
+/// ending with the model's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_whose_prompt_does_not_fit_the_context_fails_the_step_not_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let model = Arc::new(ScriptedModel::new([
+        Step::error(rebound_llm::LlmError::ContextTooLong {
+            provider: "local:small".to_string(),
+            message: "7188 prompt tokens + 1536 max_tokens = 8724 > 4096 tokens".to_string(),
+        })
+        .expect_user_contains("def sub (lines 5-6)"),
+        plan(&[("Run the tests", Some(CHECK))])
+            .expect_user_contains("does not fit the model's context window (7188 prompt tokens"),
+        code(FIXED).expect_user_contains("def add(a, b):"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        edit_mutants: 0,
+        ..AgentConfig::default()
+    };
+    let graph = graph(&model, &work, dir.path(), config);
+    let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    assert_eq!(
+        std::fs::read_to_string(work.join("calc.py")).unwrap(),
+        FIXED
+    );
+    let outputs = step_outputs(&events);
+    assert_eq!(outputs[0].0, StepKind::Edit);
+    assert!(!outputs[0].1, "{outputs:?}");
+    assert!(
+        outputs[0].2.contains("plan a smaller part"),
+        "{}",
+        outputs[0].2
+    );
+}
+
 /// An edit the model finds nothing to change in, of a file no failing
 /// check points at, changes nothing and lets the plan go on (the checks
 /// still judge the finish); the same answer for the file a failure points
