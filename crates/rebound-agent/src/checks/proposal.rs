@@ -333,10 +333,15 @@ fn cannot_run(exit_code: Option<i32>, output: &str) -> Option<String> {
         Some(2) if lower.contains("syntax error") => {
             Some("it is not valid shell (a syntax error)".to_string())
         }
-        Some(2) if USAGE_ERRORS.iter().any(|m| lower.contains(m)) => Some(
-            "it uses a program wrongly (exit 2 with a usage message): it could never pass"
-                .to_string(),
-        ),
+        Some(2)
+            if USAGE_ERRORS.iter().any(|m| lower.contains(m))
+                && !MISSING_FILE.iter().any(|m| lower.contains(m)) =>
+        {
+            Some(
+                "it uses a program wrongly (exit 2 with a usage message): it could never pass"
+                    .to_string(),
+            )
+        }
         Some(_) if inline_code_is_invalid(output) => Some(
             "the code it runs inline is not valid (a SyntaxError): it could never pass".to_string(),
         ),
@@ -355,6 +360,17 @@ const USAGE_ERRORS: &[&str] = &[
     "missing operand",
     "unexpected eof",
     "unexpected end of file",
+];
+
+/// What a usage message says when the program was called rightly on a
+/// file that is not there yet (`python3 -m json.tool hours.json` exits 2
+/// with its usage and "can't open 'hours.json'"): the file the goal asks
+/// for is missing, a fair failure.
+const MISSING_FILE: &[&str] = &[
+    "no such file or directory",
+    "can't open",
+    "cannot open",
+    "does not exist",
 ];
 
 /// Whether `output` says the code a check passes inline (`python3 -c`,
@@ -395,6 +411,14 @@ mod tests {
             cannot_run(Some(2), "grep: report.txt: No such file or directory"),
             None,
             "the file the goal asks for is missing: a fair failure"
+        );
+        assert_eq!(
+            cannot_run(
+                Some(2),
+                "usage: python -m json.tool [-h] [infile] [outfile]\npython -m json.tool: error: argument infile: can't open 'hours.json': [Errno 2] No such file or directory: 'hours.json'"
+            ),
+            None,
+            "a usage message about the missing file the goal asks for: a fair failure"
         );
         assert_eq!(cannot_run(Some(1), "AssertionError"), None);
         assert!(cannot_run(None, "").is_some());
