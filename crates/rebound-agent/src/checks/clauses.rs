@@ -440,6 +440,7 @@ pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
         } else {
             object.as_str()
         };
+        files.extend(kind_named_files(object_text, workspace));
         for word in path_words(object_text) {
             let path = workspace.join(word);
             if path.is_file() {
@@ -455,6 +456,37 @@ pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
     files.dedup();
     files.truncate(MAX_PROTECTED_FILES);
     files
+}
+
+/// Words that name files by their kind rather than their name ("the
+/// example config", "the sample data", "the templates").
+const KIND_WORDS: &[&str] = &["example", "sample", "template"];
+
+/// The workspace files a protecting clause names by kind (`text` says
+/// "the example config" and `digest.ini.example` is there): each file
+/// whose name has one of [`KIND_WORDS`] the text uses (or its plural) as
+/// a part between dots, dashes or underscores. Found on dev: "don't
+/// change digest.py, the example config or the logs" protected
+/// digest.py and logs/, and a script rewrote `digest.ini.example`.
+fn kind_named_files(text: &str, workspace: &Path) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .map(|word| word.strip_suffix('s').unwrap_or(word))
+        .filter(|word| KIND_WORDS.contains(word))
+        .collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut all = Vec::new();
+    files_under(workspace, workspace, &mut all);
+    all.into_iter()
+        .filter(|file| {
+            let name = file.rsplit('/').next().unwrap_or(file).to_lowercase();
+            name.split(['.', '-', '_'])
+                .any(|part| words.contains(&part.strip_suffix('s').unwrap_or(part)))
+        })
+        .collect()
 }
 
 /// The files under `dir` (relative to `root`), hidden ones left out.
@@ -1463,6 +1495,24 @@ mod tests {
             vec!["spread.c", "test_calc.py"]
         );
         assert!(protected_files("Fix spread.c. Do not change it.", ws).is_empty());
+        // Files named by their kind.
+        std::fs::write(ws.join("digest.ini.example"), "").unwrap();
+        std::fs::write(ws.join("sample_orders.csv"), "").unwrap();
+        assert_eq!(
+            protected_files(
+                "Fix it. Don't change spread.c, the example config or the tests.",
+                ws
+            ),
+            vec!["digest.ini.example", "spread.c", "tests/unit/test_a.py"]
+        );
+        assert_eq!(
+            protected_files("Leave it; do not modify the samples.", ws),
+            vec!["sample_orders.csv"]
+        );
+        assert!(
+            protected_files("Do not change the config.", ws).is_empty(),
+            "a kind word is needed"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ const SUCCESS_WORDS: &[&str] = &[
     "exit code 0",
     "exit status 0",
     "works",
+    "working",
     "clean",
 ];
 
@@ -26,7 +27,7 @@ const SUCCESS_WORDS: &[&str] = &[
 /// success is what the goal asks for.
 const FAILURE_WORDS: &[&str] = &[
     "fails", "fail", "failing", "crashes", "crash", "stops", "errors", "broken", "breaks",
-    "rejects",
+    "rejects", "dies", "died", "raises", "throws", "panics", "aborts",
 ];
 
 /// The commands `goal` quotes in backticks in a sentence that asks for
@@ -199,6 +200,15 @@ mod tests {
             vec!["make"]
         );
         assert!(quoted("`ls` lists the files. Write them to a report.").is_empty());
+        // Found on dev: "dies with" and "get it working" were not read.
+        assert_eq!(
+            quoted("In a fresh clone, `python3 -c pass` dies with `KeyError: 'paths'`."),
+            vec!["python3 -c pass"]
+        );
+        assert_eq!(
+            quoted("Get it working so that `python3 -c pass` writes digest.txt."),
+            vec!["python3 -c pass"]
+        );
     }
 
     #[test]
