@@ -424,6 +424,13 @@ pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect::<Vec<_>>();
+        if names_a_property(&words) {
+            // "without changing any of its settings": the file's values
+            // are to stay (the values rule compares them), not its text
+            // (found on dev: json-syntax's config.json was protected, and
+            // the harness's repair of its syntax never planned).
+            continue;
+        }
         let pronoun = words.first().is_some_and(|w| {
             matches!(
                 w.as_str(),
@@ -456,6 +463,24 @@ pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
     files.dedup();
     files.truncate(MAX_PROTECTED_FILES);
     files
+}
+
+/// Whether a protecting clause's object (`words`, lowercase) names a
+/// property of a file rather than a file: "its settings", "any of its
+/// values", "their keys" — a possessive and a noun other than the file's
+/// contents or text.
+fn names_a_property(words: &[String]) -> bool {
+    let rest = match words {
+        [any, of, rest @ ..] if any == "any" && of == "of" => rest,
+        rest => rest,
+    };
+    match rest {
+        [possessive, noun, ..] if possessive == "its" || possessive == "their" => !matches!(
+            noun.as_str(),
+            "content" | "contents" | "text" | "file" | "files" | "code" | "source" | "lines"
+        ),
+        _ => false,
+    }
 }
 
 /// Words that name files by their kind rather than their name ("the
@@ -1495,6 +1520,12 @@ mod tests {
             vec!["spread.c", "test_calc.py"]
         );
         assert!(protected_files("Fix spread.c. Do not change it.", ws).is_empty());
+        // A property of a file, not the file.
+        assert!(protected_files(
+            "Fix the syntax of spread.c without changing any of its settings.",
+            ws
+        )
+        .is_empty());
         // Files named by their kind.
         std::fs::write(ws.join("digest.ini.example"), "").unwrap();
         std::fs::write(ws.join("sample_orders.csv"), "").unwrap();
