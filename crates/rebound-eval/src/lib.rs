@@ -93,6 +93,10 @@ pub struct TaskResult {
     /// milliseconds: `None` when they did not pass at its end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after_pass_ms: Option<u64>,
+    /// The agent's time limit (`--task-timeout`), in milliseconds (0: no
+    /// agent ran).
+    #[serde(default)]
+    pub budget_ms: u64,
     /// Wall time of the whole task, in milliseconds.
     pub wall_ms: u64,
     /// The agent's run (or the reference fix), in milliseconds.
@@ -205,6 +209,9 @@ async fn judge(task: &Task, options: &EvalOptions, result: &mut TaskResult) -> R
     result.output_tokens = run.output_tokens;
     result.planner_prompt_tokens = run.planner_prompt_tokens;
     result.after_pass_ms = run.after_pass().map(millis);
+    if let Mode::Agent(agent) = &options.mode {
+        result.budget_ms = millis(agent.timeout);
+    }
 
     let after = workdir.snapshot().await?;
     let Changes {

@@ -52,6 +52,12 @@ pub struct Totals {
     /// Runs that spent more than half their time after their own checks
     /// all passed: they knew they were done and went on.
     pub mostly_after_pass: usize,
+    /// Runs that spent more than half their time limit after their own
+    /// checks all passed: the measure of a run that knew it was
+    /// done and went on (`mostly_after_pass` is the stricter one, by the
+    /// run's own time).
+    #[serde(default)]
+    pub over_half_budget_after_pass: usize,
     /// The eval's own time per task (copy, git, checks), on average, in
     /// milliseconds.
     pub overhead_ms_per_task: u64,
@@ -96,6 +102,12 @@ impl Totals {
             mostly_after_pass: results
                 .iter()
                 .filter(|r| r.after_pass_ms.is_some_and(|after| after * 2 > r.agent_ms))
+                .count(),
+            over_half_budget_after_pass: results
+                .iter()
+                .filter(|r| {
+                    r.budget_ms > 0 && r.after_pass_ms.is_some_and(|after| after * 2 > r.budget_ms)
+                })
                 .count(),
             overhead_ms_per_task: overhead / u64::try_from(results.len().max(1)).unwrap_or(1),
         }
@@ -237,7 +249,7 @@ pub fn table(results: &[TaskResult]) -> Vec<String> {
 /// The totals in one line.
 fn totals_line(t: &Totals) -> String {
     format!(
-        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | model time {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} ({} runs over half of it after their checks passed) | eval overhead {} per task",
+        "solved {}/{} | claimed {} | false successes {} | unverified finishes {} ({} not solved) | errors {} | model calls {} (median {} per solved task) | model time {} (median {} per solved task) | tokens {}/{} (planner prompt at most {}) | agent time {} ({} runs over half of it after their checks passed, {} over half their time limit) | eval overhead {} per task",
         t.solved,
         t.tasks,
         t.claimed,
@@ -254,6 +266,7 @@ fn totals_line(t: &Totals) -> String {
         t.max_planner_prompt_tokens,
         human_duration(Duration::from_millis(t.agent_ms)),
         t.mostly_after_pass,
+        t.over_half_budget_after_pass,
         human_duration(Duration::from_millis(t.overhead_ms_per_task)),
     )
 }
@@ -301,6 +314,7 @@ mod tests {
             TaskResult {
                 agent_ms: 10_000,
                 after_pass_ms: Some(6_000),
+                budget_ms: 120_000,
                 ..result("a", true, true)
             },
             result("b", false, true),
@@ -314,6 +328,17 @@ mod tests {
         ];
         let totals = Totals::of(&results);
         assert_eq!(totals.mostly_after_pass, 1, "a, not e");
+        assert_eq!(
+            totals.over_half_budget_after_pass, 0,
+            "a's 6 s are not half of its 120 s limit"
+        );
+        let long = TaskResult {
+            agent_ms: 120_000,
+            after_pass_ms: Some(70_000),
+            budget_ms: 120_000,
+            ..result("f", false, false)
+        };
+        assert_eq!(Totals::of(&[long]).over_half_budget_after_pass, 1);
         assert_eq!(
             (totals.solved, totals.claimed, totals.false_successes),
             (2, 2, 1)
