@@ -132,8 +132,6 @@ pub(crate) async fn run_script_step(
         tokens: 0,
         tried: Vec::new(),
         kept: None,
-        passing: Vec::new(),
-        written_early: None,
     };
     if saved.is_none() && judged {
         // A conversion of one data file into another: the harness's own
@@ -146,9 +144,8 @@ pub(crate) async fn run_script_step(
             .unwrap_or_default();
         search.try_conversions(&conversions).await?;
     }
-    let agreement = saved.is_none() && needs_agreement(evidence);
     search
-        .try_samples(&first, saved.as_ref(), candidates, judged, agreement)
+        .try_samples(&first, saved.as_ref(), candidates, judged)
         .await?;
     search.keep(saved.as_ref(), &workspace).await
 }
@@ -168,16 +165,8 @@ struct Search<'a> {
     /// What each candidate came to, a line each.
     tried: Vec<String>,
     /// The candidate kept: the first that passed the checks, else the
-    /// first that ran; when the checks cannot prove the goal, the first
-    /// whose files another passing candidate also wrote.
+    /// first that ran.
     kept: Option<Ran>,
-    /// The candidates that passed the checks, by name, when passing them
-    /// proves nothing alone ([`needs_agreement`]): programs are sampled
-    /// on until two of them write the same files.
-    passing: Vec<(String, Ran)>,
-    /// The passing candidate written into the workspace before the
-    /// search went on (so a run stopped mid-search keeps it).
-    written_early: Option<Ran>,
 }
 
 impl Search<'_> {
@@ -224,16 +213,13 @@ impl Search<'_> {
 
     /// Asks the model for up to `candidates + 1` programs (the greedy one,
     /// then samples), each shown how the one before failed, until one
-    /// passes the checks (or, `judged` false, runs); with `agreement`,
-    /// until two that pass them wrote the same files
-    /// ([`Search::agreed`]).
+    /// passes the checks (or, `judged` false, runs).
     async fn try_samples(
         &mut self,
         first: &ChatRequest,
         saved: Option<&ProgramFile>,
         candidates: u32,
         judged: bool,
-        agreement: bool,
     ) -> Result<(), NodeError> {
         let mut request = first.clone();
         let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -241,7 +227,7 @@ impl Search<'_> {
         // an answer that copies one through that line is cut there.
         let mut failed: Vec<FailedProgram> = Vec::new();
         for number in 0..=candidates {
-            if self.passed() && (!agreement || self.passing.is_empty()) {
+            if self.passed() {
                 break;
             }
             let key = format!("{}:script", self.label);
@@ -328,15 +314,6 @@ impl Search<'_> {
             // A program that ran and wrote nothing only looked: the checks
             // cannot judge it, and another sample would only look again.
             let looked = ran.written.is_empty() && ran.deleted.is_empty();
-            if agreement && passes && (!looked || !self.passing.is_empty()) {
-                if self.agreed(&name, ran).await? {
-                    break;
-                }
-                // The next sample is of the first request: an independent
-                // program, not a copy of this one.
-                request = first.clone();
-                continue;
-            }
             let failing = crate::checks::failures_text(&ran.failing);
             if self.kept.is_none() || passes {
                 self.kept = Some(ran);
@@ -355,42 +332,6 @@ impl Search<'_> {
             );
         }
         Ok(())
-    }
-
-    /// Takes `ran`, a candidate that passed checks which prove nothing
-    /// alone: whether it wrote the same files as an earlier passing one
-    /// (then it is kept, and the search is done). The first passing one is
-    /// kept and written into the workspace at once (a run stopped while
-    /// the search goes on keeps it); later ones are remembered.
-    ///
-    /// Found on dev: data tasks whose only checks are the goal's
-    /// conditions (a line shape, order, case) finished with the first
-    /// program that met them and wrong counts; a right program is one
-    /// answer, and wrong ones are wrong in different ways, so two
-    /// independent samples that agree are more likely right than the
-    /// first alone.
-    async fn agreed(&mut self, name: &str, ran: Ran) -> Result<bool, NodeError> {
-        if let Some((earlier, _)) = self
-            .passing
-            .iter()
-            .find(|(_, earlier)| same_files(&earlier.written, &ran.written))
-        {
-            self.tried.push(format!(
-                "- {name} wrote the same files as {earlier}: two programs agree, and that is kept"
-            ));
-            self.kept = Some(ran);
-            return Ok(true);
-        }
-        if self.passing.is_empty() {
-            let tools = tool_context(self.ctx, &self.deps.workspace, &self.label);
-            for (file, content) in &ran.written {
-                crate::edit::write_file(self.ctx, self.deps, &tools, file, content).await?;
-            }
-            self.written_early = Some(ran.clone());
-            self.kept = Some(ran.clone());
-        }
-        self.passing.push((name.to_string(), ran));
-        Ok(false)
     }
 
     /// Writes the kept candidate's files into the workspace (journaled)
@@ -415,19 +356,9 @@ impl Search<'_> {
                 no_change: false,
             });
         };
-        let mut tried = self.tried.clone();
-        if self.passing.len() > 1 && self.written_early.as_ref() == Some(ran) {
-            // Sampled on for agreement and none came: the first is kept.
-            tried.push(
-                "- no two programs that pass the checks wrote the same files: the first is kept"
-                    .to_string(),
-            );
-        }
-        if self.written_early.as_ref() != Some(ran) {
-            let tools = tool_context(self.ctx, &self.deps.workspace, &self.label);
-            for (file, content) in &ran.written {
-                crate::edit::write_file(self.ctx, self.deps, &tools, file, content).await?;
-            }
+        let tools = tool_context(self.ctx, &self.deps.workspace, &self.label);
+        for (file, content) in &ran.written {
+            crate::edit::write_file(self.ctx, self.deps, &tools, file, content).await?;
         }
         if let Some(saved) = saved {
             // A program file may be run as `./greet.sh`.
@@ -437,7 +368,7 @@ impl Search<'_> {
         }
         Ok(StepOutcome {
             success: true,
-            output: format!("{}\n{}", result_text(ran), tried.join("\n")),
+            output: format!("{}\n{}", result_text(ran), self.tried.join("\n")),
             denied: None,
             forbidden: None,
             approved_all: self.approved_all,
@@ -446,31 +377,6 @@ impl Search<'_> {
             no_change: false,
         })
     }
-}
-
-/// Whether a program that passes `evidence`'s checks still needs a
-/// second, independent one that writes the same files: every check is
-/// weak (a condition of the goal's, or the agent's own), so passing them
-/// proves nothing alone.
-fn needs_agreement(evidence: &Evidence) -> bool {
-    !evidence.checks.is_empty() && evidence.checks.iter().all(|check| check.source.is_weak())
-}
-
-/// Whether two candidates wrote the same files with the same contents,
-/// trailing white space of each line and of each file aside.
-fn same_files(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> bool {
-    let normal = |text: &str| {
-        text.lines()
-            .map(str::trim_end)
-            .collect::<Vec<_>>()
-            .join("\n")
-            .trim_end()
-            .to_string()
-    };
-    a.len() == b.len()
-        && a.iter().zip(b).all(|((file_a, text_a), (file_b, text_b))| {
-            file_a == file_b && normal(text_a) == normal(text_b)
-        })
 }
 
 /// What is done with a candidate's code.
