@@ -11,6 +11,7 @@ mod deps;
 mod discovery_plan;
 pub mod edit;
 pub mod events;
+mod example_config;
 mod exec_bit;
 mod executor;
 mod git;

@@ -298,6 +298,9 @@ async fn harness_steps(
     if let Some(steps) = crate::exec_bit::exec_bit_plan(checks, workspace, tried) {
         return Some(steps);
     }
+    if let Some(steps) = crate::example_config::example_copy_plan(checks, workspace, tried) {
+        return Some(steps);
+    }
     if let Some(steps) = crate::revert_plan::revert_plan(goal, checks, workspace, tried).await {
         return Some(steps);
     }
