@@ -60,6 +60,11 @@ pub struct Evidence {
     /// not structure, so no detected check covers them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structure: Option<String>,
+    /// The new values the goal asks for ("the currency should be USD
+    /// instead of EUR"): shown set only by a check that looks for them
+    /// ([`super::values`], [`Evidence::uncovered`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub new_values: Vec<String>,
     /// The workspace's content ([`crate::unchanged::mark`]) when the run's
     /// first plan was made (`None`: not yet, or state from before it was
     /// kept). A check the planner proposes must fail on the workspace as
@@ -86,11 +91,13 @@ impl Evidence {
         Evidence {
             named_programs: super::named_programs(goal),
             structure: super::clauses::structure_clause(goal),
+            new_values: super::values::new_values(goal),
             ..Evidence::new(checks)
         }
     }
 
-    /// The programs the goal names that no check runs, when no check is
+    /// The programs the goal names that no check runs (and the code's
+    /// structure, and the new values no check looks for), when no check is
     /// the user's own definition of done (`--check`, the configuration):
     /// checks found in the goal's words or in the workspace (`make`) pass
     /// without showing what the goal says such a program does (prints the
@@ -118,6 +125,18 @@ impl Evidence {
                 self.structure
                     .iter()
                     .map(|s| format!("the code's structure (\"{s}\")")),
+            )
+            .chain(
+                self.new_values
+                    .iter()
+                    .filter(|value| {
+                        // Only a check that looks for the value shows it set.
+                        !self
+                            .checks
+                            .iter()
+                            .any(|c| !c.source.is_condition() && c.command.contains(value.as_str()))
+                    })
+                    .map(|value| format!("the value \"{value}\" the goal asks for")),
             )
             .collect()
     }
@@ -160,6 +179,7 @@ impl Evidence {
             passing_reviews: self.passing_reviews,
             named_programs: self.named_programs.clone(),
             structure: self.structure.clone(),
+            new_values: self.new_values.clone(),
             found: self.found,
             checks,
         }
@@ -411,6 +431,31 @@ mod tests {
         let evidence = evidence.after(&passing);
         assert_eq!(evidence.finish_reason(), StopReason::FinishedUnverified);
         assert_eq!(evidence.uncovered().len(), 1, "{:?}", evidence.uncovered());
+    }
+
+    #[test]
+    fn a_new_value_no_check_looks_for_leaves_a_finish_unverified() {
+        let goal = "`python3 report.py` exits with 'missing config.ini'. Create config.ini from config.example.ini, except that the currency should be USD instead of EUR.";
+        let agent = Check::new("python3 report.py", CheckSource::Agent);
+        let evidence = Evidence::for_goal(goal, vec![agent.clone()]).after(&run(
+            CheckWhen::Start,
+            "python3 report.py",
+            false,
+        ));
+        assert_eq!(
+            evidence.uncovered(),
+            vec!["the value \"USD\" the goal asks for".to_string()]
+        );
+        let evidence = evidence.after(&run(CheckWhen::AfterChange, "python3 report.py", true));
+        assert_eq!(
+            evidence.finish_reason(),
+            StopReason::FinishedUnverified,
+            "the program runs; nothing shows the currency is USD"
+        );
+        let looking = Check::new("grep -q 'currency = USD' config.ini", CheckSource::Agent);
+        assert!(Evidence::for_goal(goal, vec![agent, looking])
+            .uncovered()
+            .is_empty());
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod run;
 pub mod runs;
 pub mod tag;
 pub(crate) mod vacuous;
+pub mod values;
 pub mod verify;
 
 use std::fmt;
