@@ -56,6 +56,7 @@ mod mutant_trials;
 mod mutate;
 mod process;
 mod rename;
+mod replay;
 mod request;
 mod run;
 mod span;

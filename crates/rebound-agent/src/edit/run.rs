@@ -139,6 +139,14 @@ async fn prepare(
     flag_mutants.extend(super::build_headers::header_mutants(
         &workspace, &span.file, &original, results,
     ));
+    // The changes the run made elsewhere, made again here (journaled: a
+    // re-run tries the same ones).
+    let replays = ctx
+        .journal(&format!("{label}:replays"), async {
+            super::replay::work_tree_changes(&workspace).await
+        })
+        .await?;
+    flag_mutants.extend(super::replay::replay_mutants(&original, &span, &replays));
     let syntax_repair = matches!(
         check_syntax(&span.file, &original),
         super::Syntax::Invalid(_)
