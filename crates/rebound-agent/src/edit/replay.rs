@@ -123,12 +123,12 @@ fn snippet(old: &str, new: &str) -> Option<Change> {
     }
     let old_snippet: String = o[start..o.len() - same_end].iter().collect();
     let new_snippet: String = n[start..n.len() - same_end].iter().collect();
-    (old_snippet.trim().chars().count() >= MIN_SNIPPET_CHARS && old_snippet != new_snippet).then(
-        || Change {
-            old: old_snippet,
-            new: new_snippet,
-        },
-    )
+    let kept =
+        old_snippet.trim().chars().count() >= MIN_SNIPPET_CHARS && old_snippet != new_snippet;
+    kept.then_some(Change {
+        old: old_snippet,
+        new: new_snippet,
+    })
 }
 
 /// The mutants of `span` (in `original`, its file's text) that replay
@@ -181,8 +181,9 @@ fn replaced(line: &str, old: &str, new: &str) -> Option<String> {
         let after = rest[at + old.len()..].chars().next();
         let starts_name = old.chars().next().is_some_and(in_name);
         let ends_name = old.chars().next_back().is_some_and(in_name);
-        let whole = !(starts_name && before.is_some_and(in_name))
-            && !(ends_name && after.is_some_and(in_name));
+        let inside_a_name = (starts_name && before.is_some_and(in_name))
+            || (ends_name && after.is_some_and(in_name));
+        let whole = !inside_a_name;
         out.push_str(&rest[..at]);
         if whole {
             out.push_str(new);
