@@ -56,16 +56,7 @@ pub async fn execute_step(
         _ => None,
     };
     let outcome: Result<StepOutcome, NodeError> = match (not_run, step.kind, &step.command) {
-        (Some((success, output)), _, _) => Ok(StepOutcome {
-            success,
-            output,
-            denied: None,
-            forbidden: None,
-            approved_all,
-            tokens: 0,
-            checks: None,
-            no_change: false,
-        }),
+        (Some((success, output)), _, _) => Ok(StepOutcome::settled(success, output, approved_all)),
         (None, StepKind::Edit, _) => {
             crate::edit::run_edit_step(ctx, deps, goal, index, step, evidence, approved_all).await
         }
@@ -97,20 +88,14 @@ pub async fn execute_step(
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(error) => match prompt_too_long(&error) {
-            Some(message) => StepOutcome {
-                success: false,
-                output: format!(
+            Some(message) => StepOutcome::settled(
+                false,
+                format!(
                     "the step's prompt does not fit the model's context window ({message}): \
-                     plan a smaller part (one definition, a line range) \
-                     or a command"
+                     plan a smaller part (one definition, a line range) or a command"
                 ),
-                denied: None,
-                forbidden: None,
                 approved_all,
-                tokens: 0,
-                checks: None,
-                no_change: false,
-            },
+            ),
             None => return Err(error),
         },
     };

@@ -38,6 +38,23 @@ pub struct StepOutcome {
     pub no_change: bool,
 }
 
+impl StepOutcome {
+    /// The outcome of a step the harness settled without running a tool
+    /// or calling the model: `success`, with `output` as its reason.
+    pub(crate) fn settled(success: bool, output: String, approved_all: bool) -> Self {
+        StepOutcome {
+            success,
+            output,
+            denied: None,
+            forbidden: None,
+            approved_all,
+            tokens: 0,
+            checks: None,
+            no_change: false,
+        }
+    }
+}
+
 /// Folds one tool call's outcome into a step outcome.
 pub(crate) fn from_tool_outcome(
     outcome: &ToolCallOutcome,
