@@ -109,6 +109,33 @@ pub fn failed_edits(records: &[StepRecord]) -> Vec<PlanStep> {
         .collect()
 }
 
+/// How many failed edits of one place (a file and a target) exhaust it:
+/// the planner is told so, and its grammar no longer offers the target.
+pub const EXHAUSTED_AFTER: usize = 2;
+
+/// The places among `failed` (failed edit steps, oldest first,
+/// [`failed_edits`]) edited without success at least [`EXHAUSTED_AFTER`]
+/// times, each by its first step. Found on dev: a planner that named the
+/// same target (a Go type, a line range of a shell script) in four plans
+/// in a row, each with new words, while the cause was in another
+/// function; every such plan spent its candidates on a span that could
+/// not hold the fix.
+pub fn exhausted_edits(failed: &[PlanStep]) -> Vec<PlanStep> {
+    let edits: Vec<&PlanStep> = failed
+        .iter()
+        .filter(|step| step.kind == StepKind::Edit && edit_place(step).0.is_some())
+        .collect();
+    let mut exhausted: Vec<PlanStep> = Vec::new();
+    for step in &edits {
+        let place = edit_place(step);
+        let times = edits.iter().filter(|s| edit_place(s) == place).count();
+        if times >= EXHAUSTED_AFTER && !exhausted.iter().any(|e| edit_place(e) == place) {
+            exhausted.push((*step).clone());
+        }
+    }
+    exhausted
+}
+
 /// The edit steps among `records` whose model found nothing to change,
 /// oldest first, each place ([`edit_place`]) once.
 pub fn unchanged_edits(records: &[StepRecord]) -> Vec<PlanStep> {
@@ -163,4 +190,48 @@ pub(crate) fn plan_text(steps: &[PlanStep]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_place_whose_edits_failed_twice_is_exhausted_whatever_their_words() {
+        let fix = |words: &str, file: &str, target: &str| PlanStep::edit(words, file, target);
+        let failed = vec![
+            fix("Fix the prices", "main.go", "line"),
+            fix("Fix money", "main.go", "money"),
+            fix("Print two decimals", " ./main.go", " line "),
+            fix("Fix the whole file", "main.go", ""),
+            PlanStep {
+                kind: StepKind::Create,
+                description: "notes".into(),
+                command: None,
+                file: Some("main.go".into()),
+                target: None,
+            },
+        ];
+        assert_eq!(
+            exhausted_edits(&failed),
+            vec![fix("Fix the prices", "main.go", "line")],
+            "the same file and target, written loosely, twice; one failure is not enough, and a create is no edit"
+        );
+        let mut again = failed.clone();
+        again.push(fix("Rewrite it", "main.go", ""));
+        assert_eq!(
+            exhausted_edits(&again),
+            vec![
+                fix("Fix the prices", "main.go", "line"),
+                fix("Fix the whole file", "main.go", "")
+            ]
+        );
+        let no_file = PlanStep {
+            file: None,
+            ..fix("Fix it", "x", "")
+        };
+        assert!(exhausted_edits(&[no_file.clone(), no_file]).is_empty());
+    }
 }

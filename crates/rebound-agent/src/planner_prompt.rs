@@ -52,6 +52,21 @@ pub fn planner_message(goal: &str, files: &str, context: &PlanContext<'_>) -> St
     render_planner_message(goal, files, &planner_context(context))
 }
 
+/// Where `edits` edit, one `- target in file` line each.
+fn places(edits: &[PlanStep]) -> String {
+    edits
+        .iter()
+        .map(|step| {
+            let file = step.file.as_deref().unwrap_or("?");
+            match step.target.as_deref().map(str::trim) {
+                Some(target) if !target.is_empty() => format!("- {target} in {file}"),
+                _ => format!("- the whole of {file}"),
+            }
+        })
+        .collect::<Vec<String>>()
+        .join("\n")
+}
+
 /// The planner's user message around `extra`, the [`planner_context`].
 pub(crate) fn render_planner_message(goal: &str, files: &str, extra: &str) -> String {
     render(
@@ -142,20 +157,19 @@ pub(crate) fn planner_context(context: &PlanContext<'_>) -> String {
         extra.push_str(&render(prompts::DONE, &[("done", &done.join("\n"))]));
     }
     if !context.unchanged_edits.is_empty() {
-        let edits: Vec<String> = context
-            .unchanged_edits
-            .iter()
-            .map(|step| {
-                let file = step.file.as_deref().unwrap_or("?");
-                match step.target.as_deref().map(str::trim) {
-                    Some(target) if !target.is_empty() => format!("- {target} in {file}"),
-                    _ => format!("- the whole of {file}"),
-                }
-            })
-            .collect();
         extra.push_str(&render(
             prompts::UNCHANGED_EDITS,
-            &[("edits", &edits.join("\n"))],
+            &[("edits", &places(&context.unchanged_edits))],
+        ));
+    }
+    let exhausted = crate::plan::exhausted_edits(&context.failed_edits);
+    if !exhausted.is_empty() {
+        extra.push_str(&render(
+            prompts::EXHAUSTED_EDITS,
+            &[
+                ("times", &crate::plan::EXHAUSTED_AFTER.to_string()),
+                ("edits", &places(&exhausted)),
+            ],
         ));
     }
     if context.progress.wants_new_approach() && !context.progress.tried.is_empty() {

@@ -158,7 +158,10 @@ pub(crate) async fn make_plan(
         // (no model call; the planner repairs when it fails).
         return Ok(harness_plan(ctx, vec![edit.clone()], false));
     }
-    let choices = step_choices(workspace, &protected).without_targets_of(&context.unchanged_edits);
+    let exhausted = crate::plan::exhausted_edits(&context.failed_edits);
+    let choices = step_choices(workspace, &protected)
+        .without_targets_of(&context.unchanged_edits)
+        .without_targets_of(&exhausted);
     let request = planner_request(deps, goal, context).await;
     let mut asked = ask_planner(ctx, deps, request.clone(), context.write_check, &choices).await?;
     let mut tokens = asked.tokens;
@@ -191,14 +194,16 @@ pub(crate) async fn make_plan(
     }
     let mut steps = corrected_steps(steps, goal, workspace, &protected, context.failure);
     // An edit exactly like one that failed in this run, or of a target
-    // whose model found nothing to change, is left out (when the plan has
-    // other steps): it would meet the same end.
+    // whose model found nothing to change or whose edits failed
+    // [`crate::plan::EXHAUSTED_AFTER`] times, is left out (when the plan
+    // has other steps): it would meet the same end.
     let futile = |step: &PlanStep| {
         context.failed_edits.contains(step)
             || (step.kind == StepKind::Edit
                 && context
                     .unchanged_edits
                     .iter()
+                    .chain(&exhausted)
                     .any(|edit| edit_place(edit) == edit_place(step)))
     };
     if steps.iter().any(|s| !futile(s)) {
@@ -363,8 +368,9 @@ fn corrected_steps(
 /// `steps` without those whose command copies the check request's example
 /// ([`proposal::PROMPT_EXAMPLES`]), unless no other step is left: such a
 /// step looks for text nothing asks for, like the check it was copied
-/// with (found on dev: `grep -qx 'expected line' out.txt` planned as a
-/// step in four runs whose goals had no check, and run in each repair).
+/// with (found on dev: the former example, `grep -qx 'expected line'
+/// out.txt`, planned as a step in four runs whose goals had no check, and
+/// run in each repair).
 fn without_copied_examples(steps: Vec<PlanStep>) -> Vec<PlanStep> {
     without_unless_alone(steps, |step| {
         step.command
@@ -927,9 +933,9 @@ mod tests {
         let ws = dir.path();
         let create = PlanStep {
             kind: StepKind::Create,
-            description: "Write the count and total to out.txt.".into(),
+            description: "Write the count and total to FILE.".into(),
             command: None,
-            file: Some("out.txt".into()),
+            file: Some("FILE".into()),
             target: None,
         };
         let fix = PlanStep::edit("Count the last line too", "total.sh", "");
@@ -943,12 +949,12 @@ mod tests {
             vec![create.clone()],
             "alone, it stays"
         );
-        let named = "Write the totals to out.txt.";
+        let named = "Write the totals to FILE.";
         assert_eq!(
             without_example_file(vec![fix.clone(), create.clone()], named, ws),
             [fix.clone(), create.clone()]
         );
-        std::fs::write(ws.join("out.txt"), "x\n").unwrap();
+        std::fs::write(ws.join("FILE"), "x\n").unwrap();
         assert_eq!(
             without_example_file(vec![fix.clone(), create.clone()], goal, ws),
             [fix, create],
@@ -958,7 +964,7 @@ mod tests {
 
     #[test]
     fn a_step_copying_the_check_example_is_left_out_unless_alone() {
-        let copied = step("grep -qx 'expected line' out.txt");
+        let copied = step("grep -qxF 'LINE' FILE");
         let build = step("bash build.sh");
         assert_eq!(
             without_copied_examples(vec![copied.clone(), build.clone()]),

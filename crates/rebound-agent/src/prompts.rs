@@ -25,6 +25,8 @@ pub const WRITE_CHECK: &str = include_str!("../prompts/write_check.md");
 pub const SAME_PLAN: &str = include_str!("../prompts/same_plan.md");
 /// The planner is told which edits found nothing to change.
 pub const UNCHANGED_EDITS: &str = include_str!("../prompts/unchanged_edits.md");
+/// The planner is told which places its edits failed to fix again and again.
+pub const EXHAUSTED_EDITS: &str = include_str!("../prompts/exhausted_edits.md");
 /// The planner is told its last plans changed nothing, with them listed.
 pub const NEW_APPROACH: &str = include_str!("../prompts/new_approach.md");
 /// The executor's system text.

@@ -158,3 +158,34 @@ fn reviewer_sees_how_the_checks_ran() {
     assert!(message.contains("- `python3 -m unittest` failed (exit 1)"));
     insta::assert_snapshot!(message);
 }
+
+#[test]
+fn planner_is_told_which_places_its_edits_failed_again_and_again() {
+    let failed = |words: &str, target: &str| StepRecord {
+        step: PlanStep::edit(words, "calc.py", target),
+        success: false,
+        output: "no candidate improved it; the file is unchanged".into(),
+        no_change: false,
+    };
+    let once = PevState {
+        results: vec![failed("Fix add", "add"), failed("Fix sub", "sub")],
+        ..PevState::new("make the tests pass", 10)
+    };
+    let message = planner_message(&once.goal, FILES, &plan_context(&once));
+    assert!(!message.contains("not offered again"), "{message}");
+    let twice = PevState {
+        results: vec![
+            failed("Fix add", "add"),
+            failed("Fix sub", "sub"),
+            failed("Make add return the sum", "add"),
+        ],
+        ..PevState::new("make the tests pass", 10)
+    };
+    let message = planner_message(&twice.goal, FILES, &plan_context(&twice));
+    assert!(
+        message.contains("failed 2 times each, so they are not offered again")
+            && message.contains("- add in calc.py")
+            && !message.contains("- sub in calc.py"),
+        "{message}"
+    );
+}

@@ -27,16 +27,18 @@ pub const CHANGED_SINCE_FOUND: &str = "the workspace has changed since the run b
 /// Programs that, alone, only tell whether a file exists.
 const EXISTENCE_ONLY: &[&str] = &["test", "[", "ls", "stat"];
 
-/// The example text of the planner's request for a check
-/// (`prompts/write_check.md`): a check that contains it copied the example
-/// instead of the goal, and looks for text nothing asks for. (Only text no
-/// goal would ask for: a file name such as the example's `out.txt` may be
-/// the goal's own.)
-pub const PROMPT_EXAMPLES: &[&str] = &["expected line"];
+/// The placeholders of the planner's request for a check
+/// (`prompts/write_check.md`: `PROGRAM | grep -qxF 'LINE'`, `grep -qxF
+/// 'LINE' FILE`): a check that contains one copied the example instead of
+/// the goal, and looks for text nothing asks for. (Found on dev: with a
+/// natural example, `grep -qx 'expected line' out.txt`, the small model
+/// copied it whole in five runs, `go run . | grep -qx 'expected line'
+/// out.txt` among them.)
+pub const PROMPT_EXAMPLES: &[&str] = &["'LINE'", "PROGRAM |", "' FILE"];
 
-/// The file the check request's example reads (`out.txt`): a step that
+/// The file the check request's example reads (`FILE`): a step that
 /// writes it, in a run whose goal never names it, copied the example.
-pub const EXAMPLE_FILE: &str = "out.txt";
+pub const EXAMPLE_FILE: &str = "FILE";
 
 /// What considering a proposal gave: the run's evidence afterwards (with
 /// the check adopted, or only the proposal counted), and whether the user
@@ -564,11 +566,9 @@ mod tests {
             refusal("grep -qx 'src/a.py:3: fix' TODO.md", root, GOAL),
             None
         );
-        assert!(
-            refusal("grep -qx 'expected line' errors_by_hour.txt", root, GOAL)
-                .unwrap()
-                .contains("copies the example")
-        );
+        assert!(refusal("grep -qxF 'LINE' errors_by_hour.txt", root, GOAL)
+            .unwrap()
+            .contains("copies the example"));
         assert_eq!(refusal("grep -qx 'total: 3' out.txt", root, GOAL), None);
         for example in super::PROMPT_EXAMPLES {
             assert!(
