@@ -296,7 +296,11 @@ async fn a_check_the_planner_writes_is_adopted_when_it_fails_now_and_gates_the_f
         review("finish", "the total is right now", &[]),
     ]));
     let graph = pev_graph(&model, &work, dir.path());
-    let (state, events) = run(&graph, PevState::new("write report.txt", 10)).await;
+    let (state, events) = run(
+        &graph,
+        PevState::new("write report.txt: its line `total: 3`", 10),
+    )
+    .await;
     assert_eq!(model.remaining(), 0, "the reviewer was asked after the fix");
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     assert_eq!(
@@ -380,7 +384,11 @@ async fn a_check_proposed_after_the_workspace_changed_is_refused() {
         review("finish", "done", &[]),
     ]));
     let graph = pev_graph(&model, &work, dir.path());
-    let (state, events) = run(&graph, PevState::new("fix the total in report.txt", 10)).await;
+    let (state, events) = run(
+        &graph,
+        PevState::new("fix the total in report.txt (`total: 2`)", 10),
+    )
+    .await;
     assert_eq!(model.remaining(), 0);
     assert!(
         state.evidence.checks.is_empty(),
@@ -521,7 +529,8 @@ async fn a_proposal_copying_a_check_is_refused_and_an_adopted_one_keeps_the_othe
         review("finish", "the report is written", &[]),
     ]));
     let graph = pev_graph(&model, &work, dir.path());
-    let input = PevState::new("write report.txt", 10).with_checks(vec![condition.clone()]);
+    let input = PevState::new("write report.txt: its line `total: 3`", 10)
+        .with_checks(vec![condition.clone()]);
     let (state, events) = run(&graph, input).await;
     assert_eq!(model.remaining(), 0);
     let proposed = proposals(&events);

@@ -205,7 +205,8 @@ async fn adopt(
 /// reads a file that neither exists in `workspace` nor is named by the
 /// goal (nothing will ever write it), or it runs a script (or program
 /// path) that does not exist yet — the agent would write the check that
-/// judges it.
+/// judges it — or it waits for a line the goal does not give
+/// ([`invented_line`]).
 pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
     if command.contains('\n') || command.chars().count() > MAX_COMMAND_CHARS {
         return Some(format!(
@@ -254,6 +255,89 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
                 "it reads `{file}`, which does not exist and which the goal does not name: a check must test what the goal asks for"
             )
         })
+        .or_else(|| {
+            invented_line(command, goal).map(|invented| {
+                format!(
+                    "it looks for `{}`, which the goal does not give: a check looks for a line the goal quotes or states, not one the agent made up",
+                    crate::llm::shorten(&invented, 60)
+                )
+            })
+        })
+}
+
+/// Characters that make a pattern a regular expression rather than a line
+/// of text (after its escapes and anchors are taken off).
+const PATTERN_SYNTAX: &[char] = &['[', ']', '*', '+', '?', '{', '}', '(', ')', '|'];
+
+/// The quoted pattern a `grep` of `command` looks for, when it is a plain
+/// line of text (`-F`, or no regular-expression syntax once its escapes and
+/// `^`/`$` anchors are off) that the goal does not give: not in its text,
+/// ignoring case and runs of spaces. The model made up what the output
+/// should be, and a check that waits for it may never pass. Found on dev,
+/// once the request showed `PROGRAM | grep -qxF 'LINE'`: `python3 stats.py
+/// | grep -qxF 'median\(\[1, 2, 3, 4\]\) == 2.5'` (stats.py prints
+/// nothing; the goal asked for a function) and `python3 -m json.tool
+/// hours.json | grep -qxF 'total_hours: 20.5'` were adopted, as they
+/// failed before any change, and no fix could pass them.
+fn invented_line(command: &str, goal: &str) -> Option<String> {
+    let flat = |text: &str| {
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let goal = flat(goal);
+    command
+        .match_indices("grep ")
+        .filter(|(at, _)| {
+            command[..*at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || "|;&(".contains(c))
+        })
+        .find_map(|(at, _)| {
+            let after = &command[at + "grep ".len()..];
+            let mut fixed = false;
+            let mut words = after.split_whitespace();
+            let word = loop {
+                match words.next() {
+                    Some(option) if option.len() > 1 && option.starts_with('-') => {
+                        fixed |= option == "--fixed-strings"
+                            || (!option.starts_with("--") && option.contains('F'));
+                    }
+                    other => break other?,
+                }
+            };
+            if !word.starts_with(['\'', '"']) {
+                return None;
+            }
+            let pattern = super::phrases::quoted_texts(after).into_iter().next()?;
+            let line = if fixed {
+                pattern.clone()
+            } else {
+                plain_line(&pattern)?
+            };
+            let line = flat(&line);
+            (line.chars().count() >= 2 && !goal.contains(&line)).then_some(pattern)
+        })
+}
+
+/// The line of text a regular expression matches when it is one: its `^`
+/// and `$` anchors and escapes taken off; `None` when it has other syntax
+/// ([`PATTERN_SYNTAX`]), as a format check's pattern has.
+fn plain_line(pattern: &str) -> Option<String> {
+    let bare = pattern.strip_prefix('^').unwrap_or(pattern);
+    let bare = bare.strip_suffix('$').unwrap_or(bare);
+    let mut text = String::new();
+    let mut chars = bare.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => text.push(chars.next()?),
+            c if PATTERN_SYNTAX.contains(&c) => return None,
+            c => text.push(c),
+        }
+    }
+    Some(text)
 }
 
 /// Words a quoted text of a check must have to count as a sentence copied
@@ -452,6 +536,51 @@ mod tests {
     /// A goal naming the files the checks below read.
     const GOAL: &str = "Write out.txt, report.txt and errors_by_hour.txt; fix TODO.md";
 
+    /// [`GOAL`], with the lines its checks look for.
+    const LINES_GOAL: &str = "Write out.txt, report.txt and errors_by_hour.txt; fix TODO.md: it should have `src/a.py:3: fix` and `Total: 3`";
+
+    #[test]
+    fn a_check_that_looks_for_a_line_the_goal_does_not_give_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join("stats.py"),
+            "def mean(v):\n    return sum(v) / len(v)\n",
+        )
+        .unwrap();
+        let goal = "Add a function `median(values)` to stats.py that returns the median; `python3 report.py` should then print `median:  2.5` and a line with the count.";
+        let invented = refusal(
+            "python3 stats.py | grep -qxF 'median\\(\\[1, 2, 3, 4\\]\\) == 2.5'",
+            root,
+            goal,
+        )
+        .unwrap();
+        assert!(invented.contains("the goal does not give"), "{invented}");
+        assert!(refusal(
+            "python3 -m json.tool stats.py | grep -qx '\"total_hours\": 20.5'",
+            root,
+            goal
+        )
+        .unwrap()
+        .contains("does not give"));
+        for given in [
+            "python3 stats.py | grep -qxF 'MEDIAN: 2.5'",
+            "python3 stats.py | grep -qx '^median: 2\\.5$'",
+            "python3 stats.py && grep -q \"median(values)\" stats.py",
+            "python3 stats.py | grep -qE '^[a-z]+: [0-9.]+$'",
+            "python3 stats.py | grep -q count",
+            "python3 stats.py | grep -c 'line' >/dev/null",
+        ] {
+            assert_eq!(refusal(given, root, goal), None, "{given}");
+        }
+        assert!(refusal("python3 stats.py|grep -qx 'median: 3'", root, goal).is_some());
+        assert_eq!(
+            super::invented_line("egrep -q 'x y z' stats.py", goal),
+            None,
+            "only grep itself"
+        );
+    }
+
     #[test]
     fn a_check_that_writes_in_any_part_is_refused() {
         let dir = tempfile::tempdir().unwrap();
@@ -477,7 +606,11 @@ mod tests {
             "git branch --show-current | grep -qx main",
             "! git status --porcelain | grep .",
         ] {
-            assert_eq!(refusal(reads, root, goal), None, "{reads}");
+            let why = refusal(reads, root, goal);
+            assert!(
+                why.as_deref().is_none_or(|w| !w.contains("writes")),
+                "{reads}: {why:?}"
+            );
         }
     }
 
@@ -563,13 +696,16 @@ mod tests {
             None
         );
         assert_eq!(
-            refusal("grep -qx 'src/a.py:3: fix' TODO.md", root, GOAL),
+            refusal("grep -qx 'src/a.py:3: fix' TODO.md", root, LINES_GOAL),
             None
         );
         assert!(refusal("grep -qxF 'LINE' errors_by_hour.txt", root, GOAL)
             .unwrap()
             .contains("copies the example"));
-        assert_eq!(refusal("grep -qx 'total: 3' out.txt", root, GOAL), None);
+        assert_eq!(
+            refusal("grep -qx 'total: 3' out.txt", root, LINES_GOAL),
+            None
+        );
         for example in super::PROMPT_EXAMPLES {
             assert!(
                 crate::prompts::WRITE_CHECK.contains(example),
