@@ -256,6 +256,13 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
             )
         })
         .or_else(|| {
+            piped_grep_file(command).map(|file| {
+                format!(
+                    "a pipe feeds its `grep`, but grep reads `{file}` and never sees what the program prints: leave the file out"
+                )
+            })
+        })
+        .or_else(|| {
             invented_line(command, goal).map(|invented| {
                 format!(
                     "it looks for `{}`, which the goal does not give: a check looks for a line the goal quotes or states, not one the agent made up",
@@ -320,6 +327,69 @@ fn invented_line(command: &str, goal: &str) -> Option<String> {
             let line = flat(&line);
             (line.chars().count() >= 2 && !goal.contains(&line)).then_some(pattern)
         })
+}
+
+/// The file a `grep` that a pipe feeds reads instead of the pipe
+/// (`cargo run | grep -qxF 'the: 12' words.txt`): such a check never looks
+/// at the program's output. Found on dev, adopted, as it failed before
+/// any change; no fix could pass it.
+fn piped_grep_file(command: &str) -> Option<String> {
+    command
+        .match_indices('|')
+        .filter(|(at, _)| !command[..*at].ends_with('|') && !command[at + 1..].starts_with('|'))
+        .find_map(|(at, _)| {
+            let words = words_until_operator(command[at + 1..].trim_start().strip_prefix("grep ")?);
+            let mut words = words.iter();
+            loop {
+                let word = words.next()?;
+                if word == "-e" || word == "-f" {
+                    words.next()?;
+                    break;
+                }
+                if !(word.len() > 1 && word.starts_with('-')) {
+                    break;
+                }
+            }
+            words
+                .find(|word| !word.starts_with(['>', '<']) && !word.starts_with("2>"))
+                .cloned()
+        })
+}
+
+/// The words of `text` up to its first unquoted `|`, `;`, `&` or `)`, with
+/// their quotes taken off.
+fn words_until_operator(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut started = false;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(open) if c == open => quote = None,
+            Some(_) => word.push(c),
+            None => match c {
+                '\'' | '"' => {
+                    quote = Some(c);
+                    started = true;
+                }
+                '|' | ';' | '&' | ')' => break,
+                c if c.is_whitespace() => {
+                    if started {
+                        words.push(std::mem::take(&mut word));
+                        started = false;
+                    }
+                }
+                c => {
+                    word.push(c);
+                    started = true;
+                }
+            },
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
 }
 
 /// The line of text a regular expression matches when it is one: its `^`
@@ -574,6 +644,22 @@ mod tests {
             assert_eq!(refusal(given, root, goal), None, "{given}");
         }
         assert!(refusal("python3 stats.py|grep -qx 'median: 3'", root, goal).is_some());
+        let ignored = refusal(
+            "python3 stats.py | grep -qxF 'median: 2.5' stats.py",
+            root,
+            goal,
+        )
+        .unwrap();
+        assert!(ignored.contains("grep reads `stats.py`"), "{ignored}");
+        for fed in [
+            "python3 stats.py | grep -qxF 'median: 2.5' 2>/dev/null",
+            "python3 stats.py | grep -e 'median: 2.5' >/dev/null",
+            "python3 stats.py | grep -qx 'median: 2.5' | wc -l",
+            "grep -qx 'median: 2.5' stats.py || python3 stats.py",
+            "python3 stats.py || grep -q 'count' stats.py",
+        ] {
+            assert_eq!(super::piped_grep_file(fed), None, "{fed}");
+        }
         assert_eq!(
             super::invented_line("egrep -q 'x y z' stats.py", goal),
             None,
