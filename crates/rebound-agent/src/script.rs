@@ -343,17 +343,15 @@ impl Search<'_> {
     ) -> Result<StepOutcome, NodeError> {
         let Some(ran) = &self.kept else {
             return Ok(StepOutcome {
-                success: false,
-                output: format!(
-                    "no program ran to its end; nothing was written\n{}",
-                    self.tried.join("\n")
-                ),
-                denied: None,
-                forbidden: None,
-                approved_all: self.approved_all,
                 tokens: self.tokens,
-                checks: None,
-                no_change: false,
+                ..StepOutcome::settled(
+                    false,
+                    format!(
+                        "no program ran to its end; nothing was written\n{}",
+                        self.tried.join("\n")
+                    ),
+                    self.approved_all,
+                )
             });
         };
         let tools = tool_context(self.ctx, &self.deps.workspace, &self.label);
@@ -367,14 +365,12 @@ impl Search<'_> {
             }
         }
         Ok(StepOutcome {
-            success: true,
-            output: format!("{}\n{}", result_text(ran), self.tried.join("\n")),
-            denied: None,
-            forbidden: None,
-            approved_all: self.approved_all,
             tokens: self.tokens,
-            checks: None,
-            no_change: false,
+            ..StepOutcome::settled(
+                true,
+                format!("{}\n{}", result_text(ran), self.tried.join("\n")),
+                self.approved_all,
+            )
         })
     }
 }

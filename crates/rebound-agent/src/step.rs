@@ -39,8 +39,10 @@ pub struct StepOutcome {
 }
 
 impl StepOutcome {
-    /// The outcome of a step the harness settled without running a tool
-    /// or calling the model: `success`, with `output` as its reason.
+    /// An outcome of `success` and `output` alone: no tokens, no checks'
+    /// run, nothing denied or forbidden, a change made if it succeeded.
+    /// What the harness gives a step it settles without a tool or a model
+    /// call, and the base of the outcomes that add tokens or checks.
     pub(crate) fn settled(success: bool, output: String, approved_all: bool) -> Self {
         StepOutcome {
             success,

@@ -841,3 +841,75 @@ async fn a_target_that_needed_no_change_is_not_offered_again() {
         "the second plan may not name `header`"
     );
 }
+
+/// A place whose edits failed twice is exhausted: the next planner call is
+/// told so, its grammar no longer offers the target, and its plan edits
+/// elsewhere (found on dev: a Go type planned four times in a row while
+/// the bug was in another function).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_whose_edits_failed_twice_is_not_offered_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let buggy = "def header():\n    return \"Report\"\n\n\ndef total(values):\n    return sum(values) - 1\n\n\nif __name__ == \"__main__\":\n    print(header())\n    print(total([1, 2, 3]))\n";
+    std::fs::write(work.join("report.py"), buggy).unwrap();
+    std::fs::write(work.join("show"), "python3 report.py\n").unwrap();
+    let edit = |words: &str, target: &str| {
+        Step::json(serde_json::json!({"steps": [
+            {"kind": "edit", "description": words, "file": "report.py", "target": target},
+        ]}))
+    };
+    let model = Arc::new(ScriptedModel::new([
+        edit("Fix the total", "header"),
+        code("def header():\n    return \"Report!\"\n"),
+        edit("Fix the report's header", "header").expect_user_contains("Fix the total"),
+        // The same place again is refused once as the plan that failed;
+        // the planner insists.
+        edit("Fix the header", "header").expect_user_contains("That plan was tried already"),
+        code("def header():\n    return \"REPORT\"\n"),
+        edit("Fix the sum", "total")
+            .expect_user_contains("failed 2 times each, so they are not offered again")
+            .expect_user_contains("- header in report.py"),
+        code("def total(values):\n    return sum(values)\n"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        edit_mutants: 0,
+        ..AgentConfig::default()
+    };
+    let agent = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new(
+        "test \"$(sh show | tail -n 1)\" = 6",
+        CheckSource::Flag,
+    )];
+    let (state, _) = run(
+        &agent,
+        PevState::new("the report's total is wrong", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+    let targets = |request: &rebound_llm::ChatRequest| -> serde_json::Value {
+        let schema = &request.response_schema.as_ref().unwrap().schema;
+        let shapes = schema["properties"]["steps"]["items"]["anyOf"]
+            .as_array()
+            .unwrap();
+        let edit = shapes
+            .iter()
+            .find(|shape| shape["properties"]["kind"]["const"] == "edit")
+            .unwrap();
+        edit["properties"]["target"]["anyOf"][0]["enum"].clone()
+    };
+    let requests = model.requests();
+    assert_eq!(
+        targets(&requests[2]),
+        serde_json::json!(["", "header", "total"]),
+        "one failure is not enough"
+    );
+    assert_eq!(
+        targets(&requests[5]),
+        serde_json::json!(["", "total"]),
+        "after two, the plan may not name `header`"
+    );
+}

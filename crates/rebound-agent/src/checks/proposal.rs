@@ -276,16 +276,74 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
 /// of text (after its escapes and anchors are taken off).
 const PATTERN_SYNTAX: &[char] = &['[', ']', '*', '+', '?', '{', '}', '(', ')', '|'];
 
-/// The quoted pattern a `grep` of `command` looks for, when it is a plain
-/// line of text (`-F`, or no regular-expression syntax once its escapes and
-/// `^`/`$` anchors are off) that the goal does not give: not in its text,
-/// ignoring case and runs of spaces. The model made up what the output
-/// should be, and a check that waits for it may never pass. Found on dev,
-/// once the request showed `PROGRAM | grep -qxF 'LINE'`: `python3 stats.py
-/// | grep -qxF 'median\(\[1, 2, 3, 4\]\) == 2.5'` (stats.py prints
-/// nothing; the goal asked for a function) and `python3 -m json.tool
-/// hours.json | grep -qxF 'total_hours: 20.5'` were adopted, as they
-/// failed before any change, and no fix could pass them.
+/// One `grep` of a check command, as far as the proposal rules read it.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct GrepCall {
+    /// A pipe feeds it (`program | grep ...`).
+    piped: bool,
+    /// `-x`: the pattern must be a whole line.
+    whole_line: bool,
+    /// `-F`: the pattern is text, not a regular expression.
+    fixed: bool,
+    /// The pattern, when it was quoted.
+    quoted_pattern: Option<String>,
+    /// The files it reads (its words after the pattern, redirections left out).
+    files: Vec<String>,
+}
+
+/// The `grep` calls of `command`: each `grep` that starts a command (at
+/// the start, or after a space, `|`, `;`, `&` or `(`), read up to its first
+/// unquoted operator.
+fn grep_calls(command: &str) -> Vec<GrepCall> {
+    command
+        .match_indices("grep ")
+        .filter_map(|(at, _)| {
+            let before = command[..at].trim_end();
+            if !command[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || "|;&(".contains(c))
+            {
+                return None;
+            }
+            let mut call = GrepCall {
+                piped: before.ends_with('|') && !before.ends_with("||"),
+                ..GrepCall::default()
+            };
+            let mut words = words_until_operator(&command[at + "grep ".len()..]).into_iter();
+            let (pattern, quoted) = loop {
+                let (word, quoted) = words.next()?;
+                if quoted || word.len() < 2 || !word.starts_with('-') {
+                    break (word, quoted);
+                }
+                if word == "-e" {
+                    break words.next()?;
+                }
+                call.fixed |=
+                    word == "--fixed-strings" || (!word.starts_with("--") && word.contains('F'));
+                call.whole_line |=
+                    word == "--line-regexp" || (!word.starts_with("--") && word.contains('x'));
+            };
+            call.quoted_pattern = quoted.then_some(pattern);
+            call.files = words
+                .map(|(word, _)| word)
+                .filter(|word| !word.starts_with(['>', '<']) && !word.starts_with("2>"))
+                .collect();
+            Some(call)
+        })
+        .collect()
+}
+
+/// The quoted whole line (`grep -x`) a grep of `command` waits for, when
+/// it is plain text (`-F`, or no regular-expression syntax once its
+/// escapes and `^`/`$` anchors are off) that the goal does not give: not
+/// in its text, ignoring case and runs of spaces. The model made up what
+/// the output should be, and a check that waits for it may never pass.
+/// Found on dev, once the request showed `PROGRAM | grep -qxF 'LINE'`:
+/// `python3 stats.py | grep -qxF 'median\(\[1, 2, 3, 4\]\) == 2.5'`
+/// (stats.py prints nothing; the goal asked for a function) and `python3
+/// -m json.tool hours.json | grep -qxF 'total_hours: 20.5'` were adopted,
+/// as they failed before any change, and no fix could pass them.
 fn invented_line(command: &str, goal: &str) -> Option<String> {
     let flat = |text: &str| {
         text.split_whitespace()
@@ -294,37 +352,16 @@ fn invented_line(command: &str, goal: &str) -> Option<String> {
             .to_lowercase()
     };
     let goal = flat(goal);
-    command
-        .match_indices("grep ")
-        .filter(|(at, _)| {
-            command[..*at]
-                .chars()
-                .next_back()
-                .is_none_or(|c| c.is_whitespace() || "|;&(".contains(c))
-        })
-        .find_map(|(at, _)| {
-            let after = &command[at + "grep ".len()..];
-            let mut fixed = false;
-            let mut words = after.split_whitespace();
-            let word = loop {
-                match words.next() {
-                    Some(option) if option.len() > 1 && option.starts_with('-') => {
-                        fixed |= option == "--fixed-strings"
-                            || (!option.starts_with("--") && option.contains('F'));
-                    }
-                    other => break other?,
-                }
-            };
-            if !word.starts_with(['\'', '"']) {
-                return None;
-            }
-            let pattern = super::phrases::quoted_texts(after).into_iter().next()?;
-            let line = if fixed {
-                pattern.clone()
+    grep_calls(command)
+        .into_iter()
+        .filter(|call| call.whole_line)
+        .find_map(|call| {
+            let pattern = call.quoted_pattern?;
+            let line = if call.fixed {
+                flat(&pattern)
             } else {
-                plain_line(&pattern)?
+                flat(&plain_line(&pattern)?)
             };
-            let line = flat(&line);
             (line.chars().count() >= 2 && !goal.contains(&line)).then_some(pattern)
         })
 }
@@ -334,34 +371,19 @@ fn invented_line(command: &str, goal: &str) -> Option<String> {
 /// at the program's output. Found on dev, adopted, as it failed before
 /// any change; no fix could pass it.
 fn piped_grep_file(command: &str) -> Option<String> {
-    command
-        .match_indices('|')
-        .filter(|(at, _)| !command[..*at].ends_with('|') && !command[at + 1..].starts_with('|'))
-        .find_map(|(at, _)| {
-            let words = words_until_operator(command[at + 1..].trim_start().strip_prefix("grep ")?);
-            let mut words = words.iter();
-            loop {
-                let word = words.next()?;
-                if word == "-e" || word == "-f" {
-                    words.next()?;
-                    break;
-                }
-                if !(word.len() > 1 && word.starts_with('-')) {
-                    break;
-                }
-            }
-            words
-                .find(|word| !word.starts_with(['>', '<']) && !word.starts_with("2>"))
-                .cloned()
-        })
+    grep_calls(command)
+        .into_iter()
+        .filter(|call| call.piped)
+        .find_map(|call| call.files.into_iter().next())
 }
 
 /// The words of `text` up to its first unquoted `|`, `;`, `&` or `)`, with
-/// their quotes taken off.
-fn words_until_operator(text: &str) -> Vec<String> {
+/// their quotes taken off, each with whether it was quoted.
+fn words_until_operator(text: &str) -> Vec<(String, bool)> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut started = false;
+    let mut quoted = false;
     let mut quote: Option<char> = None;
     for c in text.chars() {
         match quote {
@@ -371,12 +393,14 @@ fn words_until_operator(text: &str) -> Vec<String> {
                 '\'' | '"' => {
                     quote = Some(c);
                     started = true;
+                    quoted = true;
                 }
                 '|' | ';' | '&' | ')' => break,
                 c if c.is_whitespace() => {
                     if started {
-                        words.push(std::mem::take(&mut word));
+                        words.push((std::mem::take(&mut word), quoted));
                         started = false;
+                        quoted = false;
                     }
                 }
                 c => {
@@ -387,7 +411,7 @@ fn words_until_operator(text: &str) -> Vec<String> {
         }
     }
     if started {
-        words.push(word);
+        words.push((word, quoted));
     }
     words
 }
@@ -640,6 +664,7 @@ mod tests {
             "python3 stats.py | grep -qE '^[a-z]+: [0-9.]+$'",
             "python3 stats.py | grep -q count",
             "python3 stats.py | grep -c 'line' >/dev/null",
+            "grep -q '^def median(values):' stats.py",
         ] {
             assert_eq!(refusal(given, root, goal), None, "{given}");
         }
@@ -692,11 +717,7 @@ mod tests {
             "git branch --show-current | grep -qx main",
             "! git status --porcelain | grep .",
         ] {
-            let why = refusal(reads, root, goal);
-            assert!(
-                why.as_deref().is_none_or(|w| !w.contains("writes")),
-                "{reads}: {why:?}"
-            );
+            assert_eq!(refusal(reads, root, goal), None, "{reads}");
         }
     }
 

@@ -145,13 +145,8 @@ pub(super) fn outcome(
         output.push_str(&format!("\n{note}"));
     }
     StepOutcome {
-        success,
-        output,
-        denied: None,
-        forbidden: None,
-        approved_all,
         tokens,
         checks,
-        no_change: false,
+        ..StepOutcome::settled(success, output, approved_all)
     }
 }

@@ -140,13 +140,16 @@ async fn prepare(
         &workspace, &span.file, &original, results,
     ));
     // The changes the run made elsewhere, made again here (journaled: a
-    // re-run tries the same ones).
-    let replays = ctx
-        .journal(&format!("{label}:replays"), async {
-            super::replay::work_tree_changes(&workspace).await
-        })
-        .await?;
-    flag_mutants.extend(super::replay::replay_mutants(&original, &span, &replays));
+    // re-run tries the same ones); read only while a check fails, as
+    // mutants are tried only then.
+    if results.iter().any(|result| !result.passed) {
+        let replays = ctx
+            .journal(&format!("{label}:replays"), async {
+                super::replay::work_tree_changes(&workspace).await
+            })
+            .await?;
+        flag_mutants.extend(super::replay::replay_mutants(&original, &span, &replays));
+    }
     let syntax_repair = matches!(
         check_syntax(&span.file, &original),
         super::Syntax::Invalid(_)
@@ -192,14 +195,5 @@ async fn prepare(
 
 /// A failed edit step that made no model call and changed nothing.
 fn failed(message: String) -> StepOutcome {
-    StepOutcome {
-        success: false,
-        output: message,
-        denied: None,
-        forbidden: None,
-        approved_all: false,
-        tokens: 0,
-        checks: None,
-        no_change: false,
-    }
+    StepOutcome::settled(false, message, false)
 }
