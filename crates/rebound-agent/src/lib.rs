@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod artifact_plan;
+mod bare_program;
 pub mod checks;
 mod cherry_pick_plan;
 mod commit_plan;

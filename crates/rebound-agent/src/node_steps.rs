@@ -153,6 +153,8 @@ pub(crate) struct Plan<U> {
     pub tokens: u64,
     /// Working time, this node's so far included.
     pub work_ms: u64,
+    /// The harness made the plan, not the model (a recipe of needed steps).
+    pub by_harness: bool,
 }
 
 /// Makes the plan ([`make_plan`]); or (`Err`) the update that stops the
@@ -192,5 +194,6 @@ pub(crate) async fn plan<U: RunUpdate>(
         update: update.tokens(tokens).work_ms(work_ms),
         tokens,
         work_ms,
+        by_harness: planned.by_harness,
     }))
 }

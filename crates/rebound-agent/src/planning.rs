@@ -38,6 +38,9 @@ pub(crate) struct Planned {
     pub(crate) considered: Option<Considered>,
     /// Tokens used.
     pub(crate) tokens: u64,
+    /// The harness made the plan without the model (a recipe whose steps
+    /// are all needed, such as a branch made and then a commit taken off).
+    pub(crate) by_harness: bool,
 }
 
 impl Planned {
@@ -47,6 +50,7 @@ impl Planned {
             steps: Err(why),
             considered: None,
             tokens,
+            by_harness: false,
         }
     }
 }
@@ -239,6 +243,7 @@ pub(crate) async fn make_plan(
         steps: Ok(steps),
         considered,
         tokens,
+        by_harness: false,
     })
 }
 
@@ -545,6 +550,7 @@ fn harness_plan(ctx: &NodeContext, steps: Vec<PlanStep>, repair: bool) -> Planne
         steps: Ok(steps),
         considered: None,
         tokens: 0,
+        by_harness: true,
     }
 }
 

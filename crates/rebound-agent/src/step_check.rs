@@ -79,7 +79,24 @@ pub fn check_step(step: &PlanStep, workspace: &Path, protected: &[String]) -> Ch
         }
         StepKind::Create => check_create(step, workspace, protected),
         StepKind::Script => check_script(step, workspace),
-        StepKind::Run | StepKind::Observe => Checked::Fine(step.clone()),
+        StepKind::Run | StepKind::Observe => check_command(step, workspace),
+    }
+}
+
+/// A command that starts a workspace program by its bare name
+/// (`total.sh`, which the shell looks for on `PATH`) runs that file
+/// ([`crate::bare_program`]).
+fn check_command(step: &PlanStep, workspace: &Path) -> Checked {
+    let command = step.command.as_deref().unwrap_or_default();
+    match crate::bare_program::repaired(command, workspace) {
+        Some(fixed) => Checked::Repaired(
+            PlanStep {
+                command: Some(fixed.clone()),
+                ..step.clone()
+            },
+            format!("`{command}` names a program of the project that is not on PATH: `{fixed}`"),
+        ),
+        None => Checked::Fine(step.clone()),
     }
 }
 
@@ -409,6 +426,20 @@ mod tests {
             panic!()
         };
         assert_eq!(step.command.as_deref(), Some("mkdir out"));
+    }
+
+    #[test]
+    fn a_run_step_that_names_a_project_program_bare_runs_its_file() {
+        let dir = workspace();
+        let ws = dir.path();
+        let run = PlanStep::command("Run it", "calc.py | head -1");
+        let Checked::Repaired(step, reason) = check_step(&run, ws, &[]) else {
+            panic!()
+        };
+        assert_eq!(step.command.as_deref(), Some("python3 calc.py | head -1"));
+        assert!(reason.contains("not on PATH"), "{reason}");
+        let fine = PlanStep::command("Run it", "python3 calc.py");
+        assert_eq!(check_step(&fine, ws, &[]), Checked::Fine(fine.clone()));
     }
 
     #[test]

@@ -913,3 +913,52 @@ async fn a_target_whose_edits_failed_twice_is_not_offered_again() {
         "after two, the plan may not name `header`"
     );
 }
+
+/// The model's plan ends at the step that made every failing check pass:
+/// the next step (a second rewrite of the same file, planned before the
+/// checks passed) would drop a line no check looks at, and the checks,
+/// passing either way, could not tell. It is left out; the review sees it
+/// marked so, and its finish is verified by the check (the agent's own,
+/// which cannot settle the goal without a review).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_ends_at_the_step_that_made_the_failing_checks_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), "draft\nkeep me\n").unwrap();
+    let steps = serde_json::json!({"steps": [
+        {"kind": "edit", "description": "Mark the notes done", "file": "notes.txt", "target": ""},
+        {"kind": "edit", "description": "Tidy the notes", "file": "notes.txt", "target": ""},
+        {"kind": "run", "description": "Show them", "command": "touch SHOWN"},
+    ]});
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(steps),
+        Step::text("```text\ndone\nkeep me\n```"),
+        review("continue", "the notes are done", &[])
+            .expect_user_contains("2. [left out: every check passes] Tidy the notes"),
+        // What the second step would have written, were it run.
+        Step::text("```text\ndone\n```"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        edit_mutants: 0,
+        ..AgentConfig::default()
+    };
+    let agent = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new("grep -qx done notes.txt", CheckSource::Agent)];
+    let (state, events) = run(
+        &agent,
+        PevState::new("mark the notes done", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 1, "the second edit was never asked for");
+    assert_eq!(
+        std::fs::read_to_string(work.join("notes.txt")).unwrap(),
+        "done\nkeep me\n"
+    );
+    assert!(!work.join("SHOWN").exists());
+    let outputs = step_outputs(&events);
+    assert_eq!(outputs.len(), 1, "{outputs:?}");
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+}

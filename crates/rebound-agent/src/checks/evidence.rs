@@ -74,6 +74,10 @@ pub struct Evidence {
     /// after an edit had removed that line, and judged every later edit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found: Option<u64>,
+    /// The checks' last run passed every check, and the run before it
+    /// failed one: the step that ran between them made them pass.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flipped: bool,
 }
 
 impl Evidence {
@@ -181,6 +185,7 @@ impl Evidence {
             structure: self.structure.clone(),
             new_values: self.new_values.clone(),
             found: self.found,
+            flipped: run.passed() && !self.results.is_empty() && !all_passed(&self.results),
             checks,
         }
     }

@@ -74,6 +74,9 @@ pub async fn consider(
     let Some(command) = proposed.map(str::trim).filter(|c| !c.is_empty()) else {
         return Ok(not_adopted(approved_all));
     };
+    // `total.sh | grep ...` meant the project's own total.sh.
+    let repaired = crate::bare_program::repaired(command, deps.workspace.workspace());
+    let command = repaired.as_deref().unwrap_or(command);
     let unseen = if evidence.checks.iter().any(|c| c.command.trim() == command) {
         Some("the run has this check already: a proposal must test something the run's checks do not".to_string())
     } else {

@@ -113,6 +113,7 @@ pub async fn planner(
         update,
         tokens,
         work_ms,
+        by_harness,
     } = match node_steps::plan(ctx, deps, &planner, &context, update).await? {
         Ok(plan) => plan,
         Err(stop) => return Ok(stop),
@@ -124,6 +125,7 @@ pub async fn planner(
     Ok(update
         .progress(progress.with_plan(&steps))
         .plan(steps)
+        .harness_plan(by_harness)
         .plan_status(PlanStatus::Executing)
         .step_index(0)
         .verdict(None)
@@ -262,12 +264,13 @@ pub async fn executor(
 /// The reviewer's user message: the goal, the plan with progress marks, the
 /// recent step results (not the transcript), and how the checks last ran.
 pub fn reviewer_message(state: &PevState) -> String {
-    review_prompt(state, &state.evidence.results)
+    review_prompt(state, &state.evidence.results, state.evidence.flipped)
 }
 
 /// [`reviewer_message`] with the checks' `results` (fresher than the
-/// state's).
-fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
+/// state's) and whether their last run `flipped` them to passing.
+fn review_prompt(state: &PevState, results: &[CheckResult], flipped: bool) -> String {
+    let left_out = ends_plan_early(state, results, flipped);
     let plan = state
         .plan
         .iter()
@@ -276,6 +279,7 @@ fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
             let mark = match i.cmp(&state.step_index) {
                 std::cmp::Ordering::Less => "[done]",
                 std::cmp::Ordering::Equal => "[just ran]",
+                std::cmp::Ordering::Greater if left_out => "[left out: every check passes]",
                 std::cmp::Ordering::Greater => "[to do]",
             };
             format!("{}. {mark} {}", i + 1, step.description)
@@ -309,7 +313,7 @@ fn review_prompt(state: &PevState, results: &[CheckResult]) -> String {
             .collect();
         format!("\nChecks:\n{}\n", lines.join("\n"))
     };
-    let last = if plan_done(state, results) {
+    let last = if plan_done(state, results, flipped) {
         prompts::REVIEWER_LAST_STEP
     } else {
         ""
@@ -353,6 +357,9 @@ pub async fn reviewer(
     let results = fresh
         .as_ref()
         .map_or(&state.evidence.results[..], |r| &r.results[..]);
+    let flipped = fresh.as_ref().map_or(state.evidence.flipped, |run| {
+        state.evidence.after(run).flipped
+    });
     if verify::settled(&state.evidence, fresh.as_ref()) {
         let passed: Vec<String> = results.iter().map(|r| r.headline()).collect();
         let review = Review {
@@ -365,10 +372,10 @@ pub async fn reviewer(
         };
         return Ok(concluded(update, review, 0).await);
     }
-    if let Some(review) = judged_by_harness(state, results) {
+    if let Some(review) = judged_by_harness(state, results, flipped) {
         return Ok(concluded(update, review, 0).await);
     }
-    let passing_end = plan_done(state, results) && crate::checks::all_passed(results);
+    let passing_end = plan_done(state, results, flipped) && crate::checks::all_passed(results);
     if passing_end && state.evidence.passing_reviews > 0 {
         // A plan before this one ended with every check passing too, and
         // its review asked for more: another plan would spend the run's
@@ -387,7 +394,7 @@ pub async fn reviewer(
     let request = ChatRequest::new()
         .system(prompts::REVIEWER)
         .max_tokens(deps.config.max_answer_tokens)
-        .message(Message::user(review_prompt(state, results)));
+        .message(Message::user(review_prompt(state, results, flipped)));
     let answer = ask::<Review>(ctx, "reviewer", deps.model.as_ref(), request).await?;
     let mut review = answer.value.unwrap_or_else(|error| Review {
         verdict: Verdict::Continue,
@@ -397,7 +404,7 @@ pub async fn reviewer(
         fix_suggestions: Vec::new(),
     });
     if review.verdict == Verdict::Continue
-        && plan_done(state, results)
+        && plan_done(state, results, flipped)
         && crate::checks::all_passed(results)
     {
         // `continue` with no step left would only make a new plan, while
@@ -448,14 +455,33 @@ pub async fn reviewer(
 }
 
 /// Whether the plan has nothing left to do after the step that just ran:
-/// it was the last, or every check passes (`results`) and the steps left
+/// it was the last; or every check passes (`results`) and the steps left
 /// only observe (they read; the checks have judged already, and running
-/// them would spend the run's time on a goal that is reached).
-fn plan_done(state: &PevState, results: &[CheckResult]) -> bool {
+/// them would spend the run's time on a goal that is reached); or the
+/// plan ends early ([`ends_plan_early`]).
+fn plan_done(state: &PevState, results: &[CheckResult], flipped: bool) -> bool {
     let left = state.plan.get(state.step_index + 1..).unwrap_or_default();
     left.is_empty()
         || (crate::checks::all_passed(results)
             && left.iter().all(|step| step.kind == StepKind::Observe))
+        || ends_plan_early(state, results, flipped)
+}
+
+/// Whether the model's plan ends at the step that just ran, with steps
+/// left: that step made every check pass that failed before it
+/// (`flipped`). The steps left were planned before the checks passed;
+/// the checks, passing already, cannot judge them, so they could only
+/// undo the work unseen (found on dev: a script fixed by its first edit,
+/// rewritten whole by a later step of the same plan that dropped a
+/// filter no check looked at) or spend the run's time. The review that
+/// follows decides between a finish and a new plan. A harness plan is a
+/// recipe whose steps are all needed (a branch made, then a commit taken
+/// off the current one): it runs to its end.
+fn ends_plan_early(state: &PevState, results: &[CheckResult], flipped: bool) -> bool {
+    flipped
+        && !state.harness_plan
+        && crate::checks::all_passed(results)
+        && state.step_index + 1 < state.plan.len()
 }
 
 /// The verdict on a step that needs no model to judge it: while steps of
@@ -464,7 +490,7 @@ fn plan_done(state: &PevState, results: &[CheckResult]) -> bool {
 /// done and a check (`results`) fails, `replan` (whatever the model said,
 /// the planner would be next: a finish is overruled, a continue ends the
 /// plan). `None` otherwise.
-fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review> {
+fn judged_by_harness(state: &PevState, results: &[CheckResult], flipped: bool) -> Option<Review> {
     let step = state.plan.get(state.step_index)?;
     let verdict = |verdict, reason: String| {
         Some(Review {
@@ -473,7 +499,7 @@ fn judged_by_harness(state: &PevState, results: &[CheckResult]) -> Option<Review
             fix_suggestions: Vec::new(),
         })
     };
-    if plan_done(state, results) {
+    if plan_done(state, results, flipped) {
         if crate::checks::passed_but_sandboxed(results) {
             let stopped: Vec<String> = results
                 .iter()

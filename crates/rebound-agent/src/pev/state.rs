@@ -18,6 +18,10 @@ pub struct PevState {
     pub messages: Vec<Message>,
     /// The current plan; empty when there is none (the planner makes one).
     pub plan: Vec<PlanStep>,
+    /// The harness made the current plan without the model: a recipe whose
+    /// steps are all needed, run to its end even once every check passes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub harness_plan: bool,
     /// Where the plan stands (note 2).
     pub plan_status: PlanStatus,
     /// The step the executor runs next.

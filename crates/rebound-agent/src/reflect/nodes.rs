@@ -109,6 +109,7 @@ pub async fn planner(
         update,
         tokens,
         work_ms,
+        ..
     } = match node_steps::plan(ctx, deps, &planner, &context, update).await? {
         Ok(plan) => plan,
         Err(stop) => return Ok(stop),
