@@ -811,18 +811,28 @@ pub fn named_runner(goal: &str, workspace: &Path) -> Option<String> {
 /// The sentence must be about lines or name the file, and the example must
 /// not follow words about what is left out in its sentence ("drop
 /// extras such as `[binary]`": found on dev, where that made every right
-/// line fail the check).
+/// line fail the check), nor be followed by a denial of what it shows
+/// ("option lines (like `-r base.txt`) are not packages": found on dev,
+/// where every package name failed a `-X Y` shape).
 pub fn file_shape(goal: &str) -> Option<(String, String)> {
     let file = output_file(goal)?;
-    let (examples, left_out) = (EXAMPLE.as_ref()?, LEFT_OUT.as_ref()?);
+    let (examples, left_out, denied) = (
+        EXAMPLE.as_ref()?,
+        LEFT_OUT.as_ref()?,
+        DENIED.as_ref()?,
+    );
     let example = SENTENCE_END
         .as_ref()?
         .split(goal)
         .filter(|sentence| sentence.to_lowercase().contains("line") || sentence.contains(&file))
         .flat_map(|sentence| {
             examples.captures_iter(sentence).filter_map(move |c| {
-                let start = c.get(0).map_or(0, |m| m.start());
-                if left_out.is_match(&sentence[..start]) {
+                let (start, end) = c.get(0).map_or((0, 0), |m| (m.start(), m.end()));
+                // The denial belongs to the example's own clause (up to
+                // the next comma, semicolon or colon).
+                let after = &sentence[end..];
+                let clause = after.split([',', ';', ':']).next().unwrap_or(after);
+                if left_out.is_match(&sentence[..start]) || denied.is_match(clause) {
                     return None;
                 }
                 quoted_value(&c, 1)
@@ -839,6 +849,12 @@ pub fn file_shape(goal: &str) -> Option<(String, String)> {
 /// out of a file, not the shape of its lines.
 static LEFT_OUT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:drop|dropping|remove|removing|strip|stripping|ignore|ignoring|skip|skipping|exclude|excluding|without|omit|omitting|not|no)\b|n't\b|\bleave\s+out\b").ok()
+});
+
+/// A denial after an example, in its clause: what the example shows
+/// "is not", "are not", "aren't", "does not count", "don't belong".
+static DENIED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:is|are)\s+not\b|\b(?:is|are)n't\b|\b(?:do|does)\s+not\s+(?:count|belong)\b|\b(?:do|does)n't\s+(?:count|belong)\b").ok()
 });
 
 /// Whether a quoted example is a command, not a line of a file: words
@@ -1434,6 +1450,15 @@ mod tests {
             assert!(!shape.is_match(line), "{line}");
         }
         assert_eq!(file_shape("Write report.txt, sorted."), None, "no example");
+        assert_eq!(
+            file_shape("Give me one list of all the packages the files in requirements/ ask for. Write packages.txt with one project name per line, each name once, sorted in plain ASCII order. Comments, blank lines and option lines (the ones starting with `-`, like `-r base.txt`) are not packages."),
+            None,
+            "an example of lines the goal denies"
+        );
+        assert!(
+            file_shape("Write report.txt with one line per file, like `a.log: 3`, skipping files that are not logs.").is_some(),
+            "a denial in a later clause about other things"
+        );
         assert_eq!(
             file_shape("Write packages.txt with one name per line. Only the name: drop version specifiers, extras such as `[binary]` and comments."),
             None,
