@@ -962,3 +962,53 @@ async fn a_plan_ends_at_the_step_that_made_the_failing_checks_pass() {
     assert_eq!(outputs.len(), 1, "{outputs:?}");
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
 }
+
+/// A flip belongs to the step that made it: after the review asks for a
+/// new plan, that plan's first step (an observe, which runs no checks)
+/// does not end it, and its edit runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_plan_is_not_ended_by_an_earlier_plans_flip() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), "draft\n").unwrap();
+    let first = serde_json::json!({"steps": [
+        {"kind": "edit", "description": "Mark the notes done", "file": "notes.txt", "target": ""},
+        {"kind": "edit", "description": "Tidy the notes", "file": "notes.txt", "target": ""},
+    ]});
+    let second = serde_json::json!({"steps": [
+        {"kind": "observe", "description": "Read them", "command": "cat notes.txt"},
+        {"kind": "edit", "description": "Add the follow-up", "file": "notes.txt", "target": ""},
+    ]});
+    let model = Arc::new(ScriptedModel::new([
+        Step::json(first),
+        Step::text("```text\ndone\n```"),
+        review("replan", "the follow-up is missing", &[]),
+        Step::json(second),
+        Step::text("```text\ndone\nfollow up\n```"),
+    ]));
+    let config = AgentConfig {
+        edit_candidates: 0,
+        edit_mutants: 0,
+        ..AgentConfig::default()
+    };
+    let agent = graph(&model, &work, dir.path(), config);
+    let checks = vec![Check::new("grep -qx done notes.txt", CheckSource::Agent)];
+    let (_, events) = run(
+        &agent,
+        PevState::new("mark the notes done and add the follow-up", 10).with_checks(checks),
+    )
+    .await;
+
+    assert_eq!(model.remaining(), 0);
+    assert_eq!(
+        std::fs::read_to_string(work.join("notes.txt")).unwrap(),
+        "done\nfollow up\n"
+    );
+    let kinds: Vec<StepKind> = step_outputs(&events).iter().map(|o| o.0).collect();
+    assert_eq!(
+        kinds,
+        [StepKind::Edit, StepKind::Observe, StepKind::Edit],
+        "{events:?}"
+    );
+}

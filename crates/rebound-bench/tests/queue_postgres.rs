@@ -57,10 +57,15 @@ fn queue_postgres_runs_every_run_through_two_worker_processes() {
     for field in ["wall_s", "runs_per_s", "enqueue_s"] {
         assert!(line[field].as_f64().unwrap() > 0.0, "{field}: {line}");
     }
-    // Every run was claimed, by claims of one run or more, each timed.
+    // Every run was claimed, by claims of one run or more, each timed; a
+    // run whose lease ran out on a loaded machine is claimed once more.
     let claims = line["claims"].as_u64().unwrap();
     let empty = line["claims_empty"].as_u64().unwrap();
-    assert!(claims > empty && claims - empty <= 200, "{line}");
+    let reclaimed = line["reclaimed"].as_u64().unwrap();
+    assert!(
+        claims > empty && claims - empty <= 200 + reclaimed,
+        "{line}"
+    );
     let per_claim = line["runs_per_busy_claim"].as_f64().unwrap();
     assert!(per_claim >= 1.0, "{line}");
     let (p50, p99) = (

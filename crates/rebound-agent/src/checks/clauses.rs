@@ -816,11 +816,7 @@ pub fn named_runner(goal: &str, workspace: &Path) -> Option<String> {
 /// where every package name failed a `-X Y` shape).
 pub fn file_shape(goal: &str) -> Option<(String, String)> {
     let file = output_file(goal)?;
-    let (examples, left_out, denied) = (
-        EXAMPLE.as_ref()?,
-        LEFT_OUT.as_ref()?,
-        DENIED.as_ref()?,
-    );
+    let (examples, left_out, denied) = (EXAMPLE.as_ref()?, LEFT_OUT.as_ref()?, DENIED.as_ref()?);
     let example = SENTENCE_END
         .as_ref()?
         .split(goal)

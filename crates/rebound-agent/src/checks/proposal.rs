@@ -266,6 +266,11 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
             })
         })
         .or_else(|| {
+            alternatives(command).then(|| {
+                "it passes when either side of its `||` does, so it can pass with part of the goal undone: a check requires everything it looks for (join them with `&&`)".to_string()
+            })
+        })
+        .or_else(|| {
             invented_line(command, goal).map(|invented| {
                 format!(
                     "it looks for `{}`, which the goal does not give: a check looks for a line the goal quotes or states, not one the agent made up",
@@ -273,6 +278,57 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
                 )
             })
         })
+}
+
+/// Whether `command` offers alternatives: two or more parts joined by a
+/// top-level `||` each test something (a `grep`, `test` or `[`), so
+/// either passing passes it. A fallback that only reports a failure
+/// (`... || exit 1`, `|| { echo missing; false; }`) is no alternative.
+/// Found on dev: `go run main.go | grep -qxF 'Milk: 3 x 1.05 = 3.15' ||
+/// go run main.go | grep -qxF 'total: 40.04'` was adopted, a fix of the
+/// first line alone passed it, and the run claimed a receipt whose total
+/// was still wrong.
+fn alternatives(command: &str) -> bool {
+    let tests = |part: &str| {
+        let part = part.trim_start_matches(['(', '{', ' ', '!']);
+        !grep_calls(part).is_empty()
+            || part.starts_with("test ")
+            || part.starts_with("[ ")
+            || part.starts_with("[[ ")
+    };
+    top_level_parts(command, "||")
+        .into_iter()
+        .filter(|part| tests(part))
+        .count()
+        >= 2
+}
+
+/// `command` split at each `separator` outside quotes.
+fn top_level_parts<'a>(command: &'a str, separator: &str) -> Vec<&'a str> {
+    let mut parts = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut chars = command.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match quote {
+            Some('"') if c == '\\' => {
+                chars.next();
+            }
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if command[i..].starts_with(separator) => {
+                parts.push(&command[start..i]);
+                start = i + separator.len();
+                for _ in 1..separator.len() {
+                    chars.next();
+                }
+            }
+            None => {}
+        }
+    }
+    parts.push(&command[start..]);
+    parts
 }
 
 /// Characters that make a pattern a regular expression rather than a line
@@ -693,6 +749,31 @@ mod tests {
             None,
             "only grep itself"
         );
+    }
+
+    #[test]
+    fn a_check_that_either_of_two_tests_passes_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("main.go"), "package main\n").unwrap();
+        let goal = "Every amount must have two decimals, e.g. `Milk: 3 x 1.05 = 3.15` and a last line `total: 40.04`. Fix main.go.";
+        let either = refusal(
+            "go run main.go | grep -qxF 'Milk: 3 x 1.05 = 3.15' || go run main.go | grep -qxF 'total: 40.04' || exit 1",
+            root,
+            goal,
+        )
+        .unwrap();
+        assert!(either.contains("either side"), "{either}");
+        assert!(refusal("test -s out.txt || [ -f main.go ]", root, goal).is_some());
+        for required in [
+            "go run main.go | grep -qxF 'Milk: 3 x 1.05 = 3.15' && go run main.go | grep -qxF 'total: 40.04'",
+            "go run main.go | grep -qxF 'total: 40.04' || exit 1",
+            "go run main.go | grep -qxF 'total: 40.04' || { echo 'no total'; false; }",
+            "go run main.go | grep -qE 'Milk|total: 40.04'",
+            "go run main.go | grep -qxF 'a || b' main.go",
+        ] {
+            assert!(!super::alternatives(required), "{required}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use rebound_llm::{ChatRequest, Message};
 
 use super::state::{PevState, PevStateUpdate};
 use crate::checks::verify;
-use crate::checks::{CheckResult, CheckRun};
+use crate::checks::{CheckResult, CheckRun, Evidence};
 use crate::events::{AgentEvent, Emit};
 use crate::llm::{ask, shorten};
 use crate::node_steps::{self, elapsed_ms, Plan, PlannerState};
@@ -223,6 +223,12 @@ pub async fn executor(
         .approved_all(state.approved_all || outcome.approved_all);
     if let Some(run) = &outcome.checks {
         update = update.evidence(state.evidence.after(run));
+    } else if state.evidence.flipped {
+        // The flip belonged to an earlier step: this one ran no checks.
+        update = update.evidence(Evidence {
+            flipped: false,
+            ..state.evidence.clone()
+        });
     }
     let budget = &deps.config.budget;
     let mut stop = budget.exhausted(tokens, work_ms);
