@@ -273,6 +273,13 @@ impl Evidence {
             StopReason::Error {
                 message: "the run ended on a finish that its checks do not confirm".to_string(),
             }
+        } else if self.passing_reviews > 0 && !super::has_named(&self.checks) {
+            // A review asked for more while these checks all passed: they
+            // did not tell its "not yet" from done, so they cannot verify
+            // a finish now (found on dev: an agent-written check passed,
+            // the reviewer said the receipt was still wrong, and the
+            // harness's finish after the next plan was claimed).
+            StopReason::FinishedUnverified
         } else if self.tests_changed.is_empty()
             && self.uncovered().is_empty()
             && verify(&self.checks, &self.results, self.failed_at_start)
@@ -436,6 +443,32 @@ mod tests {
         let evidence = evidence.after(&passing);
         assert_eq!(evidence.finish_reason(), StopReason::FinishedUnverified);
         assert_eq!(evidence.uncovered().len(), 1, "{:?}", evidence.uncovered());
+    }
+
+    #[test]
+    fn an_agent_check_that_passed_through_a_review_asking_for_more_does_not_verify() {
+        let goal = "Fix the receipt's amounts in main.go.";
+        let check = "go run main.go | grep -qxF 'total: 40.04'";
+        let agent = Check::new(check, CheckSource::Agent);
+        let evidence = Evidence::for_goal(goal, vec![agent])
+            .after(&run(CheckWhen::Start, check, false))
+            .after(&run(CheckWhen::AfterChange, check, true));
+        assert_eq!(evidence.finish_reason(), StopReason::Finished);
+        let asked_more = Evidence {
+            passing_reviews: 1,
+            ..evidence
+        };
+        assert_eq!(asked_more.finish_reason(), StopReason::FinishedUnverified);
+        let named = Check::new("go test ./...", CheckSource::Flag);
+        let flagged = Evidence {
+            checks: vec![named],
+            ..asked_more
+        };
+        assert_eq!(
+            flagged.finish_reason(),
+            StopReason::Finished,
+            "the user's own check still decides"
+        );
     }
 
     #[test]

@@ -204,12 +204,19 @@ pub fn resolve(
 /// start are regression guards, not evidence of the goal. A condition
 /// ([`CheckSource::is_condition`]) never verifies alone.
 pub fn verify(checks: &[Check], results: &[CheckResult], failed_at_start: bool) -> bool {
-    let named = checks.iter().any(|check| {
-        (check.source.is_users_own() && !check.source.is_weak())
-            || matches!(check.source, CheckSource::Config { .. })
-    });
+    let named = has_named(checks);
     let only_conditions = checks.iter().all(|c| c.source.is_condition());
     all_passed(results) && (failed_at_start || named) && !only_conditions
+}
+
+/// Whether one of `checks` is the user's own and can tell done from not
+/// done by itself (`--check`, the configuration, the goal, its clauses;
+/// not a condition).
+pub fn has_named(checks: &[Check]) -> bool {
+    checks.iter().any(|check| {
+        (check.source.is_users_own() && !check.source.is_weak())
+            || matches!(check.source, CheckSource::Config { .. })
+    })
 }
 
 /// Whether every check passed (`false` for no results).
