@@ -7,23 +7,28 @@
 //! the program is run the way its file says (`./name` when it is
 //! executable, else its interpreter by shebang or extension).
 
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::checks::detect_on_path;
+use crate::step_check::SHELL_WORDS;
 
 /// `command` with each program it starts that is a bare name of a file in
 /// `workspace` (no `/`, not on `PATH`, not a shell word) run as that file;
-/// `None` when there is none or one cannot be run (a data file, a
-/// directory, an unknown kind of script).
+/// `None` when there is none, one cannot be run (a data file, a
+/// directory, an unknown kind of script) or the line does not parse.
+/// Where a program is started is read by the approval policy's bash
+/// parser ([`rebound_tools::approval::program_spans`]).
 pub fn repaired(command: &str, workspace: &Path) -> Option<String> {
     let mut text = String::with_capacity(command.len() + 16);
     let mut copied = 0;
     let mut changed = false;
-    for (start, word) in command_starts(command) {
-        if let Some(run) = run_as(word, workspace) {
-            text.push_str(&command[copied..start]);
+    for span in rebound_tools::approval::program_spans(command)? {
+        if let Some(run) = run_as(&command[span.clone()], workspace) {
+            text.push_str(&command[copied..span.start]);
             text.push_str(&run);
-            copied = start + word.len();
+            copied = span.end;
             changed = true;
         }
     }
@@ -36,12 +41,7 @@ pub fn repaired(command: &str, workspace: &Path) -> Option<String> {
 
 /// How `name` is run as the workspace file it names, when it is one.
 fn run_as(name: &str, workspace: &Path) -> Option<String> {
-    if name.is_empty()
-        || name.contains(['/', '=', '$', '`', '\'', '"', '\\'])
-        || name.starts_with('-')
-        || SHELL_WORDS.contains(&name)
-        || detect_on_path(name)
-    {
+    if name.contains(['/', '$', '\\']) || SHELL_WORDS.contains(&name) || detect_on_path(name) {
         return None;
     }
     let path = workspace.join(name);
@@ -49,95 +49,39 @@ fn run_as(name: &str, workspace: &Path) -> Option<String> {
     if !meta.is_file() {
         return None;
     }
-    if is_executable(&meta) {
+    if meta.permissions().mode() & 0o111 != 0 {
         return Some(format!("./{name}"));
     }
-    let head = std::fs::read(&path).ok()?;
-    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    let shebang = String::from_utf8_lossy(first);
-    let interpreter = if let Some(line) = shebang.strip_prefix("#!") {
-        let words: Vec<&str> = line.split(['/', ' ']).collect();
-        if words.iter().any(|w| matches!(*w, "bash" | "sh")) {
-            Some("bash")
-        } else if words.iter().any(|w| w.starts_with("python")) {
-            Some("python3")
-        } else if words.contains(&"node") {
-            Some("node")
-        } else {
-            None
-        }
-    } else {
-        None
-    };
-    let interpreter = interpreter.or_else(|| match Path::new(name).extension()?.to_str()? {
-        "sh" | "bash" => Some("bash"),
-        "py" => Some("python3"),
-        "js" | "mjs" | "cjs" => Some("node"),
-        _ => None,
-    })?;
+    let mut head = Vec::with_capacity(128);
+    std::fs::File::open(&path)
+        .and_then(|file| file.take(128).read_to_end(&mut head))
+        .ok()?;
+    let interpreter =
+        shebang_program(&String::from_utf8_lossy(&head)).or_else(|| {
+            match Path::new(name).extension()?.to_str()? {
+                "sh" | "bash" => Some("bash"),
+                "py" => Some("python3"),
+                "js" | "mjs" | "cjs" => Some("node"),
+                _ => None,
+            }
+        })?;
     Some(format!("{interpreter} {name}"))
 }
 
-#[cfg(unix)]
-fn is_executable(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_meta: &std::fs::Metadata) -> bool {
-    false
-}
-
-/// Words that are the shell's, not programs on `PATH`.
-const SHELL_WORDS: &[&str] = &[
-    "cd", "echo", "export", "printf", "source", "set", "unset", "test", "[", "if", "then", "else",
-    "fi", "for", "while", "do", "done", "case", "esac", "time", "!", "{", "}", "(", ")",
-];
-
-/// The first word of each simple command in `command` (after the start,
-/// `|`, `||`, `&&`, `;`, `(` or a newline, outside quotes), with its byte
-/// offset.
-fn command_starts(command: &str) -> Vec<(usize, &str)> {
-    let bytes = command.as_bytes();
-    let mut starts = Vec::new();
-    let mut at_start = true;
-    let mut quote: Option<u8> = None;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if let Some(q) = quote {
-            if b == b'\\' && q == b'"' {
-                i += 2;
-                continue;
-            }
-            if b == q {
-                quote = None;
-            }
-            i += 1;
-            continue;
-        }
-        match b {
-            b'\'' | b'"' => {
-                quote = Some(b);
-                at_start = false;
-            }
-            b'|' | b'&' | b';' | b'(' | b'\n' => at_start = true,
-            b' ' | b'\t' => {}
-            _ if at_start => {
-                let end = command[i..]
-                    .find(|c: char| c.is_whitespace() || "|&;()<>".contains(c))
-                    .map_or(command.len(), |n| i + n);
-                starts.push((i, &command[i..end]));
-                at_start = false;
-                i = end;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
+/// The interpreter the `#!` line at the top of `text` names, as the
+/// program to run it with: `bash` (for bash or sh), `python3` or `node`.
+pub(crate) fn shebang_program(text: &str) -> Option<&'static str> {
+    let line = text.trim_start().lines().next()?.strip_prefix("#!")?;
+    let words: Vec<&str> = line.split(['/', ' ']).collect();
+    if words.iter().any(|w| matches!(*w, "bash" | "sh")) {
+        Some("bash")
+    } else if words.iter().any(|w| w.starts_with("python")) {
+        Some("python3")
+    } else if words.contains(&"node") {
+        Some("node")
+    } else {
+        None
     }
-    starts
 }
 
 #[cfg(test)]
@@ -151,12 +95,8 @@ mod tests {
         std::fs::write(dir.path().join("report.py"), "print(1)\n").unwrap();
         std::fs::write(dir.path().join("data.txt"), "1\n").unwrap();
         std::fs::write(dir.path().join("run"), "#!/bin/sh\necho hi\n").unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let run = dir.path().join("run");
-            std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
+        let run = dir.path().join("run");
+        std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).unwrap();
         dir
     }
 
@@ -173,8 +113,11 @@ mod tests {
             repaired("total.sh expenses.txt; echo done", ws).as_deref(),
             Some("bash total.sh expenses.txt; echo done")
         );
-        #[cfg(unix)]
         assert_eq!(repaired("run --fast", ws).as_deref(), Some("./run --fast"));
+        assert_eq!(
+            repaired("if total.sh; then echo $(report.py); fi", ws).as_deref(),
+            Some("if bash total.sh; then echo $(python3 report.py); fi")
+        );
     }
 
     #[test]
@@ -191,6 +134,8 @@ mod tests {
             "missing.sh",
             "echo total.sh",
             "FOO=1 make",
+            "for x in a; do echo $x; done",
+            "echo 'unclosed",
         ] {
             assert_eq!(repaired(command, ws), None, "{command}");
         }

@@ -638,19 +638,10 @@ impl Interpreter {
 /// the answer's fence names (`bash`, `sh`, `shell`), else Python (found on
 /// dev: a bash program fenced as Python).
 fn interpreter(answer: &str, code: &str) -> Interpreter {
-    if let Some(shebang) = code
-        .trim_start()
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("#!"))
-    {
-        let words: Vec<&str> = shebang.split(['/', ' ']).collect();
-        if words.iter().any(|w| matches!(*w, "bash" | "sh")) {
-            return Interpreter::Bash;
-        }
-        if words.iter().any(|w| w.starts_with("python")) {
-            return Interpreter::Python;
-        }
+    match crate::bare_program::shebang_program(code) {
+        Some("bash") => return Interpreter::Bash,
+        Some("python3") => return Interpreter::Python,
+        _ => {}
     }
     let tag = answer
         .lines()

@@ -19,7 +19,7 @@ use crate::{PlanStep, StepKind};
 
 /// Shell builtins and keywords a command in a file or target field may
 /// start with (they are not files on `PATH`).
-const SHELL_WORDS: &[&str] = &[
+pub(crate) const SHELL_WORDS: &[&str] = &[
     "cd", "echo", "export", "printf", "source", "set", "unset", "test", "[", "mkdir", "for", "if",
     "while",
 ];

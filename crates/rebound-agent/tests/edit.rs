@@ -51,6 +51,67 @@ fn graph(
     pev::build(deps).unwrap().with_checkpointer(saver(dir))
 }
 
+/// The configuration of a test that scripts every model answer: one
+/// candidate per edit, no mutants.
+fn model_only() -> AgentConfig {
+    AgentConfig {
+        edit_candidates: 0,
+        edit_mutants: 0,
+        ..AgentConfig::default()
+    }
+}
+
+/// The targets the planner's grammar offers an edit in `request`: the
+/// enum of the edit shape's `target`.
+fn edit_targets(request: &rebound_llm::ChatRequest) -> serde_json::Value {
+    let schema = &request.response_schema.as_ref().unwrap().schema;
+    let shapes = schema["properties"]["steps"]["items"]["anyOf"]
+        .as_array()
+        .unwrap();
+    let edit = shapes
+        .iter()
+        .find(|shape| shape["properties"]["kind"]["const"] == "edit")
+        .unwrap();
+    edit["properties"]["target"]["anyOf"][0]["enum"].clone()
+}
+
+/// A workspace whose report.py prints a total one too small, and `show`,
+/// which runs it. The check ([`report_check`]) names no file of the
+/// workspace's code: no failure points at report.py, so an unchanged
+/// answer is "nothing to change".
+fn report_workspace(dir: &Path) -> std::path::PathBuf {
+    let work = dir.join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(
+        work.join("report.py"),
+        "def header():\n    return \"Report\"\n\n\ndef total(values):\n    return sum(values) - 1\n\n\nif __name__ == \"__main__\":\n    print(header())\n    print(total([1, 2, 3]))\n",
+    )
+    .unwrap();
+    std::fs::write(work.join("show"), "python3 report.py\n").unwrap();
+    work
+}
+
+/// The check of [`report_workspace`]: the report's last line is 6.
+fn report_check() -> Vec<Check> {
+    vec![Check::new(
+        "test \"$(sh show | tail -n 1)\" = 6",
+        CheckSource::Flag,
+    )]
+}
+
+/// A workspace with notes.txt holding `text`.
+fn notes_workspace(dir: &Path, text: &str) -> std::path::PathBuf {
+    let work = dir.join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), text).unwrap();
+    work
+}
+
+/// The agent's own check of [`notes_workspace`]: a line `done`.
+fn notes_check() -> Vec<Check> {
+    vec![Check::new("grep -qx done notes.txt", CheckSource::Agent)]
+}
+
 fn step_outputs(events: &[AgentEvent]) -> Vec<(StepKind, bool, String)> {
     events
         .iter()
@@ -142,11 +203,7 @@ async fn a_failed_definition_edit_widens_to_the_whole_file() {
             .expect_user_contains("def add(a, b):")
             .expect_user_contains("AssertionError: -2 != 2"),
     ]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        edit_mutants: 0,
-        ..AgentConfig::default()
-    };
+    let config = model_only();
     let graph = graph(&model, &work, dir.path(), config);
     let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
 
@@ -198,11 +255,7 @@ async fn an_edit_whose_prompt_does_not_fit_the_context_fails_the_step_not_the_ru
             .expect_user_contains("does not fit the model's context window (7188 prompt tokens"),
         code(FIXED).expect_user_contains("def add(a, b):"),
     ]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        edit_mutants: 0,
-        ..AgentConfig::default()
-    };
+    let config = model_only();
     let graph = graph(&model, &work, dir.path(), config);
     let (state, events) = run(&graph, PevState::new("fix calc", 10).with_checks(check())).await;
 
@@ -774,16 +827,8 @@ async fn a_new_function_written_over_the_shown_one_is_added_beside_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_that_needed_no_change_is_not_offered_again() {
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
+    let work = report_workspace(dir.path());
     let header = "def header():\n    return \"Report\"\n";
-    let buggy = format!(
-        "{header}\n\ndef total(values):\n    return sum(values) - 1\n\n\nif __name__ == \"__main__\":\n    print(header())\n    print(total([1, 2, 3]))\n"
-    );
-    std::fs::write(work.join("report.py"), &buggy).unwrap();
-    // The check names no file of the workspace's code: no failure points
-    // at report.py, so an unchanged answer is "nothing to change".
-    std::fs::write(work.join("show"), "python3 report.py\n").unwrap();
     let edit = |target: &str| {
         Step::json(serde_json::json!({"steps": [
             {"kind": "edit", "description": "Fix the total", "file": "report.py", "target": target},
@@ -797,16 +842,9 @@ async fn a_target_that_needed_no_change_is_not_offered_again() {
             .expect_user_contains("- header in report.py"),
         code("def total(values):\n    return sum(values)\n"),
     ]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        edit_mutants: 0,
-        ..AgentConfig::default()
-    };
+    let config = model_only();
     let agent = graph(&model, &work, dir.path(), config);
-    let checks = vec![Check::new(
-        "test \"$(sh show | tail -n 1)\" = 6",
-        CheckSource::Flag,
-    )];
+    let checks = report_check();
     let (state, events) = run(
         &agent,
         PevState::new("the report's total is wrong", 10).with_checks(checks),
@@ -817,26 +855,13 @@ async fn a_target_that_needed_no_change_is_not_offered_again() {
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
     let outputs = step_outputs(&events);
     assert!(outputs[0].2.contains("needs no change"), "{outputs:?}");
-    // The targets the planner's grammar offers an edit: the enum of the
-    // edit shape's `target`.
-    let targets = |request: &rebound_llm::ChatRequest| -> serde_json::Value {
-        let schema = &request.response_schema.as_ref().unwrap().schema;
-        let shapes = schema["properties"]["steps"]["items"]["anyOf"]
-            .as_array()
-            .unwrap();
-        let edit = shapes
-            .iter()
-            .find(|shape| shape["properties"]["kind"]["const"] == "edit")
-            .unwrap();
-        edit["properties"]["target"]["anyOf"][0]["enum"].clone()
-    };
     let requests = model.requests();
     assert_eq!(
-        targets(&requests[0]),
+        edit_targets(&requests[0]),
         serde_json::json!(["", "header", "total"])
     );
     assert_eq!(
-        targets(&requests[2]),
+        edit_targets(&requests[2]),
         serde_json::json!(["", "total"]),
         "the second plan may not name `header`"
     );
@@ -849,11 +874,7 @@ async fn a_target_that_needed_no_change_is_not_offered_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_whose_edits_failed_twice_is_not_offered_again() {
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    let buggy = "def header():\n    return \"Report\"\n\n\ndef total(values):\n    return sum(values) - 1\n\n\nif __name__ == \"__main__\":\n    print(header())\n    print(total([1, 2, 3]))\n";
-    std::fs::write(work.join("report.py"), buggy).unwrap();
-    std::fs::write(work.join("show"), "python3 report.py\n").unwrap();
+    let work = report_workspace(dir.path());
     let edit = |words: &str, target: &str| {
         Step::json(serde_json::json!({"steps": [
             {"kind": "edit", "description": words, "file": "report.py", "target": target},
@@ -872,16 +893,9 @@ async fn a_target_whose_edits_failed_twice_is_not_offered_again() {
             .expect_user_contains("- header in report.py"),
         code("def total(values):\n    return sum(values)\n"),
     ]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        edit_mutants: 0,
-        ..AgentConfig::default()
-    };
+    let config = model_only();
     let agent = graph(&model, &work, dir.path(), config);
-    let checks = vec![Check::new(
-        "test \"$(sh show | tail -n 1)\" = 6",
-        CheckSource::Flag,
-    )];
+    let checks = report_check();
     let (state, _) = run(
         &agent,
         PevState::new("the report's total is wrong", 10).with_checks(checks),
@@ -890,25 +904,14 @@ async fn a_target_whose_edits_failed_twice_is_not_offered_again() {
 
     assert_eq!(model.remaining(), 0);
     assert_eq!(pev::stop_reason(&state), StopReason::Finished);
-    let targets = |request: &rebound_llm::ChatRequest| -> serde_json::Value {
-        let schema = &request.response_schema.as_ref().unwrap().schema;
-        let shapes = schema["properties"]["steps"]["items"]["anyOf"]
-            .as_array()
-            .unwrap();
-        let edit = shapes
-            .iter()
-            .find(|shape| shape["properties"]["kind"]["const"] == "edit")
-            .unwrap();
-        edit["properties"]["target"]["anyOf"][0]["enum"].clone()
-    };
     let requests = model.requests();
     assert_eq!(
-        targets(&requests[2]),
+        edit_targets(&requests[2]),
         serde_json::json!(["", "header", "total"]),
         "one failure is not enough"
     );
     assert_eq!(
-        targets(&requests[5]),
+        edit_targets(&requests[5]),
         serde_json::json!(["", "total"]),
         "after two, the plan may not name `header`"
     );
@@ -923,9 +926,7 @@ async fn a_target_whose_edits_failed_twice_is_not_offered_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_plan_ends_at_the_step_that_made_the_failing_checks_pass() {
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    std::fs::write(work.join("notes.txt"), "draft\nkeep me\n").unwrap();
+    let work = notes_workspace(dir.path(), "draft\nkeep me\n");
     let steps = serde_json::json!({"steps": [
         {"kind": "edit", "description": "Mark the notes done", "file": "notes.txt", "target": ""},
         {"kind": "edit", "description": "Tidy the notes", "file": "notes.txt", "target": ""},
@@ -939,13 +940,9 @@ async fn a_plan_ends_at_the_step_that_made_the_failing_checks_pass() {
         // What the second step would have written, were it run.
         Step::text("```text\ndone\n```"),
     ]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        edit_mutants: 0,
-        ..AgentConfig::default()
-    };
+    let config = model_only();
     let agent = graph(&model, &work, dir.path(), config);
-    let checks = vec![Check::new("grep -qx done notes.txt", CheckSource::Agent)];
+    let checks = notes_check();
     let (state, events) = run(
         &agent,
         PevState::new("mark the notes done", 10).with_checks(checks),
@@ -969,9 +966,7 @@ async fn a_plan_ends_at_the_step_that_made_the_failing_checks_pass() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_plan_is_not_ended_by_an_earlier_plans_flip() {
     let dir = tempfile::tempdir().unwrap();
-    let work = dir.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    std::fs::write(work.join("notes.txt"), "draft\n").unwrap();
+    let work = notes_workspace(dir.path(), "draft\n");
     let first = serde_json::json!({"steps": [
         {"kind": "edit", "description": "Mark the notes done", "file": "notes.txt", "target": ""},
         {"kind": "edit", "description": "Tidy the notes", "file": "notes.txt", "target": ""},
@@ -987,13 +982,9 @@ async fn a_new_plan_is_not_ended_by_an_earlier_plans_flip() {
         Step::json(second),
         Step::text("```text\ndone\nfollow up\n```"),
     ]));
-    let config = AgentConfig {
-        edit_candidates: 0,
-        edit_mutants: 0,
-        ..AgentConfig::default()
-    };
+    let config = model_only();
     let agent = graph(&model, &work, dir.path(), config);
-    let checks = vec![Check::new("grep -qx done notes.txt", CheckSource::Agent)];
+    let checks = notes_check();
     let (_, events) = run(
         &agent,
         PevState::new("mark the notes done and add the follow-up", 10).with_checks(checks),

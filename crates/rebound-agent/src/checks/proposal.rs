@@ -281,7 +281,8 @@ pub fn refusal(command: &str, workspace: &Path, goal: &str) -> Option<String> {
 }
 
 /// Whether `command` offers alternatives: two or more parts joined by a
-/// top-level `||` each test something (a `grep`, `test` or `[`), so
+/// top-level `||` (read by the approval policy's bash parser) each test
+/// something (a `grep`, `test` or `[`), so
 /// either passing passes it. A fallback that only reports a failure
 /// (`... || exit 1`, `|| { echo missing; false; }`) is no alternative.
 /// Found on dev: `go run main.go | grep -qxF 'Milk: 3 x 1.05 = 3.15' ||
@@ -296,39 +297,12 @@ fn alternatives(command: &str) -> bool {
             || part.starts_with("[ ")
             || part.starts_with("[[ ")
     };
-    top_level_parts(command, "||")
+    rebound_tools::approval::or_operands(command)
+        .unwrap_or_default()
         .into_iter()
-        .filter(|part| tests(part))
+        .filter(|span| tests(&command[span.clone()]))
         .count()
         >= 2
-}
-
-/// `command` split at each `separator` outside quotes.
-fn top_level_parts<'a>(command: &'a str, separator: &str) -> Vec<&'a str> {
-    let mut parts = Vec::new();
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    let mut chars = command.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match quote {
-            Some('"') if c == '\\' => {
-                chars.next();
-            }
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None if c == '\'' || c == '"' => quote = Some(c),
-            None if command[i..].starts_with(separator) => {
-                parts.push(&command[start..i]);
-                start = i + separator.len();
-                for _ in 1..separator.len() {
-                    chars.next();
-                }
-            }
-            None => {}
-        }
-    }
-    parts.push(&command[start..]);
-    parts
 }
 
 /// Characters that make a pattern a regular expression rather than a line

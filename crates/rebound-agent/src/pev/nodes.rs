@@ -363,9 +363,9 @@ pub async fn reviewer(
     let results = fresh
         .as_ref()
         .map_or(&state.evidence.results[..], |r| &r.results[..]);
-    let flipped = fresh.as_ref().map_or(state.evidence.flipped, |run| {
-        state.evidence.after(run).flipped
-    });
+    // Whether the checks' last run (this node's, recorded above, or the
+    // executor's) made them all pass.
+    let flipped = update.evidence.as_ref().unwrap_or(&state.evidence).flipped;
     if verify::settled(&state.evidence, fresh.as_ref()) {
         let passed: Vec<String> = results.iter().map(|r| r.headline()).collect();
         let review = Review {

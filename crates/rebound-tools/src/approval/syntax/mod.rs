@@ -149,6 +149,38 @@ pub(crate) fn parse(line: &str) -> Result<Script, SyntaxError> {
     Ok(Walker::read(line, tree.root_node(), false, 0))
 }
 
+/// The byte ranges of the statements `line` joins with a top-level `||`
+/// (`a | grep x || b` gives `a | grep x` and `b`; `a && b || c` gives
+/// `a && b` and `c`); one range when it has none; `None` when the line
+/// does not parse or is not one statement.
+pub(crate) fn or_operands(line: &str) -> Result<Option<Vec<Range<usize>>>, SyntaxError> {
+    let tree = parse_tree(line)?;
+    let root = tree.root_node();
+    if root.has_error() || root.named_child_count() != 1 {
+        return Ok(None);
+    }
+    let Some(statement) = root.named_child(0) else {
+        return Ok(None);
+    };
+    let mut operands = Vec::new();
+    let mut pending = vec![statement];
+    while let Some(node) = pending.pop() {
+        let mut cursor = node.walk();
+        let is_or = node.kind() == "list"
+            && node
+                .children(&mut cursor)
+                .any(|c| !c.is_named() && c.kind() == "||");
+        if is_or {
+            let mut members: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+            members.reverse();
+            pending.extend(members);
+        } else {
+            operands.push(node.byte_range());
+        }
+    }
+    Ok(Some(operands))
+}
+
 /// Reads `line` the forgiving way, for a line that does not parse: quotes
 /// and backticks are dropped and parentheses become `;`, so that the words
 /// of `echo 'oops && rm -rf /` are still seen. Only good for looking for
