@@ -1,6 +1,6 @@
 //! The harness's first plan for a file computed from data: one `script`
 //! step, with no planner call, when the goal asks for a file that does
-//! not exist yet ([`crate::checks::clauses::output_file`]), names data of
+//! not exist yet ([`crate::checks::clauses::asked_file`]), names data of
 //! the workspace it is computed from, and asks to fix nothing. The
 //! planner's first plan for such a goal was always that step (its
 //! `create` made a script by [`crate::planning`]) with checking steps
@@ -32,7 +32,7 @@ pub(crate) fn artifact_plan(goal: &str, workspace: &Path, first: bool) -> Option
     if !first || NOT_AN_ARTIFACT.as_ref()?.is_match(goal) {
         return None;
     }
-    let output = crate::checks::clauses::output_file(goal)?;
+    let output = crate::checks::clauses::asked_file(goal, workspace)?;
     if workspace.join(&output).exists() || !names_workspace_data(goal, workspace, &output) {
         return None;
     }
@@ -84,6 +84,29 @@ mod tests {
             true
         )
         .is_some());
+    }
+
+    #[test]
+    fn a_new_data_file_named_beside_the_data_is_the_answer_however_it_is_asked() {
+        let dir = workspace();
+        for (goal, file) in [
+            ("Count the rows per region from sales.csv into region_counts.txt, biggest first.", "region_counts.txt"),
+            ("Make me a summary from sales.csv: summary.csv with columns region,total.", "summary.csv"),
+            ("sales.csv has duplicates. I need a clean copy in sales_clean.csv, one row per region.", "sales_clean.csv"),
+        ] {
+            let plan = artifact_plan(goal, dir.path(), true).unwrap_or_else(|| panic!("{goal}"));
+            assert!(plan[0].description.contains(&format!("(write {file})")), "{goal}");
+        }
+        for goal in [
+            // Two new files: which one is the answer is not read.
+            "Split sales.csv into north.csv and south.csv by region.",
+            // A file that should be there.
+            "Reading sales.csv then totals.csv fails with No such file. Make it work.",
+            // No data of the workspace named.
+            "Count the regions into counts.txt.",
+        ] {
+            assert_eq!(artifact_plan(goal, dir.path(), true), None, "{goal}");
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 mod anthropic;
 mod catalog;
+mod cut_json;
 mod error;
 mod http;
 #[cfg(feature = "local")]

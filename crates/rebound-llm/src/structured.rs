@@ -3,8 +3,10 @@
 //! The schema comes from the type (`schemars`). A provider that enforces
 //! schemas gets it as `response_schema`; others get it in the system text,
 //! and the answer is extracted tolerantly (code fences, prose around the
-//! JSON). An invalid answer gets one repair attempt that shows the model the
-//! validation error; after that the error carries the raw text.
+//! JSON). An answer the token limit cut off keeps its whole array elements
+//! when they make a value; any other invalid answer gets one repair
+//! attempt that shows the model the validation error; after that the error
+//! carries the raw text.
 
 use serde::de::DeserializeOwned;
 
@@ -114,7 +116,7 @@ where
         attempt += 1;
         let response = chat_observed(model, &request, on_text).await?;
         usage += response.usage;
-        match parse::<T>(&response.text) {
+        match parse::<T>(&response.text).or_else(|error| whole_part(&response, error)) {
             Ok(value) => {
                 return Ok(Structured {
                     value,
@@ -144,6 +146,24 @@ where
             }
         }
     }
+}
+
+/// The value of the whole part of an answer the token limit cut off
+/// ([`crate::cut_json::whole_elements`]): a plan cut in its fourth step
+/// keeps three (found on dev: asking again took as long as the first
+/// answer and was cut again, and the run ended without a plan). `error`
+/// when the answer was not cut, or its whole part is not a `T`.
+fn whole_part<T: DeserializeOwned>(
+    response: &crate::ChatResponse,
+    error: String,
+) -> Result<T, String> {
+    if response.finish_reason != FinishReason::Length {
+        return Err(error);
+    }
+    crate::cut_json::whole_elements(&response.text)
+        .iter()
+        .find_map(|closed| parse::<T>(closed).ok())
+        .ok_or(error)
 }
 
 /// A provider-safe schema name: letters, digits and `_`.

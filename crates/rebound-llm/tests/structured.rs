@@ -95,6 +95,33 @@ async fn an_answer_cut_at_the_length_limit_is_asked_again_shorter() {
     );
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Steps {
+    steps: Vec<String>,
+}
+
+#[tokio::test]
+async fn an_answer_cut_in_a_list_keeps_its_whole_items_without_asking_again() {
+    let cut = ChatResponse {
+        text: r#"{"steps": ["make", "make test", "grep -qxF 'a' out.txt || grep -qxF 'b"#.into(),
+        finish_reason: rebound_llm::FinishReason::Length,
+        ..ChatResponse::default()
+    };
+    let model = ScriptedModel::new([Step::reply(cut)]);
+    let answer = chat_structured::<Steps>(&model, request()).await.unwrap();
+    assert_eq!(answer.attempts, 1);
+    assert_eq!(answer.value.steps, ["make", "make test"]);
+    assert_eq!(model.remaining(), 0);
+
+    // Not cut by the limit: an invalid answer, asked again.
+    let model = ScriptedModel::new([
+        Step::text(r#"{"steps": ["make", "make te"#),
+        Step::text(r#"{"steps": ["make"]}"#),
+    ]);
+    let answer = chat_structured::<Steps>(&model, request()).await.unwrap();
+    assert_eq!((answer.attempts, answer.value.steps.len()), (2, 1));
+}
+
 #[tokio::test]
 async fn after_the_repair_the_error_carries_the_raw_text() {
     let model = ScriptedModel::new([

@@ -53,11 +53,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 pub(crate) use super::phrases::{
-    commit_id_words, is_file_name, output_file, path_words, quoted_messages, quoted_texts,
-    quoted_value, subject_named, MessageOwner, PRINT_VERB, PROGRAM_PRINTS, QUOTED_TEXT,
-    SENTENCE_END,
+    asked_file, commit_id_words, is_file_name, output_file, path_words, quoted_messages,
+    quoted_texts, quoted_value, subject_named, MessageOwner, PRINT_VERB, PROGRAM_PRINTS,
+    QUOTED_TEXT, SENTENCE_END,
 };
 pub use super::phrases::{file_order, single_quote, Order};
+pub use super::protected::protected_files;
 use super::{Check, CheckSource};
 
 /// The rule of "X prints 'Y'".
@@ -366,7 +367,7 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             false,
         );
     }
-    if let Some(file) = output_file(goal) {
+    if let Some(file) = asked_file(goal, workspace) {
         // A file the goal asks for and no rule above reads: that it is
         // written at all, with something in it (found on dev: a program
         // wrote TODO.md empty, and with no check the run finished).
@@ -386,153 +387,6 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         }
     }
     checks
-}
-
-/// "do not change X", "without touching X", "don't modify X or Y": the
-/// object of the clause is group 1.
-static KEEP_UNCHANGED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:do\s+not|don't|dont|never|without|must\s+not|should\s+not)\s+(?:change|changing|touch|touching|modify|modifying|edit|editing|alter|altering)\s+(.+?)(?:[.;!?](?:\s|$)|\n|$)",
-    )
-    .ok()
-});
-
-/// Files listed at most from a protected directory.
-const MAX_PROTECTED_FILES: usize = 200;
-
-/// The workspace files the goal says not to change ("do not change
-/// test_calc.py", "without touching spread.c or the tests/ directory"):
-/// each word of such a clause that names a file of `workspace`, or every
-/// file of a directory it names, relative and sorted. Words that name
-/// nothing in the workspace are ignored.
-pub fn protected_files(goal: &str, workspace: &Path) -> Vec<String> {
-    let Some(regex) = KEEP_UNCHANGED.as_ref() else {
-        return Vec::new();
-    };
-    let mut files: Vec<String> = Vec::new();
-    for captures in regex.captures_iter(goal) {
-        let Some(object) = captures.get(1) else {
-            continue;
-        };
-        // "without changing them", "don't touch it": the files its
-        // sentence names before the clause (found on dev: "so that
-        // main.py and test_inventory.py work as they are, without
-        // changing them" protected nothing, and main.py was edited).
-        let words = object
-            .as_str()
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>();
-        if names_a_property(&words) {
-            // "without changing any of its settings": the file's values
-            // are to stay (the values rule compares them), not its text
-            // (found on dev: json-syntax's config.json was protected, and
-            // the harness's repair of its syntax never planned).
-            continue;
-        }
-        let pronoun = words.first().is_some_and(|w| {
-            matches!(
-                w.as_str(),
-                "it" | "them" | "these" | "those" | "either" | "both" | "any"
-            )
-        }) && !path_words(object.as_str()).any(|word| workspace.join(word).exists());
-        let object_text = if pronoun {
-            let start = captures.get(0).map_or(0, |m| m.start());
-            let sentence_start = SENTENCE_END
-                .as_ref()
-                .and_then(|re| re.find_iter(&goal[..start]).last())
-                .map_or(0, |m| m.end());
-            &goal[sentence_start..start]
-        } else {
-            object.as_str()
-        };
-        files.extend(kind_named_files(object_text, workspace));
-        for word in path_words(object_text) {
-            let path = workspace.join(word);
-            if path.is_file() {
-                files.push(word.to_string());
-            } else if path.is_dir() {
-                let mut inside = Vec::new();
-                files_under(workspace, &path, &mut inside);
-                files.extend(inside);
-            }
-        }
-    }
-    files.sort();
-    files.dedup();
-    files.truncate(MAX_PROTECTED_FILES);
-    files
-}
-
-/// Whether a protecting clause's object (`words`, lowercase) names a
-/// property of a file rather than a file: "its settings", "any of its
-/// values", "their keys" — a possessive and a noun other than the file's
-/// contents or text.
-fn names_a_property(words: &[String]) -> bool {
-    let rest = match words {
-        [any, of, rest @ ..] if any == "any" && of == "of" => rest,
-        rest => rest,
-    };
-    match rest {
-        [possessive, noun, ..] if possessive == "its" || possessive == "their" => !matches!(
-            noun.as_str(),
-            "content" | "contents" | "text" | "file" | "files" | "code" | "source" | "lines"
-        ),
-        _ => false,
-    }
-}
-
-/// Words that name files by their kind rather than their name ("the
-/// example config", "the sample data", "the templates").
-const KIND_WORDS: &[&str] = &["example", "sample", "template"];
-
-/// The workspace files a protecting clause names by kind (`text` says
-/// "the example config" and `digest.ini.example` is there): each file
-/// whose name has one of [`KIND_WORDS`] the text uses (or its plural) as
-/// a part between dots, dashes or underscores. Found on dev: "don't
-/// change digest.py, the example config or the logs" protected
-/// digest.py and logs/, and a script rewrote `digest.ini.example`.
-fn kind_named_files(text: &str, workspace: &Path) -> Vec<String> {
-    let lower = text.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .map(|word| word.strip_suffix('s').unwrap_or(word))
-        .filter(|word| KIND_WORDS.contains(word))
-        .collect();
-    if words.is_empty() {
-        return Vec::new();
-    }
-    let mut all = Vec::new();
-    files_under(workspace, workspace, &mut all);
-    all.into_iter()
-        .filter(|file| {
-            let name = file.rsplit('/').next().unwrap_or(file).to_lowercase();
-            name.split(['.', '-', '_'])
-                .any(|part| words.contains(&part.strip_suffix('s').unwrap_or(part)))
-        })
-        .collect()
-}
-
-/// The files under `dir` (relative to `root`), hidden ones left out.
-fn files_under(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if out.len() >= MAX_PROTECTED_FILES {
-            return;
-        }
-        let path = entry.path();
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        if path.is_dir() {
-            files_under(root, &path, out);
-        } else if let Ok(relative) = path.strip_prefix(root) {
-            out.push(relative.to_string_lossy().to_string());
-        }
-    }
 }
 
 /// The (program, expected output) pairs of the goal's "X prints 'Y'"
@@ -762,13 +616,44 @@ pub(crate) fn commit_subject(goal: &str) -> Option<(String, String)> {
 /// the message 'Release 1.2.0'" gives the tag's message, not a commit's;
 /// found on dev: that check could only pass by making a commit nobody
 /// asked for).
+///
+/// A goal that asks for several commits has no one message to read: the
+/// last commit's subject would prove one of them at most (found on dev: "two
+/// separate commits ... first only the fix with the message 'A'; then
+/// everything else as 'B'" was read as one commit 'A', the harness
+/// committed everything under it, and that message verified the finish —
+/// a false success).
 pub fn commit_message(goal: &str) -> Option<String> {
-    if !goal.to_lowercase().contains("commit") {
+    if !goal.to_lowercase().contains("commit") || asks_for_several_commits(goal) {
         return None;
     }
     quoted_messages(goal)
         .into_iter()
         .find_map(|(message, owner)| (owner == MessageOwner::Commit).then_some(message))
+}
+
+/// "two separate commits", "one commit per file", "commit the fix ...;
+/// then commit the rest": more than one commit is asked for.
+static SEVERAL_COMMITS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?is)\b(?:two|three|four|five|several|multiple|separate|individual)\s+(?:[a-z-]+\s+){0,2}commits\b|\bone\s+commit\s+(?:per|for\s+each|each)\b|\bcommit\b.*\b(?:then|afterwards|after\s+that|next|second|secondly)\s*,?\s+commit\b",
+    )
+    .ok()
+});
+
+/// Commits made into one: "squash the last two commits into one".
+static INTO_ONE_COMMIT: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"(?i)\bsquash|\binto\s+(?:one|a\s+single)\b|\bcombine\b").ok());
+
+/// Whether the goal asks for more than one commit ([`SEVERAL_COMMITS`]),
+/// and not for commits made into one.
+pub(crate) fn asks_for_several_commits(goal: &str) -> bool {
+    SEVERAL_COMMITS
+        .as_ref()
+        .is_none_or(|regex| regex.is_match(goal))
+        && !INTO_ONE_COMMIT
+            .as_ref()
+            .is_none_or(|regex| regex.is_match(goal))
 }
 
 /// The test runner the goal names in words ("with pytest", "using cargo
@@ -1398,6 +1283,24 @@ mod tests {
     }
 
     #[test]
+    fn a_goal_asking_for_several_commits_has_no_one_message() {
+        for goal in [
+            "I want them as two separate commits. First commit only the fix in fetch.py with the message 'Fix parsing'; then commit everything else as 'Add --dry-run option'.",
+            "Commit the fix with the message 'Fix it', then commit the docs with 'Docs'.",
+            "Make one commit per file, each with the message 'Add <file>'.",
+        ] {
+            assert_eq!(commit_message(goal), None, "{goal}");
+        }
+        for goal in [
+            "Fix the bug, then commit with the message 'Fix the bug'.",
+            "Squash the last two commits into one with the message 'Add parser'.",
+            "Commit all my changes in one commit with the message 'Add greeting'.",
+        ] {
+            assert!(commit_message(goal).is_some(), "{goal}");
+        }
+    }
+
+    #[test]
     fn a_named_runner_is_run_as_named_and_in_the_named_virtualenv() {
         let dir = tempfile::tempdir().unwrap();
         let ws = dir.path();
@@ -1515,56 +1418,6 @@ mod tests {
             checks[0].source,
             CheckSource::Clause { proves: false, .. }
         ));
-    }
-
-    #[test]
-    fn files_the_goal_says_not_to_change_are_found_in_the_workspace() {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = dir.path();
-        std::fs::write(ws.join("spread.c"), "").unwrap();
-        std::fs::write(ws.join("test_calc.py"), "").unwrap();
-        std::fs::create_dir_all(ws.join("tests/unit")).unwrap();
-        std::fs::write(ws.join("tests/unit/test_a.py"), "").unwrap();
-        assert_eq!(
-            protected_files("Fix the build, without touching spread.c.", ws),
-            vec!["spread.c"]
-        );
-        assert_eq!(
-            protected_files("Fix calc.py; do not change `test_calc.py` or tests/.", ws),
-            vec!["test_calc.py", "tests/unit/test_a.py"]
-        );
-        assert!(protected_files("Do not change the API. Fix spread.c.", ws).is_empty());
-        assert!(protected_files("don't touch ../etc/passwd", ws).is_empty());
-        // A pronoun: the files its sentence names before it.
-        assert_eq!(
-            protected_files("Fix it so that spread.c and test_calc.py work as they are, without changing them. Fix calc.py.", ws),
-            vec!["spread.c", "test_calc.py"]
-        );
-        assert!(protected_files("Fix spread.c. Do not change it.", ws).is_empty());
-        // A property of a file, not the file.
-        assert!(protected_files(
-            "Fix the syntax of spread.c without changing any of its settings.",
-            ws
-        )
-        .is_empty());
-        // Files named by their kind.
-        std::fs::write(ws.join("digest.ini.example"), "").unwrap();
-        std::fs::write(ws.join("sample_orders.csv"), "").unwrap();
-        assert_eq!(
-            protected_files(
-                "Fix it. Don't change spread.c, the example config or the tests.",
-                ws
-            ),
-            vec!["digest.ini.example", "spread.c", "tests/unit/test_a.py"]
-        );
-        assert_eq!(
-            protected_files("Leave it; do not modify the samples.", ws),
-            vec!["sample_orders.csv"]
-        );
-        assert!(
-            protected_files("Do not change the config.", ws).is_empty(),
-            "a kind word is needed"
-        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod lines;
 pub mod output_lines;
 mod phrases;
 pub mod proposal;
+mod protected;
 pub mod rename;
 pub mod restore;
 mod run;

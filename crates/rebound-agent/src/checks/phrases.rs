@@ -99,6 +99,53 @@ pub(crate) fn output_file(goal: &str) -> Option<String> {
     safe_path(&file).then_some(file)
 }
 
+/// Extensions of files a goal asks to be computed from data.
+const DATA_EXTENSIONS: &[&str] = &[
+    "csv", "tsv", "txt", "json", "jsonl", "ndjson", "yaml", "yml", "md", "xml", "html", "ini",
+    "toml", "log", "dat",
+];
+
+/// Words of a goal about a file that should be there and is not ("No
+/// such file: data/in.csv"): the file is not one to write.
+static NOT_THERE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)no\s+such\s+file|not\s+found|does\s*n[o']t\s+exist|can\s*n[o']?t\s+(?:open|find|read)|could\s*n[o']t\s+(?:open|find|read)").ok()
+});
+
+/// The file the goal asks to be written, read at a run's start (while
+/// `workspace` holds only what the user gave): [`output_file`], else the
+/// one data file the goal names that `workspace` does not hold, when it
+/// also names one it holds. A goal names its answer's file in more ways
+/// than the phrase rules read ("count the signups from signups.jsonl into
+/// signups_by_month.txt", "make me a restock list from inventory.json:
+/// reorder.csv with columns ...", "I need a clean copy in
+/// subscribers_clean.csv"); found on dev: three new data tasks named their
+/// file so, got no artifact plan, and the planner edited the data instead.
+pub(crate) fn asked_file(goal: &str, workspace: &std::path::Path) -> Option<String> {
+    if let Some(file) = output_file(goal) {
+        return Some(file);
+    }
+    if NOT_THERE.as_ref().is_none_or(|regex| regex.is_match(goal)) {
+        return None;
+    }
+    let mut named: Vec<&str> = path_words(goal)
+        .filter(|word| {
+            std::path::Path::new(word)
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| DATA_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        })
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let (held, new): (Vec<&str>, Vec<&str>) = named
+        .into_iter()
+        .partition(|word| workspace.join(word).exists());
+    match (held.is_empty(), new.as_slice()) {
+        (false, [file]) => Some((*file).to_string()),
+        _ => None,
+    }
+}
+
 /// The order a file's numbers go in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {

@@ -1,0 +1,2 @@
+printf 'tabulate\n' >>requirements.txt
+.venv/bin/pip install -q -r requirements.txt

@@ -1,0 +1,7 @@
+"""Settings from the environment."""
+
+import os
+
+
+def load():
+    return dict(os.environ)

@@ -1,0 +1,1 @@
+git reset -q --soft HEAD~1

@@ -1,0 +1,3 @@
+module expenses
+
+go 1.19
