@@ -4,9 +4,10 @@
 //! installed into that interpreter's environment, not a code change. The
 //! plan installs it with the same interpreter's pip (so a virtualenv gets
 //! it, not the system), through the approval policy like any command.
-//! Only the module the check itself runs is installed: a missing module
-//! the project's code imports is the project's bug (a module named
-//! differently), for the planner.
+//! A missing module the project's code imports is the project's bug (a
+//! module named differently, for the rename plan or the planner), unless
+//! the program runs in a virtualenv and the module is nothing of the
+//! project: then it is a dependency never installed ([`dependency_plan`]).
 
 use crate::checks::CheckResult;
 use crate::PlanStep;
@@ -36,6 +37,90 @@ pub fn install_plan(results: &[CheckResult], tried: &[Vec<PlanStep>]) -> Option<
     })
 }
 
+/// Import names whose package on the registry is named otherwise.
+const PACKAGE_NAMES: &[(&str, &str)] = &[
+    ("yaml", "PyYAML"),
+    ("PIL", "Pillow"),
+    ("cv2", "opencv-python"),
+    ("bs4", "beautifulsoup4"),
+    ("sklearn", "scikit-learn"),
+    ("dateutil", "python-dateutil"),
+    ("dotenv", "python-dotenv"),
+];
+
+/// The plan for a program a check runs with a virtualenv's Python that
+/// fails on `No module named 'X'`, where `X` is nothing of the project
+/// (no `X.py`, no `X/` in `workspace`): a third-party package the project
+/// never installed. It is installed with that interpreter's pip (into the
+/// virtualenv, not the system), and added to `requirements.txt` when the
+/// project has one that lacks it. Tried after the rename plan (a module
+/// named apart from its import is the project's own). Found on dev: `.venv/
+/// bin/python disk_report.py` failed on `tabulate`, and the harness asked
+/// the model to rewrite the script it was told not to change.
+pub fn dependency_plan(
+    results: &[CheckResult],
+    workspace: &std::path::Path,
+    tried: &[Vec<PlanStep>],
+) -> Option<Vec<PlanStep>> {
+    results.iter().filter(|r| !r.passed).find_map(|result| {
+        let python = result.command.split_whitespace().next()?;
+        let name = python.rsplit('/').next().unwrap_or(python);
+        if !python.contains("/bin/") || !name.starts_with("python") || python.starts_with('/') {
+            return None;
+        }
+        let module = missing_module(&result.output)?;
+        let top = module.split('.').next()?;
+        if workspace.join(format!("{top}.py")).exists() || workspace.join(top).is_dir() {
+            return None;
+        }
+        let package = PACKAGE_NAMES
+            .iter()
+            .find(|(import, _)| *import == top)
+            .map_or(top, |(_, package)| package);
+        let mut plan = vec![PlanStep::command(
+            format!(
+                "Install {package}, which `{}` imports, into {python}'s environment",
+                result.command
+            ),
+            format!("{python} -m pip install {package}"),
+        )];
+        let requirements = workspace.join("requirements.txt");
+        let listed = std::fs::read_to_string(&requirements).map(|text| {
+            text.lines().any(|line| {
+                let name = line
+                    .split(['=', '<', '>', '~', '!', '[', ';', ' '])
+                    .next()
+                    .unwrap_or("");
+                name.trim().eq_ignore_ascii_case(package)
+            })
+        });
+        if matches!(listed, Ok(false)) {
+            plan.push(PlanStep::command(
+                format!("Declare {package} in requirements.txt"),
+                format!("printf '%s\\n' {package} >> requirements.txt"),
+            ));
+        }
+        (!tried.contains(&plan)).then_some(plan)
+    })
+}
+
+/// The module of the last `No module named 'X'` in `output`, when it is a
+/// plain dotted name.
+fn missing_module(output: &str) -> Option<&str> {
+    let at = output.rfind("No module named ")?;
+    let rest = output[at + "No module named ".len()..].trim_start_matches(['\'', '"']);
+    let module: &str = rest
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .next()?;
+    let plain = !module.is_empty()
+        && module.split('.').all(|part| {
+            part.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        });
+    plain.then_some(module)
+}
+
 /// The interpreter and the module of `command`'s `<python> -m <module>`,
 /// when its interpreter is a Python (`python3`, `.venv/bin/python`) and
 /// both are plain words (nothing a shell would expand).
@@ -58,6 +143,8 @@ fn python_module(command: &str) -> Option<(String, String)> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
     use super::*;
 
     fn failed(command: &str, output: &str) -> CheckResult {
@@ -82,6 +169,46 @@ mod tests {
             Some(".venv/bin/python -m pip install pytest")
         );
         assert_eq!(install_plan(&[result], &[plan]), None, "tried once");
+    }
+
+    #[test]
+    fn a_third_party_import_a_virtualenv_lacks_is_installed_and_declared() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path();
+        std::fs::write(ws.join("requirements.txt"), "requests==2.31\n").unwrap();
+        let result = failed(
+            ".venv/bin/python disk_report.py",
+            "Traceback (most recent call last):\nModuleNotFoundError: No module named 'tabulate'\n",
+        );
+        let plan = dependency_plan(std::slice::from_ref(&result), ws, &[]).unwrap();
+        let commands: Vec<&str> = plan.iter().filter_map(|s| s.command.as_deref()).collect();
+        assert_eq!(
+            commands,
+            [
+                ".venv/bin/python -m pip install tabulate",
+                "printf '%s\\n' tabulate >> requirements.txt"
+            ]
+        );
+        assert_eq!(
+            dependency_plan(std::slice::from_ref(&result), ws, &[plan]),
+            None,
+            "tried once"
+        );
+        // Declared already: only installed; a known other package name.
+        std::fs::write(ws.join("requirements.txt"), "PyYAML>=6\n").unwrap();
+        let yaml = failed(".venv/bin/python a.py", "No module named 'yaml'");
+        let plan = dependency_plan(&[yaml], ws, &[]).unwrap();
+        assert_eq!(plan.len(), 1);
+        assert_eq!(
+            plan[0].command.as_deref(),
+            Some(".venv/bin/python -m pip install PyYAML")
+        );
+        // The project's own module, the system's Python: not this plan.
+        std::fs::write(ws.join("textutils.py"), "").unwrap();
+        let own = failed(".venv/bin/python app.py", "No module named 'textutils'");
+        assert_eq!(dependency_plan(&[own], ws, &[]), None);
+        let system = failed("python3 disk_report.py", "No module named 'tabulate'");
+        assert_eq!(dependency_plan(&[system], ws, &[]), None);
     }
 
     #[test]

@@ -299,6 +299,9 @@ async fn harness_steps(
     if let Some(steps) = crate::module_name::rename_plan(checks, workspace, protected, tried) {
         return Some(steps);
     }
+    if let Some(steps) = crate::install::dependency_plan(checks, workspace, tried) {
+        return Some(steps);
+    }
     if let Some(steps) = crate::discovery_plan::discovery_plan(checks, workspace, tried) {
         return Some(steps);
     }

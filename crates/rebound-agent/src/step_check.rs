@@ -30,10 +30,11 @@ pub(crate) const SHELL_WORDS: &[&str] = &[
 /// text). Found on dev: a small planner wrote `edit pager.py:
 /// change the commit message` and `edit greet.py: add the new file to the
 /// staging area`, and the harness asked for a rewrite of code that was
-/// right.
+/// right; and `edit README.md: undo the last commit, but keep its changes
+/// staged` (five model calls rewriting a README).
 static GIT_WORK: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bstaging\s+area\b|\bcommit\s+message\b|\bamend(?:s|ed|ing)?\b|\bcommit\s+(?:the|all|my|these|those|it|them|changes)\b|\bgit\s+(?:add|commit|stage|branch|checkout|switch|merge|revert|rm|tag)\b",
+        r"(?i)\bstaging\s+area\b|\bcommit\s+message\b|\bamend(?:s|ed|ing)?\b|\bcommit\s+(?:the|all|my|these|those|it|them|changes)\b|\bgit\s+(?:add|commit|stage|branch|checkout|switch|merge|revert|rm|tag|reset|restore|rebase|stash|cherry-pick)\b|\b(?:undo|revert|drop|remove|reset)\s+(?:the\s+|that\s+)?(?:last|latest|previous|most\s+recent)\s+commit\b|\buncommit\b|\b(?:un)?staged\b|\bstage\s+(?:it|them|the|all|these|those|changes|files?)\b|\bstash\b|\bsquash\b|\bcherry-?pick\b|\brebase\b",
     )
     .ok()
 });
@@ -534,6 +535,9 @@ mod tests {
             "Add the new file to the staging area",
             "Commit the changes with git",
             "Stage it with git add greet.py",
+            "Undo the last commit, but keep its changes staged",
+            "Squash the two fix-up commits",
+            "Move the unstaged edits into a stash",
         ] {
             let mut step = edit("calc.py", "add");
             step.description = description.to_string();

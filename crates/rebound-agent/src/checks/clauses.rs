@@ -399,6 +399,9 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
     let inline = inline.captures_iter(goal).filter_map(|c| {
         let first = quoted_value(&c, 3)?;
         let end = c.get(0)?.end();
+        if tells_the_bug(c.get(0)?.as_str(), &goal[end..]) {
+            return None;
+        }
         Some((
             c.get(1).or_else(|| c.get(2))?,
             listed_lines(first, &goal[end..])?,
@@ -415,6 +418,9 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
     let described = PRINTS_DESCRIBED.as_ref().into_iter().flat_map(|described| {
         described.captures_iter(goal).filter_map(|c| {
             let program = c.get(1).or_else(|| c.get(2))?;
+            if tells_the_bug(c.get(0)?.as_str(), &goal[c.get(0)?.end()..]) {
+                return None;
+            }
             let (values, per_line, _) = listed(quoted_value(&c, 3)?, &goal[c.get(0)?.end()..]);
             // Only a list of lines: one quoted value after a description
             // may be an example, not the whole output.
@@ -434,6 +440,28 @@ pub fn prints(goal: &str) -> Vec<(String, String)> {
             (!expected.trim().is_empty()).then_some((program, expected))
         })
         .collect()
+}
+
+/// "although", "but", "instead of", "whereas" right after a printed
+/// value: the clause tells what the program prints now, wrongly ("`bash
+/// tempstats.sh temps.csv` prints `min: 0.0` although the coldest day was
+/// 3.5"), not what it should print. Found on dev: that output was made the
+/// run's expected output, a check only a wrong program could pass.
+static CONTRAST: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*[,;]?\s*(?:although|though|even\s+though|but|whereas|while|yet|instead\s+of|when\s+it\s+should|where\s+it\s+should)\b").ok()
+});
+
+/// What a program should do: "should print", "must output", "to print".
+static ASKED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:should|must|will|shall|needs?\s+to|has\s+to|to|correctly)\s+(?:\w+\s+)?(?:print|prints|output|outputs|display|displays|echo|echoes)\b").ok()
+});
+
+/// Whether a "prints" clause (`clause`, the text matched) tells the bug:
+/// said as what the program does, not what it should do ([`ASKED`]), and
+/// followed by a contrast ([`CONTRAST`]) in `after`.
+fn tells_the_bug(clause: &str, after: &str) -> bool {
+    !ASKED.as_ref().is_none_or(|regex| regex.is_match(clause))
+        && CONTRAST.as_ref().is_none_or(|regex| regex.is_match(after))
 }
 
 /// The command a "prints" clause names, as it is run: trimmed, without a
@@ -827,6 +855,16 @@ mod tests {
             vec![("./stats".to_string(), "mean: 4.5".to_string())]
         );
         assert!(prints("The program prints a greeting.").is_empty());
+        // What it prints now, wrongly: the bug, not the expected output.
+        assert!(
+            prints("`bash t.sh t.csv` prints `min: 0.0` although the coldest day was 3.5.")
+                .is_empty()
+        );
+        assert!(prints("`./count` outputs '7', but there are only 6 lines.").is_empty());
+        assert_eq!(
+            prints("`./count` should print '6', but it prints '7'."),
+            vec![("./count".to_string(), "6".to_string())]
+        );
         // A list of lines, said to be one per line; a list whose layout
         // the goal does not say gives no check (its first value alone
         // could never be the whole output).

@@ -2,6 +2,9 @@
 //! builds: the project's own test command.
 
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::{Check, CheckSource};
 
@@ -11,6 +14,18 @@ use super::{Check, CheckSource};
 /// those in `on-risk` mode, and a check the harness makes must not wait
 /// on a user.) rebound's own `.rebound/` ignores itself.
 pub(crate) const COMMIT_CHECK: &str = "! git status --porcelain --untracked-files=all | grep .";
+
+/// A goal about commits that leaves work uncommitted on purpose: "undo the
+/// last commit but keep its changes staged", "the edit I haven't staged
+/// should stay unstaged", "stash it", "reset": nothing-left-uncommitted
+/// cannot be its evidence (found on dev: that check failed with the goal
+/// done, and the run spent its time against it).
+static LEAVES_WORK_UNCOMMITTED: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:un)?staged\b|\bthe\s+index\b|\bundo\b|\buncommit|\bstash|\breset\b|\bdo\s*n[o']?t\s+commit\b|\bnot\s+(?:yet\s+)?(?:be\s+)?committed\b",
+    )
+    .ok()
+});
 
 /// Words that make a goal about tests or builds (its evidence is the
 /// project's tests).
@@ -113,7 +128,12 @@ pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
             );
         }
     }
-    if words.contains(&"commit") && workspace.join(".git").exists() {
+    if words.contains(&"commit")
+        && workspace.join(".git").exists()
+        && !LEAVES_WORK_UNCOMMITTED
+            .as_ref()
+            .is_none_or(|regex| regex.is_match(goal))
+    {
         add(
             &mut checks,
             COMMIT_CHECK,
@@ -400,6 +420,12 @@ mod tests {
         assert_eq!(checks.len(), 1);
         assert_eq!(checks[0].command, COMMIT_CHECK);
         assert!(detect("Commit all my changes", &dir.path().join("nope")).is_empty());
+        for goal in [
+            "I committed 'Add VAT' too early. Undo that last commit, but keep its changes staged; the README edit I haven't staged should stay unstaged.",
+            "Stash my uncommitted work, then commit the fix with the message 'Fix'.",
+        ] {
+            assert!(detect(goal, dir.path()).is_empty(), "{goal}");
+        }
 
         // The harness's own safety rules let it run (a variable holding a
         // command's output was once taken for a path under /proc).
