@@ -1003,3 +1003,46 @@ async fn a_new_plan_is_not_ended_by_an_earlier_plans_flip() {
         "{events:?}"
     );
 }
+
+/// A harness plan runs to its end even when its first step makes every
+/// check pass: a virtualenv's program that lacks a third-party module gets
+/// it installed (a stand-in interpreter here, so no network; a visible
+/// `venv/`, so the install changes what the checks see) and then
+/// declared in requirements.txt, with no model call, before the finish.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_harness_plan_runs_to_its_end_after_its_checks_pass() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let work = dir.path().join("ws");
+    std::fs::create_dir_all(work.join("venv/bin")).unwrap();
+    let python = work.join("venv/bin/python");
+    std::fs::write(
+        &python,
+        "#!/bin/bash\nhere=\"$(dirname \"$0\")\"\nif [ \"$1 $2 $3\" = \"-m pip install\" ]; then touch \"$here/installed-$4\"; exit 0; fi\nif [ -e \"$here/installed-tabulate\" ]; then echo table; exit 0; fi\necho \"ModuleNotFoundError: No module named 'tabulate'\" >&2; exit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(work.join("report.py"), "from tabulate import tabulate\n").unwrap();
+    std::fs::write(work.join("requirements.txt"), "PyYAML>=6.0\n").unwrap();
+    let model = Arc::new(ScriptedModel::new([]));
+    let agent = graph(&model, &work, dir.path(), model_only());
+    let checks = vec![Check::new("venv/bin/python report.py", CheckSource::Goal)];
+    let (state, events) = run(
+        &agent,
+        PevState::new(
+            "`venv/bin/python report.py` fails: install what it needs",
+            10,
+        )
+        .with_checks(checks),
+    )
+    .await;
+
+    assert!(work.join("venv/bin/installed-tabulate").exists());
+    assert_eq!(
+        std::fs::read_to_string(work.join("requirements.txt")).unwrap(),
+        "PyYAML>=6.0\ntabulate\n"
+    );
+    let outputs = step_outputs(&events);
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    assert_eq!(pev::stop_reason(&state), StopReason::Finished);
+}

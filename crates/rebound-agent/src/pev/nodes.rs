@@ -366,7 +366,13 @@ pub async fn reviewer(
     // Whether the checks' last run (this node's, recorded above, or the
     // executor's) made them all pass.
     let flipped = update.evidence.as_ref().unwrap_or(&state.evidence).flipped;
-    if verify::settled(&state.evidence, fresh.as_ref()) {
+    // A harness plan is a recipe whose steps are all needed (install a
+    // package, then declare it): the checks settle the goal at its end,
+    // not half way (found on dev: the install made the goal's quoted
+    // command pass, the declaration the goal also asked for never ran,
+    // and the finish was verified: a false success).
+    let harness_steps_left = state.harness_plan && state.step_index + 1 < state.plan.len();
+    if !harness_steps_left && verify::settled(&state.evidence, fresh.as_ref()) {
         let passed: Vec<String> = results.iter().map(|r| r.headline()).collect();
         let review = Review {
             verdict: Verdict::Finish,
