@@ -285,7 +285,7 @@ async fn an_unchanged_edit_of_a_file_no_failure_names_lets_the_plan_go_on() {
     let work = workspace(dir.path());
     std::fs::write(work.join("README.md"), "# calc\n").unwrap();
     let steps = serde_json::json!({"steps": [
-        {"kind": "edit", "description": "Stage the files", "file": "README.md", "target": ""},
+        {"kind": "edit", "description": "Tidy the README", "file": "README.md", "target": ""},
         {"kind": "run", "description": "Mark it done", "command": "touch DONE"},
     ]});
     let model = Arc::new(ScriptedModel::new([
