@@ -68,7 +68,7 @@ pub fn dependency_plan(
         if !python.contains("/bin/") || !name.starts_with("python") || python.starts_with('/') {
             return None;
         }
-        let module = missing_module(&result.output)?;
+        let module = crate::module_name::missing_modules(&result.output).last()?;
         let top = module.split('.').next()?;
         if workspace.join(format!("{top}.py")).exists() || workspace.join(top).is_dir() {
             return None;
@@ -102,23 +102,6 @@ pub fn dependency_plan(
         }
         (!tried.contains(&plan)).then_some(plan)
     })
-}
-
-/// The module of the last `No module named 'X'` in `output`, when it is a
-/// plain dotted name.
-fn missing_module(output: &str) -> Option<&str> {
-    let at = output.rfind("No module named ")?;
-    let rest = output[at + "No module named ".len()..].trim_start_matches(['\'', '"']);
-    let module: &str = rest
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
-        .next()?;
-    let plain = !module.is_empty()
-        && module.split('.').all(|part| {
-            part.chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        });
-    plain.then_some(module)
 }
 
 /// The interpreter and the module of `command`'s `<python> -m <module>`,

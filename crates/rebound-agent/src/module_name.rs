@@ -26,19 +26,28 @@ const MAX_FILES_READ: usize = 500;
 /// The rename plan for the first failing check in `results` whose missing
 /// module is a workspace file named apart; `None` when there is none, the
 /// file is one the goal protects (`protected`), or `tried` holds the plan.
+/// The modules `output` says are missing (`No module named 'x.y'`), in
+/// order, without a sentence's `.` after them.
+pub(crate) fn missing_modules(output: &str) -> impl Iterator<Item = &str> {
+    MISSING_MODULE.as_ref().into_iter().flat_map(move |regex| {
+        regex
+            .captures_iter(output)
+            .filter_map(|c| c.get(1))
+            .map(|m| m.as_str().trim_end_matches('.'))
+    })
+}
+
 pub fn rename_plan(
     results: &[CheckResult],
     workspace: &Path,
     protected: &[String],
     tried: &[Vec<PlanStep>],
 ) -> Option<Vec<PlanStep>> {
-    let regex = MISSING_MODULE.as_ref()?;
     results
         .iter()
         .filter(|r| !r.passed)
-        .flat_map(|r| regex.captures_iter(&r.output).filter_map(|c| c.get(1)))
+        .flat_map(|r| missing_modules(&r.output))
         .find_map(|module| {
-            let module = module.as_str().trim_end_matches('.');
             let (from, to) = named_apart(workspace, module)?;
             if protected.contains(&from) || used_elsewhere(workspace, &from) {
                 return None;

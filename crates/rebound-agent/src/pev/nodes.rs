@@ -371,7 +371,7 @@ pub async fn reviewer(
     // not half way (found on dev: the install made the goal's quoted
     // command pass, the declaration the goal also asked for never ran,
     // and the finish was verified: a false success).
-    let harness_steps_left = state.harness_plan && state.step_index + 1 < state.plan.len();
+    let harness_steps_left = state.harness_plan && steps_left(state);
     if !harness_steps_left && verify::settled(&state.evidence, fresh.as_ref()) {
         let passed: Vec<String> = results.iter().map(|r| r.headline()).collect();
         let review = Review {
@@ -490,10 +490,12 @@ fn plan_done(state: &PevState, results: &[CheckResult], flipped: bool) -> bool {
 /// recipe whose steps are all needed (a branch made, then a commit taken
 /// off the current one): it runs to its end.
 fn ends_plan_early(state: &PevState, results: &[CheckResult], flipped: bool) -> bool {
-    flipped
-        && !state.harness_plan
-        && crate::checks::all_passed(results)
-        && state.step_index + 1 < state.plan.len()
+    flipped && !state.harness_plan && crate::checks::all_passed(results) && steps_left(state)
+}
+
+/// Whether the plan has steps after the one that just ran.
+fn steps_left(state: &PevState) -> bool {
+    state.step_index + 1 < state.plan.len()
 }
 
 /// The verdict on a step that needs no model to judge it: while steps of
