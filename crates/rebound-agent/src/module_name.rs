@@ -23,9 +23,6 @@ static MISSING_MODULE: LazyLock<Option<Regex>> =
 /// Most Python files read to see whether the old name is used elsewhere.
 const MAX_FILES_READ: usize = 500;
 
-/// The rename plan for the first failing check in `results` whose missing
-/// module is a workspace file named apart; `None` when there is none, the
-/// file is one the goal protects (`protected`), or `tried` holds the plan.
 /// The modules `output` says are missing (`No module named 'x.y'`), in
 /// order, without a sentence's `.` after them.
 pub(crate) fn missing_modules(output: &str) -> impl Iterator<Item = &str> {
@@ -37,6 +34,9 @@ pub(crate) fn missing_modules(output: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The rename plan for the first failing check in `results` whose missing
+/// module is a workspace file named apart; `None` when there is none, the
+/// file is one the goal protects (`protected`), or `tried` holds the plan.
 pub fn rename_plan(
     results: &[CheckResult],
     workspace: &Path,
