@@ -302,6 +302,9 @@ async fn harness_steps(
     if let Some(steps) = crate::install::dependency_plan(checks, workspace, tried) {
         return Some(steps);
     }
+    if let Some(steps) = crate::node_install::node_dependency_plan(checks, workspace, tried) {
+        return Some(steps);
+    }
     if let Some(steps) = crate::discovery_plan::discovery_plan(checks, workspace, tried) {
         return Some(steps);
     }
@@ -311,7 +314,16 @@ async fn harness_steps(
     if let Some(steps) = crate::exec_bit::exec_bit_plan(checks, workspace, tried) {
         return Some(steps);
     }
+    if let Some(steps) = crate::shebang_plan::shebang_plan(checks, workspace, tried) {
+        return Some(steps);
+    }
     if let Some(steps) = crate::example_config::example_copy_plan(checks, workspace, tried) {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::uncommit_plan::uncommit_plan(checks, workspace, tried).await {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::merge_plan::merge_plan(goal, workspace, tried).await {
         return Some(steps);
     }
     if let Some(steps) = crate::revert_plan::revert_plan(goal, checks, workspace, tried).await {

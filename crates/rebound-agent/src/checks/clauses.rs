@@ -42,7 +42,13 @@
 //!   ([`super::restore`]); weak;
 //! - "biggest total first", "in descending order", "lowest first": the
 //!   written file's lines are in that order by the last number on each
-//!   ([`RULE_FILE_ORDER`]); weak too;
+//!   ([`RULE_FILE_ORDER`]; a first line with no number is a header);
+//!   weak too;
+//! - a table's header, row order and ISO dates ([`super::table`]); weak;
+//! - "undo the last commit, keep its changes staged": `HEAD` its parent,
+//!   the changes where the goal keeps them ([`super::uncommit`]); weak;
+//! - a merge git stopped with conflicts: resolved, and committed when
+//!   the goal says so ([`super::merge`]); weak;
 //! - "convert a.csv to a.json ... the first element should be: {...}":
 //!   the file holds that element, types included
 //!   ([`super::json_example`]); weak.
@@ -262,7 +268,7 @@ fn order_check(file: &str, order: Order) -> String {
         Order::Ascending => ("<", "from the smallest number to the biggest"),
     };
     format!(
-        "test -s {file} && awk '/[^[:space:]]/ {{ s = $0; gsub(/[^0-9.-]+/, \" \", s); k = split(s, a, \" \"); if (k == 0) {{ printf \"%s line %d has no number: %s\\n\", FILENAME, NR, $0; exit 1 }} n = a[k] + 0; if (seen && n {wrong} prev) {{ printf \"%s is out of order at line %d: %s after %s; its lines must go {rule}\\n\", FILENAME, NR, a[k], last; exit 1 }} prev = n; last = a[k]; seen = 1 }}' {file}"
+        "test -s {file} && awk '/[^[:space:]]/ {{ s = $0; gsub(/[^0-9.-]+/, \" \", s); k = split(s, a, \" \"); if (k == 0) {{ if (NR == 1) next; printf \"%s line %d has no number: %s\\n\", FILENAME, NR, $0; bad = 1; exit 1 }} n = a[k] + 0; if (seen && n {wrong} prev) {{ bad = 1; printf \"%s is out of order at line %d: %s after %s; its lines must go {rule}\\n\", FILENAME, NR, a[k], last; exit 1 }} prev = n; last = a[k]; seen = 1 }} END {{ if (!bad && !seen) {{ printf \"%s has no line with a number\\n\", FILENAME; exit 1 }} }}' {file}"
     )
 }
 
@@ -351,11 +357,35 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             false,
         );
     }
+    if let Some(uncommit) = super::uncommit::uncommit_goal(goal, workspace) {
+        add(
+            super::uncommit::uncommit_check(&uncommit),
+            super::uncommit::RULE_UNCOMMIT,
+            false,
+        );
+    }
+    if let Some(check) = super::merge::merge_check(goal, workspace) {
+        add(check, super::merge::RULE_MERGE, false);
+    }
     if let Some(tag) = super::tag::tag_goal(goal) {
         add(super::tag::tag_check(&tag), super::tag::RULE_TAG, false);
     }
+    let table = super::table::table_goal(goal, workspace);
+    if let Some(table) = &table {
+        add(
+            super::table::table_check(table),
+            super::table::RULE_TABLE,
+            false,
+        );
+    }
     if let Some((file, order)) = file_order(goal) {
-        add(order_check(&file, order), RULE_FILE_ORDER, false);
+        // A table's order is its check's: by its columns, past its header.
+        if !table
+            .as_ref()
+            .is_some_and(|t| t.file == file && !t.keys.is_empty())
+        {
+            add(order_check(&file, order), RULE_FILE_ORDER, false);
+        }
     }
     for (command, rule) in super::lines::line_checks(goal) {
         add(command, rule, false);
@@ -1086,6 +1116,7 @@ mod tests {
         );
         assert!(!run("", Order::Descending), "empty");
         assert!(!run("no numbers here\n", Order::Descending));
+        assert!(!run("region,total\n", Order::Descending), "a header alone");
         let said = |text: &str, order: Order| {
             std::fs::write(dir.path().join("t.txt"), text).unwrap();
             String::from_utf8(bash(dir.path(), &order_check("t.txt", order)).stdout).unwrap()
@@ -1103,6 +1134,11 @@ mod tests {
             "t.txt line 2 has no number: no number\n"
         );
         assert_eq!(said(sorted, Order::Descending), "", "a pass says nothing");
+        assert_eq!(
+            said("region,total\nNorth,9\nSouth,3\n", Order::Descending),
+            "",
+            "a first line with no number is a header"
+        );
         let checks = clause_checks(goal, dir.path());
         assert!(checks.iter().any(|c| matches!(
             &c.source,

@@ -178,6 +178,19 @@ pub enum TextOrder {
     Alphabetical,
 }
 
+/// The rule of "oldest first" / "most recent first".
+pub const RULE_DATE_ORDER: &str = "lines in date order";
+
+/// "oldest month first", "earliest first", "in chronological order"
+/// (ascending), "newest first", "most recent first", "latest entries
+/// first" (group 1: descending).
+static DATE_ORDER: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:oldest|earliest|(newest|latest|most\s+recent))\s+(?:[a-z]+\s+){0,2}?first\b|\bchronological(?:ly)?\b|\bin\s+date\s+order\b",
+    )
+    .ok()
+});
+
 /// The line checks `goal` asks of the file it asks to be written: each
 /// `(command, rule)`.
 pub fn line_checks(goal: &str) -> Vec<(String, &'static str)> {
@@ -193,6 +206,12 @@ pub fn line_checks(goal: &str) -> Vec<(String, &'static str)> {
     }
     if LOWERCASE.as_ref().is_some_and(|r| r.is_match(goal)) {
         checks.push((lowercase_check(&file), RULE_LOWERCASE_LINES));
+    }
+    if let Some(found) = DATE_ORDER.as_ref().and_then(|r| r.captures(goal)) {
+        checks.push((
+            date_order_check(&file, found.get(1).is_some()),
+            RULE_DATE_ORDER,
+        ));
     }
     let (starts, ends) = forbidden_ends(goal);
     if !starts.is_empty() || !ends.is_empty() {
@@ -244,6 +263,21 @@ fn sorted_check(file: &str, order: TextOrder) -> String {
     }
 }
 
+/// Passes when the first date (`YYYY-MM` or `YYYY-MM-DD`) of each
+/// non-blank line of `file` goes up (`descending`: down), equal dates
+/// allowed; a first line with no date is a header, any other line
+/// without one fails, and so does a file with no date at all.
+fn date_order_check(file: &str, descending: bool) -> String {
+    let (wrong, order) = if descending {
+        (">", "the most recent first")
+    } else {
+        ("<", "the oldest first")
+    };
+    format!(
+        "test -s {file} && awk '/[^[:space:]]/ {{ if (!match($0, /[0-9][0-9][0-9][0-9]-[0-1][0-9](-[0-3][0-9])?/)) {{ if (NR == 1) next; printf \"%s line %d has no date: %s\\n\", FILENAME, NR, $0; bad = 1; exit 1 }} d = substr($0, RSTART, RLENGTH); if (seen && d {wrong} prev) {{ printf \"%s is out of date order at line %d: %s after %s; its lines must go {order}\\n\", FILENAME, NR, d, prev; bad = 1; exit 1 }} prev = d; seen = 1 }} END {{ if (!bad && !seen) {{ printf \"%s has no line with a date\\n\", FILENAME; exit 1 }} }}' {file}"
+    )
+}
+
 /// Passes when no line of `file` has a capital letter; a failure names
 /// the first such line.
 fn lowercase_check(file: &str) -> String {
@@ -289,6 +323,43 @@ mod tests {
         assert!(
             rules("Only once a year, fix calc.py.").is_empty(),
             "no file written"
+        );
+    }
+
+    #[test]
+    fn the_date_order_of_a_files_lines_is_read_and_checked() {
+        let goal = "Write months.txt with the signups per month, one line per month like `2023-11 3`, oldest month first.";
+        assert_eq!(rules(goal), vec![RULE_DATE_ORDER]);
+        assert_eq!(
+            rules("Write log.txt with the entries, most recent first."),
+            vec![RULE_DATE_ORDER]
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let run = |text: &str, descending: bool| {
+            std::fs::write(dir.path().join("m.txt"), text).unwrap();
+            let output = bash(dir.path(), &date_order_check("m.txt", descending));
+            (
+                output.status.success(),
+                String::from_utf8_lossy(&output.stdout).to_string(),
+            )
+        };
+        let months = "month,count\n2023-11 3\n2023-12 0\n2024-01 12\n";
+        assert_eq!(run(months, false), (true, String::new()));
+        assert_eq!(
+            run(months, true),
+            (
+                false,
+                "m.txt is out of date order at line 3: 2023-12 after 2023-11; its lines must go the most recent first\n"
+                    .into()
+            )
+        );
+        assert_eq!(
+            run("2023-11 3\nsoon 1\n", false),
+            (false, "m.txt line 2 has no date: soon 1\n".into())
+        );
+        assert_eq!(
+            run("month count\n", false),
+            (false, "m.txt has no line with a date\n".into())
         );
     }
 
