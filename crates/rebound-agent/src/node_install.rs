@@ -35,8 +35,12 @@ pub fn node_dependency_plan(
     let manifest = std::fs::read_to_string(workspace.join("package.json")).ok()?;
     let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
     results.iter().filter(|r| !r.passed).find_map(|result| {
-        let program = result.command.split_whitespace().next()?;
-        if !matches!(program, "npm" | "node") {
+        // `npm start`, or in a wrapper: `set -o pipefail; { npm start; } | ...`.
+        let runs_node = result
+            .command
+            .split(|c: char| c.is_whitespace() || "{}();|&".contains(c))
+            .any(|word| matches!(word, "npm" | "node"));
+        if !runs_node {
             return None;
         }
         let package = CANNOT_FIND
@@ -142,7 +146,10 @@ mod tests {
             r#"{"name": "u", "scripts": {"start": "node uptime.js"}}"#,
         )
         .unwrap();
-        let result = failed("npm start", MISSING);
+        let result = failed(
+            "set -o pipefail; { npm start; } | tail -n 40 | grep .",
+            MISSING,
+        );
         let plan = node_dependency_plan(std::slice::from_ref(&result), ws, &[]).unwrap();
         assert_eq!(commands(&plan), ["npm install … ms"]);
         assert_eq!(

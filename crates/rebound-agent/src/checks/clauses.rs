@@ -275,6 +275,9 @@ fn order_check(file: &str, order: Order) -> String {
 /// The checks the clauses of `goal` make (see the module's doc), for the
 /// workspace `workspace`: each at most once.
 pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
+    // The file the goal asks for, as the goal names it or as the one new
+    // data file beside the data it names (read now, at the start).
+    let asked = asked_file(goal, workspace);
     let mut checks: Vec<Check> = Vec::new();
     let mut add = |command: String, rule: &str, proves: bool| {
         if !checks.iter().any(|c| c.command == command) {
@@ -313,7 +316,7 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     if REVERT.as_ref().is_some_and(|revert| revert.is_match(goal)) {
         add(REVERT_CHECK.to_string(), RULE_REVERT, false);
     }
-    if let Some((file, shape)) = file_shape(goal) {
+    if let Some((file, shape)) = asked.clone().and_then(|f| file_shape_in(goal, f)) {
         add(
             format!(
                 // `-e`: a shape that starts with `-` is not an option.
@@ -378,7 +381,10 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             false,
         );
     }
-    if let Some((file, order)) = file_order(goal) {
+    if let Some((file, order)) = asked
+        .clone()
+        .and_then(|f| super::phrases::file_order_in(goal, f))
+    {
         // A table's order is its check's: by its columns, past its header.
         if !table
             .as_ref()
@@ -387,17 +393,24 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
             add(order_check(&file, order), RULE_FILE_ORDER, false);
         }
     }
-    for (command, rule) in super::lines::line_checks(goal) {
+    for (command, rule) in asked
+        .as_deref()
+        .map(|f| super::lines::line_checks_in(goal, f))
+        .unwrap_or_default()
+    {
         add(command, rule, false);
     }
-    if let Some((file, example, position)) = super::json_example::json_example(goal) {
+    if let Some((file, example, position)) = asked
+        .clone()
+        .and_then(|f| super::json_example::json_example_in(goal, f))
+    {
         add(
             super::json_example::json_example_check(&file, &example, position),
             super::json_example::RULE_JSON_EXAMPLE,
             false,
         );
     }
-    if let Some(file) = asked_file(goal, workspace) {
+    if let Some(file) = asked {
         // A file the goal asks for and no rule above reads: that it is
         // written at all, with something in it (found on dev: a program
         // wrote TODO.md empty, and with no check the run finished).
@@ -758,7 +771,11 @@ pub fn named_runner(goal: &str, workspace: &Path) -> Option<String> {
 /// ("option lines (like `-r base.txt`) are not packages": found on dev,
 /// where every package name failed a `-X Y` shape).
 pub fn file_shape(goal: &str) -> Option<(String, String)> {
-    let file = output_file(goal)?;
+    file_shape_in(goal, output_file(goal)?)
+}
+
+/// [`file_shape`] of `file`, the file the goal asks for.
+pub(crate) fn file_shape_in(goal: &str, file: String) -> Option<(String, String)> {
     let (examples, left_out, denied) = (EXAMPLE.as_ref()?, LEFT_OUT.as_ref()?, DENIED.as_ref()?);
     let example = SENTENCE_END
         .as_ref()?

@@ -128,11 +128,16 @@ pub fn detect(goal: &str, workspace: &Path) -> Vec<Check> {
             );
         }
     }
+    // A merge git stopped: its own condition ([`super::merge`]) says
+    // when it is committed; a clean tree after it would settle a
+    // resolution that dropped a side.
     if words.contains(&"commit")
         && workspace.join(".git").exists()
         && !LEAVES_WORK_UNCOMMITTED
             .as_ref()
             .is_none_or(|regex| regex.is_match(goal))
+        && crate::git::git_blocking(workspace, &["rev-parse", "-q", "--verify", "MERGE_HEAD"])
+            .is_err()
     {
         add(
             &mut checks,

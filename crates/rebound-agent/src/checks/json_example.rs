@@ -35,7 +35,14 @@ pub enum Position {
 /// (compact JSON) and where it must be: `None` when the goal asks for no
 /// `.json` file or shows no JSON object.
 pub fn json_example(goal: &str) -> Option<(String, String, Position)> {
-    let file = output_file(goal).filter(|f| f.ends_with(".json"))?;
+    json_example_in(goal, output_file(goal)?)
+}
+
+/// [`json_example`] of `file`, the file the goal asks for.
+pub(crate) fn json_example_in(goal: &str, file: String) -> Option<(String, String, Position)> {
+    if !file.ends_with(".json") {
+        return None;
+    }
     let (start, value) = first_object(goal)?;
     let before: String = goal[..start]
         .chars()

@@ -194,28 +194,33 @@ static DATE_ORDER: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// The line checks `goal` asks of the file it asks to be written: each
 /// `(command, rule)`.
 pub fn line_checks(goal: &str) -> Vec<(String, &'static str)> {
-    let Some(file) = super::phrases::output_file(goal) else {
-        return Vec::new();
-    };
+    match super::phrases::output_file(goal) {
+        Some(file) => line_checks_in(goal, &file),
+        None => Vec::new(),
+    }
+}
+
+/// [`line_checks`] of `file`, the file the goal asks for.
+pub(crate) fn line_checks_in(goal: &str, file: &str) -> Vec<(String, &'static str)> {
     let mut checks = Vec::new();
     if UNIQUE.as_ref().is_some_and(|r| r.is_match(goal)) {
-        checks.push((unique_check(&file), RULE_UNIQUE_LINES));
+        checks.push((unique_check(file), RULE_UNIQUE_LINES));
     }
     if let Some(order) = text_order(goal) {
-        checks.push((sorted_check(&file, order), RULE_SORTED_LINES));
+        checks.push((sorted_check(file, order), RULE_SORTED_LINES));
     }
     if LOWERCASE.as_ref().is_some_and(|r| r.is_match(goal)) {
-        checks.push((lowercase_check(&file), RULE_LOWERCASE_LINES));
+        checks.push((lowercase_check(file), RULE_LOWERCASE_LINES));
     }
     if let Some(found) = DATE_ORDER.as_ref().and_then(|r| r.captures(goal)) {
         checks.push((
-            date_order_check(&file, found.get(1).is_some()),
+            date_order_check(file, found.get(1).is_some()),
             RULE_DATE_ORDER,
         ));
     }
     let (starts, ends) = forbidden_ends(goal);
     if !starts.is_empty() || !ends.is_empty() {
-        checks.push((ends_check(&file, &starts, &ends), RULE_LINE_ENDS));
+        checks.push((ends_check(file, &starts, &ends), RULE_LINE_ENDS));
     }
     checks
 }

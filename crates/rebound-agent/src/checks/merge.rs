@@ -131,6 +131,22 @@ mod tests {
     }
 
     #[test]
+    fn a_stopped_merge_is_never_settled_by_a_clean_tree() {
+        let dir = stopped_merge();
+        let checks = crate::checks::resolve(
+            &[],
+            &[],
+            "Resolve the conflict keeping both sides, then commit the merge.",
+            dir.path(),
+        );
+        assert!(!checks.is_empty());
+        assert!(
+            checks.iter().all(|c| c.source.is_weak()),
+            "only conditions: {checks:?}"
+        );
+    }
+
+    #[test]
     fn no_stopped_merge_or_an_abort_has_no_check() {
         let dir = stopped_merge();
         assert_eq!(merge_check("Abort the merge.", dir.path()), None);

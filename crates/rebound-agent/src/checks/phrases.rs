@@ -159,7 +159,11 @@ pub enum Order {
 /// lines, when it gives exactly one ("most recent first" is about time,
 /// not a number on the line: no order).
 pub fn file_order(goal: &str) -> Option<(String, Order)> {
-    let file = output_file(goal)?;
+    file_order_in(goal, output_file(goal)?)
+}
+
+/// [`file_order`] of `file`, the file the goal asks for.
+pub(crate) fn file_order_in(goal: &str, file: String) -> Option<(String, Order)> {
     if goal.to_lowercase().contains("most recent") {
         return None;
     }
