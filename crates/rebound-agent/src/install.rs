@@ -129,16 +129,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-
-    fn failed(command: &str, output: &str) -> CheckResult {
-        CheckResult {
-            command: command.to_string(),
-            passed: false,
-            exit_code: Some(1),
-            output: output.to_string(),
-            duration_ms: 1,
-        }
-    }
+    use crate::checks::test_failed as failed;
 
     #[test]
     fn a_missing_runner_is_installed_with_the_checks_own_interpreter() {

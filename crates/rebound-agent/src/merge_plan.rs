@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
-use crate::checks::clauses::single_quote;
+use crate::checks::clauses::{safe_path, single_quote};
 use crate::git::git;
 use crate::PlanStep;
 
@@ -30,12 +30,6 @@ static KEEP_BOTH: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r"(?i)\bkeep(?:s|ing)?\s+(?:the\s+)?both\b|\bboth\s+(?:sides|changes|versions|branches|edits)\b|\bfrom\s+both\b|\bcombin(?:e|es|ing)\s+(?:the\s+|their\s+)?changes\b",
     )
     .ok()
-});
-
-/// "finish the merge", "complete the merge", "commit": the merge is to
-/// be committed.
-static FINISH: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bcommit|\b(?:finish|complete|conclude)\w*\s+(?:the\s+|this\s+)?merge\b").ok()
 });
 
 /// The largest resolved file the plan writes, in bytes (it goes into a
@@ -63,7 +57,7 @@ pub(crate) async fn merge_plan(
         .await
         .ok()?;
     let files: Vec<&str> = unmerged.lines().filter(|l| !l.is_empty()).collect();
-    if files.is_empty() || files.len() > MAX_FILES || !files.iter().all(|f| plain_path(f)) {
+    if files.is_empty() || files.len() > MAX_FILES || !files.iter().all(|f| safe_path(f)) {
         return None;
     }
     let mut plan = Vec::new();
@@ -73,6 +67,8 @@ pub(crate) async fn merge_plan(
             let text = git(workspace, &["show", &format!(":{stage}:{file}")])
                 .await
                 .ok()?;
+            // `git` trims its output's end: every version gets one final
+            // newline back, so the three compare alike.
             versions.push(format!("{text}\n"));
         }
         let merged = merge_lines(&versions[0], &versions[1], &versions[2])?;
@@ -88,21 +84,13 @@ pub(crate) async fn merge_plan(
         format!("Mark {} resolved", files.join(", ")),
         format!("git add -- {}", files.join(" ")),
     ));
-    if FINISH.as_ref()?.is_match(goal) {
+    if crate::checks::merge::finishes_merge(goal) {
         plan.push(PlanStep::command(
             "Commit the merge with git's own message".to_string(),
             "git commit --no-edit".to_string(),
         ));
     }
     (!tried.contains(&plan)).then_some(plan)
-}
-
-/// A path with nothing a shell would expand.
-fn plain_path(path: &str) -> bool {
-    !path.starts_with('-')
-        && path
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-/".contains(c))
 }
 
 /// One side's change to the ancestor: its lines `range` replaced by

@@ -110,16 +110,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-
-    fn failed(command: &str, output: &str) -> CheckResult {
-        CheckResult {
-            command: command.to_string(),
-            passed: false,
-            exit_code: Some(1),
-            output: output.to_string(),
-            duration_ms: 1,
-        }
-    }
+    use crate::checks::test_failed as failed;
 
     fn commands(plan: &[PlanStep]) -> Vec<String> {
         plan.iter()

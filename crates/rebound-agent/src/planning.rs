@@ -831,6 +831,7 @@ fn skip_repeated_failure(mut steps: Vec<PlanStep>, failure: Option<&StepFailure>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::test_failed as failed;
     use crate::planner_prompt::MAX_SPACE_RUN;
 
     fn step(command: &str) -> PlanStep {
@@ -1071,17 +1072,6 @@ mod tests {
         let big_context = "a failing check said: ".repeat(150);
         let tight = files_for_prompt(dir.path(), "Count the lines", &big_context);
         assert_eq!(tight, "api.log\nnotes.txt");
-    }
-
-    /// A failed run of `command` that printed `output`.
-    fn failed(command: &str, output: &str) -> CheckResult {
-        CheckResult {
-            command: command.to_string(),
-            passed: false,
-            exit_code: Some(1),
-            output: output.to_string(),
-            duration_ms: 1,
-        }
     }
 
     #[test]

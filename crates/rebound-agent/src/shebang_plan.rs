@@ -113,13 +113,7 @@ mod tests {
     use crate::checks::test_bash as bash;
 
     fn failed(output: &str) -> CheckResult {
-        CheckResult {
-            command: "make".to_string(),
-            passed: false,
-            exit_code: Some(2),
-            output: output.to_string(),
-            duration_ms: 1,
-        }
+        crate::checks::test_failed("make", output)
     }
 
     #[test]

@@ -61,13 +61,7 @@ mod tests {
         assert!(bash(ws, script).status.success());
         let goal = "Undo the last commit but keep its changes staged.";
         let check = uncommit_check(&uncommit_goal(goal, ws).unwrap());
-        let failed = |command: &str| CheckResult {
-            command: command.to_string(),
-            passed: false,
-            exit_code: Some(1),
-            output: String::new(),
-            duration_ms: 1,
-        };
+        let failed = |command: &str| crate::checks::test_failed(command, "");
         let plan = uncommit_plan(&[failed(&check)], ws, &[]).await.unwrap();
         assert!(plan[0]
             .command

@@ -60,7 +60,7 @@ use regex::Regex;
 
 pub(crate) use super::phrases::{
     asked_file, commit_id_words, is_file_name, output_file, path_words, quoted_messages,
-    quoted_texts, quoted_value, subject_named, MessageOwner, PRINT_VERB, PROGRAM_PRINTS,
+    quoted_texts, quoted_value, safe_path, subject_named, MessageOwner, PRINT_VERB, PROGRAM_PRINTS,
     QUOTED_TEXT, SENTENCE_END,
 };
 pub use super::phrases::{file_order, single_quote, Order};
@@ -373,7 +373,9 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
     if let Some(tag) = super::tag::tag_goal(goal) {
         add(super::tag::tag_check(&tag), super::tag::RULE_TAG, false);
     }
-    let table = super::table::table_goal(goal, workspace);
+    let table = asked
+        .as_deref()
+        .and_then(|file| super::table::table_goal_for(goal, workspace, file));
     if let Some(table) = &table {
         add(
             super::table::table_check(table),

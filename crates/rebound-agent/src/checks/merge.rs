@@ -35,6 +35,12 @@ static FINISH: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(r"(?i)\bcommit|\b(?:finish|complete|conclude)\w*\s+(?:the\s+|this\s+)?merge\b").ok()
 });
 
+/// Whether `goal` asks for the merge to be committed ("finish the
+/// merge", "commit").
+pub(crate) fn finishes_merge(goal: &str) -> bool {
+    FINISH.as_ref().is_some_and(|r| r.is_match(goal))
+}
+
 /// Most conflicted files the check names.
 const MAX_FILES: usize = 50;
 
@@ -64,7 +70,7 @@ pub fn merge_check(goal: &str, workspace: &Path) -> Option<String> {
             files.join(" ")
         ));
     }
-    if FINISH.as_ref()?.is_match(goal) {
+    if finishes_merge(goal) {
         check.push_str(&format!(
             " && {{ ! git rev-parse -q --verify MERGE_HEAD >/dev/null || {{ echo 'the merge is still in progress: commit it (git commit --no-edit)'; exit 1; }}; }} && {{ test \"$(git rev-parse -q --verify 'HEAD^2')\" = {merging} || {{ echo 'HEAD is not the merge commit of {merging}'; exit 1; }}; }}"
         ));

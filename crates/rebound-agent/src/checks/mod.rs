@@ -305,6 +305,18 @@ pub(crate) fn test_bash(dir: &std::path::Path, command: &str) -> std::process::O
         .unwrap()
 }
 
+/// A failed check result of `command` that printed `output`, for a test.
+#[cfg(test)]
+pub(crate) fn test_failed(command: &str, output: &str) -> CheckResult {
+    CheckResult {
+        command: command.to_string(),
+        passed: false,
+        exit_code: Some(1),
+        output: output.to_string(),
+        duration_ms: 1,
+    }
+}
+
 /// Runs `git args` in `dir` for a test (with a throwaway identity) and
 /// asserts that it succeeded.
 #[cfg(test)]

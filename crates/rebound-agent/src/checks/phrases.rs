@@ -333,7 +333,7 @@ pub(crate) fn path_words(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// A workspace-relative path with nothing a shell would expand.
-fn safe_path(path: &str) -> bool {
+pub(crate) fn safe_path(path: &str) -> bool {
     !path.is_empty()
         && !path.starts_with(['-', '/'])
         && !path.split('/').any(|part| part == "..")

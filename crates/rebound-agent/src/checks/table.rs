@@ -137,7 +137,16 @@ pub struct Table {
 /// header after naming the file and before naming another file of the
 /// workspace; `None` otherwise.
 pub fn table_goal(goal: &str, workspace: &Path) -> Option<Table> {
-    let file = super::phrases::asked_file(goal, workspace)?;
+    table_goal_for(
+        goal,
+        workspace,
+        &super::phrases::asked_file(goal, workspace)?,
+    )
+}
+
+/// [`table_goal`] of `file`, the file the goal asks for.
+pub(crate) fn table_goal_for(goal: &str, workspace: &Path, file: &str) -> Option<Table> {
+    let file = file.to_string();
     let delimiter = match Path::new(&file).extension()?.to_str()? {
         "csv" => ',',
         "tsv" => '\t',
