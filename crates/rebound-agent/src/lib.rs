@@ -41,6 +41,7 @@ mod revert_plan;
 pub mod scratch;
 mod script;
 mod shebang_plan;
+mod split_plan;
 mod step;
 pub mod step_check;
 mod stop;
@@ -51,6 +52,7 @@ mod text;
 pub mod tool_call;
 pub mod unchanged;
 mod uncommit_plan;
+mod untrack_plan;
 pub mod workflow;
 mod workspace;
 

@@ -323,6 +323,12 @@ async fn harness_steps(
     if let Some(steps) = crate::uncommit_plan::uncommit_plan(checks, workspace, tried).await {
         return Some(steps);
     }
+    if let Some(steps) = crate::untrack_plan::untrack_plan(goal, checks, workspace, tried).await {
+        return Some(steps);
+    }
+    if let Some(steps) = crate::split_plan::split_plan(goal, checks, workspace, tried).await {
+        return Some(steps);
+    }
     if let Some(steps) = crate::merge_plan::merge_plan(goal, workspace, tried).await {
         return Some(steps);
     }

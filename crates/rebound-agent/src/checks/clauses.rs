@@ -47,8 +47,17 @@
 //! - a table's header, row order and ISO dates ([`super::table`]); weak;
 //! - "undo the last commit, keep its changes staged": `HEAD` its parent,
 //!   the changes where the goal keeps them ([`super::uncommit`]); weak;
+//! - "stop tracking .env but keep it on disk", "fix that commit so .env
+//!   is not in it": out of the index (and of every commit, for a
+//!   rewrite), on disk as it was, ignored when asked
+//!   ([`super::untrack`]); weak;
+//! - "first commit only the parse_timeout fix in fetch.py with the
+//!   message 'A'; then everything else as 'B'": two commits, the first
+//!   with that definition's changes only ([`super::split`]); weak;
 //! - a merge git stopped with conflicts: resolved, and committed when
 //!   the goal says so ([`super::merge`]); weak;
+//! - "`X` prints `min: 0.0` although the coldest day was 3.5": the
+//!   output shows `min: 3.5` ([`super::corrected`]); weak;
 //! - "convert a.csv to a.json ... the first element should be: {...}":
 //!   the file holds that element, types included
 //!   ([`super::json_example`]); weak.
@@ -303,6 +312,11 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         let check = built_first(&expected.program, workspace, check);
         add(check, super::output_lines::RULE_OUTPUT_LINES, true);
     }
+    for corrected in super::corrected::corrected(goal, workspace) {
+        let check = super::corrected::corrected_check(&corrected);
+        let check = built_first(&corrected.program, workspace, check);
+        add(check, super::corrected::RULE_CORRECTED, false);
+    }
     if let Some(message) = commit_message(goal) {
         let proves = message_proves(goal);
         add(commit_message_check(&message), RULE_COMMIT_MESSAGE, proves);
@@ -364,6 +378,20 @@ pub fn clause_checks(goal: &str, workspace: &Path) -> Vec<Check> {
         add(
             super::uncommit::uncommit_check(&uncommit),
             super::uncommit::RULE_UNCOMMIT,
+            false,
+        );
+    }
+    if let Some(untrack) = super::untrack::untrack_goal(goal, workspace) {
+        add(
+            super::untrack::untrack_check(&untrack),
+            super::untrack::RULE_UNTRACK,
+            false,
+        );
+    }
+    if let Some(split) = super::split::split_goal(goal, workspace) {
+        add(
+            super::split::split_check(&split),
+            super::split::RULE_SPLIT,
             false,
         );
     }

@@ -203,7 +203,20 @@ impl Evidence {
             || !self.uncovered().is_empty();
         no_evidence
             && !self.checks.iter().any(|c| c.source == CheckSource::Agent)
+            && !self.has_correction()
             && self.proposals < CHECK_PROPOSALS
+    }
+
+    /// Whether the goal's correction of a program's output is a check
+    /// ([`super::corrected`]): the goal gave the value the program must
+    /// print, which is what a proposed check would look for; asking for
+    /// one costs the planner's first call a hundred tokens or more (found
+    /// on dev: the proposals of such goals were long grep chains, all
+    /// refused).
+    fn has_correction(&self) -> bool {
+        self.checks.iter().any(|c| {
+            matches!(&c.source, CheckSource::Clause { rule, .. } if rule == super::corrected::RULE_CORRECTED)
+        })
     }
 
     /// Whether some check can settle the goal: one that is not weak
@@ -424,10 +437,20 @@ mod tests {
             ..passing.clone()
         };
         assert!(!asked.wants_proposal());
-        let mut own = passing;
+        let mut own = passing.clone();
         own.checks
             .push(Check::new("./bars | grep -c '#'", CheckSource::Agent));
         assert!(!own.wants_proposal());
+        // The goal gave the value the program must print.
+        let mut corrected = passing;
+        corrected.checks.push(Check::new(
+            "out=$(./bars); printf '%s\\n' \"$out\" | grep -qE -e 'cherry: #'",
+            CheckSource::Clause {
+                rule: super::super::corrected::RULE_CORRECTED.to_string(),
+                proves: false,
+            },
+        ));
+        assert!(!corrected.wants_proposal());
     }
 
     #[test]

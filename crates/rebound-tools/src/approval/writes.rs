@@ -34,6 +34,26 @@ const GIT_WRITERS: &[&str] = &[
     "apply",
     "am",
     "clean",
+    // Plumbing and the rest that write the index, refs or files: an
+    // agent's check that "inspects" with them would change the history.
+    "update-index",
+    "update-ref",
+    "symbolic-ref",
+    "read-tree",
+    "checkout-index",
+    "filter-branch",
+    "replace",
+    "notes",
+    "fetch",
+    "init",
+    "clone",
+    "worktree",
+    "submodule",
+    "sparse-checkout",
+    "bisect",
+    "format-patch",
+    "gc",
+    "prune",
 ];
 
 /// The first simple command of `line` that changes files, as its words;
@@ -98,6 +118,14 @@ mod tests {
             ("X=1 mv Makefile M", "mv Makefile M"),
             ("./report > out.txt && grep -q total out.txt", "./report"),
             ("test -n \"$(cp a b)\"", "cp a b"),
+            (
+                "git update-index --cacheinfo 100644,abc,a.py && true",
+                "git update-index --cacheinfo 100644,abc,a.py",
+            ),
+            (
+                "git update-ref refs/heads/x HEAD",
+                "git update-ref refs/heads/x HEAD",
+            ),
         ] {
             assert_eq!(file_writer(line).as_deref(), Some(writer), "{line}");
         }
