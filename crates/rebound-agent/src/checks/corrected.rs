@@ -347,15 +347,17 @@ fn pattern_of(expected: &str, quoted: bool) -> String {
 }
 
 /// The condition of `corrected`: run its program (after `make` when
-/// make builds it), and fail, showing what it printed, unless a line of
-/// the output matches the right value's pattern.
+/// make builds it), and fail, showing what it printed (the program run
+/// again: no shell variable, which the approval policy cannot see
+/// through), unless a line of the output matches the right value's
+/// pattern.
 pub fn corrected_check(corrected: &Corrected) -> String {
     let message = format!(
         "rebound: the output should show {} where it showed {} (the goal's correction)",
         corrected.right, corrected.wrong
     );
     format!(
-        "out=$({program}); printf '%s\\n' \"$out\" | grep -qE -e {pattern} || {{ printf '%s\\n' \"$out\" | head -n 40; printf '%s\\n' {message}; false; }}",
+        "{program} | grep -qE -e {pattern} || {{ {program} 2>&1 | head -n 40; printf '%s\\n' {message}; false; }}",
         program = corrected.program,
         pattern = single_quote(&corrected.pattern),
         message = single_quote(&message),
@@ -512,5 +514,8 @@ mod tests {
         );
         std::fs::write(dir.path().join("t.sh"), "echo 'min: 3.5'\n").unwrap();
         assert!(run(dir.path()).status.success());
+        // No guard stops it: a shell variable holding the output was
+        // forbidden as a possible `/proc` read.
+        crate::checks::assert_not_forbidden(&check);
     }
 }

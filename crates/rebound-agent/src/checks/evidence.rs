@@ -444,7 +444,7 @@ mod tests {
         // The goal gave the value the program must print.
         let mut corrected = passing;
         corrected.checks.push(Check::new(
-            "out=$(./bars); printf '%s\\n' \"$out\" | grep -qE -e 'cherry: #'",
+            "./bars | grep -qE -e 'cherry: #'",
             CheckSource::Clause {
                 rule: super::super::corrected::RULE_CORRECTED.to_string(),
                 proves: false,

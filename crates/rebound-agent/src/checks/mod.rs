@@ -388,6 +388,21 @@ pub(crate) fn assert_allowed(command: &str) {
     );
 }
 
+/// Asserts that the approval policy's built-in guards do not forbid
+/// `command`: a check made from the goal's words is the user's own and
+/// runs without asking ([`CheckSource::is_users_own`]), but a guard
+/// (a `/proc` read, a write outside the workspace) still stops it.
+#[cfg(test)]
+pub(crate) fn assert_not_forbidden(command: &str) {
+    let verdict =
+        rebound_tools::approval::ApprovalPolicy::new(rebound_tools::approval::ApprovalMode::OnRisk)
+            .assess(command);
+    assert!(
+        !matches!(verdict, rebound_tools::approval::Verdict::Forbid { .. }),
+        "{command}: {verdict:?}"
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

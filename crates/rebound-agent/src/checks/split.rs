@@ -335,6 +335,7 @@ pub(crate) mod tests {
         );
         assert_eq!(split.changed.len(), 2);
         let check = split_check(&split);
+        crate::checks::assert_not_forbidden(&check);
         assert_eq!(
             checked_split(&check),
             Some((

@@ -224,6 +224,7 @@ mod tests {
         assert_eq!(head, git_blocking(ws, &["rev-parse", "HEAD"]).unwrap());
         assert_eq!(parent, git_blocking(ws, &["rev-parse", "HEAD^"]).unwrap());
         let check = untrack_check(&untrack);
+        crate::checks::assert_not_forbidden(&check);
         assert_eq!(checked_untrack(&check), Some(untrack));
         assert!(!bash(ws, &check).status.success());
     }
