@@ -258,7 +258,10 @@ fn checks_text(results: &[CheckResult], localized: Option<&str>, room: usize) ->
         let text = crate::llm::shorten(&squeeze_spaces(&text), room);
         return render(prompts::CHECKS, &[("checks", &text)]);
     }
-    let commands: Vec<String> = results.iter().map(|r| format!("`{}`", r.command)).collect();
+    let commands: Vec<String> = results
+        .iter()
+        .map(|r| format!("`{}`", crate::checks::shown_command(&r.command)))
+        .collect();
     render(prompts::CHECKS_PASS, &[("checks", &commands.join(", "))])
 }
 
@@ -290,7 +293,10 @@ pub fn localized_failures(workspace: &std::path::Path, results: &[CheckResult]) 
         } else {
             text.trim_end().to_string()
         };
-        parts.push(format!("{}:\n{body}", result.headline()));
+        parts.push(format!(
+            "{}:\n{body}",
+            crate::checks::shown_headline(result)
+        ));
     }
     understood.then(|| parts.join("\n\n"))
 }

@@ -700,7 +700,10 @@ pub fn localized_edit(
         format!("`{target}` in {}", suspect.file)
     };
     Some(PlanStep::edit(
-        format!("Fix {what} so that `{}` passes: {message}", result.command),
+        format!(
+            "Fix {what} so that `{}` passes: {message}",
+            crate::checks::shown_command(&result.command)
+        ),
         suspect.file.clone(),
         target,
     ))
@@ -759,7 +762,7 @@ fn named_file_edit(
         PlanStep::edit(
             format!(
                 "Fix {file} as the goal asks, so that `{}` passes",
-                crate::llm::shorten(&failing.command, EDIT_REASON_CHARS)
+                crate::checks::shown_command(&failing.command)
             ),
             file.to_string(),
             WHOLE_FILE.to_string(),

@@ -260,8 +260,37 @@ pub const KEPT_OUTPUT_CHARS: usize = 16_000;
 /// not be read ([`failures_text`]).
 pub const SHOWN_OUTPUT_CHARS: usize = 1_500;
 
-/// The failing checks as the planner sees them: each command, its exit
-/// code, and its output (head and tail, at most [`SHOWN_OUTPUT_CHARS`]).
+/// Characters of a check's command a model is shown
+/// ([`shown_command`]).
+pub const SHOWN_COMMAND_CHARS: usize = 100;
+
+/// `command` as a prompt shows it: on one line, cut at
+/// [`SHOWN_COMMAND_CHARS`] with ` …` when longer. A check the harness
+/// builds from the goal's words can be hundreds of characters of `grep`
+/// patterns and messages; shown whole, a small model copied two of them
+/// into "observe" steps and its plan ran out of tokens (found on dev).
+/// The failure's output says what went wrong; the command only names the
+/// check.
+pub fn shown_command(command: &str) -> String {
+    let line = command.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= SHOWN_COMMAND_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(SHOWN_COMMAND_CHARS).collect();
+    format!("{} …", cut.trim_end())
+}
+
+/// A check's headline as a prompt shows it: its command shortened by
+/// [`shown_command`].
+pub fn shown_headline(result: &CheckResult) -> String {
+    result
+        .headline()
+        .replacen(&result.command, &shown_command(&result.command), 1)
+}
+
+/// The failing checks as the planner sees them: each command (shortened:
+/// [`shown_command`]), its exit code, and its output (head and tail, at
+/// most [`SHOWN_OUTPUT_CHARS`]).
 pub fn failures_text(results: &[CheckResult]) -> String {
     results
         .iter()
@@ -269,7 +298,7 @@ pub fn failures_text(results: &[CheckResult]) -> String {
         .map(|r| {
             format!(
                 "{}:\n{}",
-                r.headline(),
+                shown_headline(r),
                 crate::llm::shorten(unframed(r).trim_end(), SHOWN_OUTPUT_CHARS)
             )
         })
@@ -514,5 +543,27 @@ mod tests {
         assert!(!all_passed(&results));
         assert!(!all_passed(&[]));
         assert!(all_passed(&results[..1]));
+    }
+
+    #[test]
+    fn a_long_check_is_shown_cut_on_one_line() {
+        assert_eq!(shown_command("python3 -m unittest"), "python3 -m unittest");
+        assert_eq!(shown_command("make &&\n  ./app"), "make && ./app");
+        let long = format!("./report | grep -qE -e '{}'", "x".repeat(200));
+        let shown = shown_command(&long);
+        assert!(shown.ends_with(" …"), "{shown}");
+        assert_eq!(shown.chars().count(), SHOWN_COMMAND_CHARS + 2);
+        let result = CheckResult {
+            command: long.clone(),
+            passed: false,
+            exit_code: Some(1),
+            output: "min: 0.0".into(),
+            duration_ms: 5,
+        };
+        assert_eq!(
+            shown_headline(&result),
+            format!("`{shown}` failed (exit 1)")
+        );
+        assert!(!failures_text(&[result]).contains(&long));
     }
 }

@@ -144,7 +144,7 @@ fn failures_brief(workspace: &std::path::Path, results: &[CheckResult], file: &s
                 body.push_str("\n> ");
                 body.push_str(&line);
             }
-            format!("{}:\n{body}", result.headline())
+            format!("{}:\n{body}", crate::checks::shown_headline(result))
         })
         .collect();
     format!("The checks fail:\n{}\n", parts.join("\n"))
