@@ -29,7 +29,7 @@ pub const RULE_UNTRACK: &str = "file untracked";
 /// "not in any commit", "remove it from git / the index".
 static LEAVES_GIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bstop\s+tracking\b|\buntrack\w*|\bno\s+longer\s+(?:be\s+)?tracked\b|\bnot\s+(?:be\s+)?(?:tracked|committed)\b|\bnot\s+(?:be\s+)?in\s+(?:it|any\s+commits?|the\s+commit|that\s+commit|git|the\s+repo(?:sitory)?|the\s+index)\b|\b(?:remove|take|get|drop)\s+(?:it|\S+)\s+(?:out\s+of|from)\s+(?:git|the\s+repo(?:sitory)?|the\s+index|the\s+commit|that\s+commit|version\s+control)\b",
+        r"(?i)\bstop\s+tracking\b|\buntrack\w*|\bno\s+longer\s+(?:be\s+)?tracked\b|\bnot\s+(?:be\s+)?tracked\b|\bnot\s+(?:be\s+)?in\s+(?:it|any\s+commits?|the\s+commit|that\s+commit|git|the\s+repo(?:sitory)?|the\s+index)\b|\b(?:remove|take|get|drop)\s+(?:it|\S+)\s+(?:out\s+of|from)\s+(?:git|the\s+repo(?:sitory)?|the\s+index|the\s+commit|that\s+commit|version\s+control)\b",
     )
     .ok()
 });
@@ -83,7 +83,6 @@ pub fn untrack_goal(goal: &str, workspace: &Path) -> Option<Untrack> {
         .map(|word| word.trim_end_matches('/'))
         .filter(|word| *word != ".gitignore" && tracked.contains(word))
         .collect();
-    named.dedup();
     named.sort_unstable();
     named.dedup();
     let [file] = named.as_slice() else {
@@ -284,6 +283,8 @@ mod tests {
             "Delete .env from the repository.",
             "Add a line to .env and commit it.",
             "Stop tracking the secrets file but keep it on disk.",
+            // Work not committed yet is no file leaving git.
+            "My settings.py changes are not committed yet: commit them, and don't delete my local copy.",
         ] {
             assert_eq!(untrack_goal(goal, ws), None, "{goal}");
         }
