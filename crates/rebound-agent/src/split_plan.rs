@@ -69,7 +69,6 @@ mod tests {
     use super::*;
     use crate::checks::split::split_check;
     use crate::checks::split::tests::{repo, GOAL};
-    use crate::checks::test_bash as bash;
 
     #[tokio::test]
     async fn the_plan_makes_the_two_commits_the_check_asks_for() {
@@ -83,12 +82,7 @@ mod tests {
             split_plan(GOAL, &[failed(&check)], ws, std::slice::from_ref(&plan)).await,
             None
         );
-        for step in &plan {
-            let out = bash(ws, step.command.as_deref().unwrap());
-            assert!(out.status.success(), "{step:?}: {out:?}");
-        }
-        let out = bash(ws, &check);
-        assert!(out.status.success(), "{out:?}");
+        crate::checks::test_plan_passes(ws, &plan, &check);
         assert_eq!(
             split_plan(GOAL, &[failed(&check)], ws, &[]).await,
             None,

@@ -105,12 +105,7 @@ mod tests {
             untrack_plan(GOAL, &[failed(&check)], ws, std::slice::from_ref(&plan)).await,
             None
         );
-        for step in &plan {
-            let out = bash(ws, step.command.as_deref().unwrap());
-            assert!(out.status.success(), "{step:?}: {out:?}");
-        }
-        let out = bash(ws, &check);
-        assert!(out.status.success(), "{out:?}");
+        crate::checks::test_plan_passes(ws, &plan, &check);
         // The old last line of .gitignore had no newline: kept whole.
         let ignore = std::fs::read_to_string(ws.join(".gitignore")).unwrap();
         assert_eq!(ignore, "__pycache__/\n.env\n");

@@ -337,6 +337,35 @@ pub(crate) fn test_bash(dir: &std::path::Path, command: &str) -> std::process::O
         .unwrap()
 }
 
+/// Runs `check` in a copy of `workspace` after `script` (which must
+/// succeed) ran there, for a test of what a check refuses or accepts.
+#[cfg(test)]
+pub(crate) fn test_check_after(
+    workspace: &std::path::Path,
+    script: &str,
+    check: &str,
+) -> std::process::Output {
+    #[allow(clippy::unwrap_used)]
+    let copy = tempfile::tempdir().unwrap();
+    let copied = test_bash(copy.path(), &format!("cp -a {}/. .", workspace.display()));
+    assert!(copied.status.success(), "{copied:?}");
+    let ran = test_bash(copy.path(), script);
+    assert!(ran.status.success(), "{script}: {ran:?}");
+    test_bash(copy.path(), check)
+}
+
+/// Runs each step of `plan` in `workspace` (each must succeed), then
+/// asserts that `check` passes, for a test of a harness plan.
+#[cfg(test)]
+pub(crate) fn test_plan_passes(workspace: &std::path::Path, plan: &[crate::PlanStep], check: &str) {
+    for step in plan {
+        let out = test_bash(workspace, step.command.as_deref().unwrap_or_default());
+        assert!(out.status.success(), "{step:?}: {out:?}");
+    }
+    let out = test_bash(workspace, check);
+    assert!(out.status.success(), "{out:?}");
+}
+
 /// A failed check result of `command` that printed `output`, for a test.
 #[cfg(test)]
 pub(crate) fn test_failed(command: &str, output: &str) -> CheckResult {

@@ -353,14 +353,7 @@ pub(crate) mod tests {
         let ws = dir.path();
         repo(ws);
         let check = split_check(&split_goal(GOAL, ws).unwrap());
-        let after = |script: &str| {
-            let copy = tempfile::tempdir().unwrap();
-            assert!(bash(copy.path(), &format!("cp -a {}/. .", ws.display()))
-                .status
-                .success());
-            assert!(bash(copy.path(), script).status.success(), "{script}");
-            bash(copy.path(), &check)
-        };
+        let after = |script: &str| crate::checks::test_check_after(ws, script, &check);
         let first = OLD.replace("int(text", "float(text");
         let right = format!(
             "cp fetch.py /tmp/keep.$$ && printf '%s' {} > fetch.py && git add fetch.py && git commit -qm 'Fix parsing of fractional timeouts' && mv /tmp/keep.$$ fetch.py && git add -A && git commit -qm 'Add --dry-run option'",

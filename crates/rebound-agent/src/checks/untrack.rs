@@ -255,12 +255,7 @@ mod tests {
         repo(ws);
         let check = untrack_check(&untrack_goal(AMEND, ws).unwrap());
         let fails_after = |script: &str| {
-            let copy = tempfile::tempdir().unwrap();
-            assert!(bash(copy.path(), &format!("cp -a {}/. .", ws.display()))
-                .status
-                .success());
-            assert!(bash(copy.path(), script).status.success(), "{script}");
-            let out = bash(copy.path(), &check);
+            let out = crate::checks::test_check_after(ws, script, &check);
             assert!(!out.status.success(), "{script} passed");
             String::from_utf8_lossy(&out.stdout).to_string()
         };
