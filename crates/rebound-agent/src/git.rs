@@ -46,6 +46,25 @@ pub(crate) fn git_blocking(dir: &Path, args: &[&str]) -> Result<String, GitError
     finished(args, command.as_std_mut().output())
 }
 
+/// The blob id git gives the file at `path` (relative to `dir`, or
+/// absolute), with `options` (`--no-filters`); nothing is written into
+/// the repository. `None` when git fails or prints no object id.
+pub(crate) fn blob_id(dir: &Path, options: &[&str], path: &str) -> Option<String> {
+    let args: Vec<&str> = ["hash-object"]
+        .into_iter()
+        .chain(options.iter().copied())
+        .chain(["--", path])
+        .collect();
+    let id = git_blocking(dir, &args).ok()?;
+    let id = id.trim();
+    is_object_id(id).then(|| id.to_string())
+}
+
+/// Whether `text` is a full object id (SHA-1 or SHA-256, in hex).
+pub(crate) fn is_object_id(text: &str) -> bool {
+    text.len() >= 40 && text.chars().all(|c| c.is_ascii_hexdigit())
+}
+
 /// Git's options for the workspace's repository, whose own configuration
 /// is not trusted: rebound's identity, no signing program, no hooks, no
 /// fsmonitor, no pager.

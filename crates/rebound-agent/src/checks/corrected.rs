@@ -74,8 +74,9 @@ static RIGHT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
-/// One number in a text, for finding the one a quoted symptom holds.
-static ANY_NUMBER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").ok());
+/// One number in a text (its minus included), for finding the one a
+/// quoted symptom holds.
+static ANY_NUMBER: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(NUMBER).ok());
 
 /// What a fixed program must print, from one wrong value and its
 /// correction.
@@ -256,26 +257,16 @@ fn standalone(text: &str, start: usize, end: usize) -> bool {
 fn expected_text(wrong: &Wrong, right: &str) -> Option<String> {
     let numbers = ANY_NUMBER.as_ref()?;
     let (before, number, after) = if wrong.quoted {
-        let mut found = numbers.find_iter(&wrong.text).filter(|m| {
-            let start = if wrong.text[..m.start()].ends_with('-') {
-                m.start() - 1
-            } else {
-                m.start()
-            };
-            standalone(&wrong.text, start, m.end())
-        });
-        let one = found.next()?;
-        if found.next().is_some() || numbers.find_iter(&wrong.text).count() != 1 {
+        let mut found = numbers.find_iter(&wrong.text);
+        let (Some(one), None) = (found.next(), found.next()) else {
+            return None;
+        };
+        if !standalone(&wrong.text, one.start(), one.end()) {
             return None;
         }
-        let start = if wrong.text[..one.start()].ends_with('-') {
-            one.start() - 1
-        } else {
-            one.start()
-        };
         (
-            &wrong.text[..start],
-            &wrong.text[start..one.end()],
+            &wrong.text[..one.start()],
+            one.as_str(),
             &wrong.text[one.end()..],
         )
     } else {

@@ -25,7 +25,7 @@ use super::clauses::asks_for_several_commits;
 use super::phrases::{
     path_words, quoted_messages, quoted_value, safe_path, single_quote, MessageOwner, QUOTED_TEXT,
 };
-use crate::git::git_blocking;
+use crate::git::{blob_id, git_blocking};
 use crate::localize::{named_definitions, parse_source, Language};
 
 /// The rule's name.
@@ -128,7 +128,7 @@ pub fn split_goal(goal: &str, workspace: &Path) -> Option<Split> {
     let mut pinned = Vec::new();
     for path in &changed {
         let blob = if workspace.join(path).is_file() {
-            blob_id(workspace, path)?
+            blob_id(workspace, &[], path)?
         } else {
             "-".to_string()
         };
@@ -207,26 +207,14 @@ fn names_word(words: &str, name: &str) -> bool {
         })
 }
 
-/// The blob id of `path` in `workspace`, as git would store it.
-fn blob_id(workspace: &Path, path: &str) -> Option<String> {
-    let id = git_blocking(workspace, &["hash-object", "--", path]).ok()?;
-    let id = id.trim().to_string();
-    id.chars().all(|c| c.is_ascii_hexdigit()).then_some(id)
-}
-
 /// The blob id of `content` in `workspace`'s repository (hashed from a
-/// temporary file; nothing is written into the repository).
+/// temporary file, without the repository's filters, as `git
+/// hash-object -w --stdin` stores it in the plan; nothing is written).
 fn blob_of(workspace: &Path, content: &str) -> Option<String> {
     let dir = tempfile::tempdir().ok()?;
     let path = dir.path().join("first");
     std::fs::write(&path, content).ok()?;
-    let id = git_blocking(
-        workspace,
-        &["hash-object", "--no-filters", "--", &path.to_string_lossy()],
-    )
-    .ok()?;
-    let id = id.trim().to_string();
-    id.chars().all(|c| c.is_ascii_hexdigit()).then_some(id)
+    blob_id(workspace, &["--no-filters"], &path.to_string_lossy())
 }
 
 /// The check of `split`: see the module's doc. It starts with a `:` line

@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::git::git_blocking;
+use crate::git::{git_blocking, is_object_id};
 
 /// The rule's name.
 pub const RULE_UNCOMMIT: &str = "commit undone";
@@ -74,8 +74,7 @@ pub fn uncommit_goal(goal: &str, workspace: &Path) -> Option<Uncommit> {
     let [undone, parent] = ids.as_slice() else {
         return None;
     };
-    let full = |id: &str| id.len() >= 40 && id.chars().all(|c| c.is_ascii_hexdigit());
-    (full(undone) && full(parent)).then(|| Uncommit {
+    (is_object_id(undone) && is_object_id(parent)).then(|| Uncommit {
         undone: (*undone).to_string(),
         parent: (*parent).to_string(),
         keep,

@@ -20,7 +20,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::phrases::path_words;
-use crate::git::git_blocking;
+use crate::git::{blob_id, git_blocking, is_object_id};
 
 /// The rule's name.
 pub const RULE_UNTRACK: &str = "file untracked";
@@ -92,9 +92,8 @@ pub fn untrack_goal(goal: &str, workspace: &Path) -> Option<Untrack> {
     let content = workspace
         .join(&file)
         .is_file()
-        .then(|| git_blocking(workspace, &["hash-object", "--", &file]).ok())
-        .flatten()
-        .filter(|id| is_object_id(id));
+        .then(|| blob_id(workspace, &[], &file))
+        .flatten();
     let rewrite = if REWRITES.as_ref()?.is_match(goal) {
         let ids = git_blocking(workspace, &["rev-list", "--parents", "-n", "1", "HEAD"]).ok()?;
         let ids: Vec<&str> = ids.split_whitespace().collect();
@@ -116,11 +115,6 @@ pub fn untrack_goal(goal: &str, workspace: &Path) -> Option<Untrack> {
         ignore: IGNORED.as_ref()?.is_match(goal),
         rewrite,
     })
-}
-
-/// Whether `text` is a full object id.
-fn is_object_id(text: &str) -> bool {
-    text.len() >= 40 && text.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 /// The check of `untrack`: see the module's doc. It starts with a `:`
@@ -193,7 +187,7 @@ pub fn checked_untrack(command: &str) -> Option<Untrack> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
@@ -201,13 +195,20 @@ mod tests {
 
     const AMEND: &str = "Oops: my last commit ('Read mail settings from .env') also committed the .env file with our SMTP password. Nothing is pushed yet. Fix that commit so .env is not in it (it must not be in any commit), and in the same commit add .env to .gitignore so this can't happen again. Keep the commit's message and its other changes as they are, and don't delete my local .env, I still need it.";
 
-    fn repo(ws: &Path) {
+    /// A repository whose last commit added `.env` (and changed
+    /// settings.py); `.gitignore` as `gitignore` has it.
+    pub(crate) fn repo_with_ignore(ws: &Path, gitignore: &str) {
+        std::fs::write(ws.join(".gitignore"), gitignore).unwrap();
         let script = "git init -q && git config user.email a@b && git config user.name a \
-            && printf '__pycache__/\\n' > .gitignore && printf 'x = 1\\n' > settings.py \
+            && printf 'x = 1\\n' > settings.py \
             && git add . && git commit -qm first \
             && printf 'PASSWORD=secret\\n' > .env && printf 'x = 2\\n' > settings.py \
             && git add . && git commit -qm 'Read mail settings from .env'";
         assert!(bash(ws, script).status.success());
+    }
+
+    fn repo(ws: &Path) {
+        repo_with_ignore(ws, "__pycache__/\n");
     }
 
     #[test]
