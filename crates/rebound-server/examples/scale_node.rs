@@ -289,6 +289,14 @@ const USAGE: &str = "usage: scale_node serve <postgres-url> <addr>\n       scale
 #[allow(dead_code)] // the test includes this file for its graph
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Diagnostics on stderr when asked for (`RUST_LOG=warn`): why a run's
+    // attempt was given back, a lease lost.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let args: Vec<String> = std::env::args().collect();
     match args.as_slice() {
         [_, mode, url, addr] if mode == "serve" => {

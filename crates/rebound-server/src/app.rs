@@ -71,6 +71,8 @@ pub(crate) struct App {
     pub queue: Notify,
     /// Runs claimed and not yet taken by a worker.
     pub claimed: crate::runs::claimed::Claimed,
+    /// The attempts of runs in flight in this process.
+    pub attempts: crate::runs::attempts::Attempts,
     pub cancels: Mutex<HashMap<String, CancelHandle>>,
     pub token: Option<String>,
     /// Stops the workers.

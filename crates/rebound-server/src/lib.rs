@@ -200,6 +200,7 @@ impl Server {
             hub: Hub::default(),
             queue: Notify::new(),
             claimed: runs::claimed::Claimed::default(),
+            attempts: runs::attempts::Attempts::default(),
             cancels: Mutex::default(),
             token: self.token,
             shutdown: CancellationToken::new(),

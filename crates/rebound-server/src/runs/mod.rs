@@ -3,6 +3,7 @@
 //! event fan-out (`hub`), the group-commit writer (`writer`) and the
 //! workers (`worker`).
 
+pub(crate) mod attempts;
 pub(crate) mod claimed;
 pub(crate) mod hub;
 pub(crate) mod parts;

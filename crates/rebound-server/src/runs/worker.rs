@@ -15,6 +15,7 @@ use rebound_graph::checkpoint::{CheckpointError, CheckpointId};
 use rebound_graph::{GraphError, ResumeCommand, RunConfig, StreamModes};
 use rebound_protocol::records::ThreadStatus;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
 use super::hub::RunChannel;
 use super::parts::{interrupt_update, interrupts_json, parts};
@@ -85,6 +86,10 @@ async fn next_run(app: &App) -> Option<RunRecord> {
 async fn run_isolated(app: &Arc<App>, run: RunRecord) {
     let run_id = run.run_id.clone();
     let (epoch, thread_id) = (run.epoch, run.thread_id.clone());
+    let (_flight, earlier) = app.attempts.begin(&run_id, epoch);
+    if let Some(earlier) = earlier {
+        stop_earlier_attempt(app, &run, &earlier).await;
+    }
     let task = tokio::spawn({
         let app = Arc::clone(app);
         async move { execute(&app, run).await }
@@ -106,6 +111,29 @@ async fn run_isolated(app: &Arc<App>, run: RunRecord) {
             tracing::error!(%error, %run_id, "recording a failed run failed");
         }
         app.end_run(&run_id);
+    }
+}
+
+/// Stops this process's earlier attempt of `run`, which lost the run's
+/// lease (this claim has a later epoch) and has not stopped yet, and waits
+/// for it to stop: its thread, live channel and cancellation are then
+/// free for this attempt. The wait is bounded by a third of the lease (the
+/// new claim's heartbeats have not started): an attempt that has not
+/// stopped by then is left to stop alone, and this one goes on (and is
+/// given back if it finds the thread still held).
+async fn stop_earlier_attempt(app: &App, run: &RunRecord, earlier: &CancellationToken) {
+    if let Some(handle) = app.local_cancel(&run.run_id) {
+        handle.cancel(CancelAction::LeaseLost);
+    }
+    let bound = app.store.lease_ttl().map_or(Duration::ZERO, |ttl| ttl / 3);
+    let started = std::time::Instant::now();
+    if tokio::time::timeout(bound, earlier.cancelled())
+        .await
+        .is_err()
+    {
+        tracing::warn!(run_id = %run.run_id, epoch = run.epoch, "the run's earlier attempt here has not stopped: going on beside it");
+    } else {
+        tracing::info!(run_id = %run.run_id, epoch = run.epoch, waited = ?started.elapsed(), "the run's earlier attempt here stopped");
     }
 }
 
