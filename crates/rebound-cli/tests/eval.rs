@@ -251,7 +251,7 @@ fn every_bundled_task_fails_before_and_passes_after_its_reference_fix() {
         .env("CARGO_HOME", toolchain("CARGO_HOME", ".cargo"))
         .args(["eval", "--reference", "--json"])
         .arg(&suite)
-        // 142 reference fixes (Go builds, pip and npm installs among them)
+        // 156 reference fixes (Go builds, pip and npm installs among them)
         // take about a minute on an idle 2-core machine; more beside other
         // tests.
         .timeout(std::time::Duration::from_secs(600))

@@ -1,0 +1,5 @@
+"""tracker: time tracking for small teams."""
+
+from .models import Entry, Project
+
+__all__ = ["Entry", "Project"]

@@ -1,0 +1,4 @@
+from greet import greeting
+
+if __name__ == "__main__":
+    print(greeting("world"))

@@ -1,0 +1,1 @@
+"""The travel blog's page builder."""

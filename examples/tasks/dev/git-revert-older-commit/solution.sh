@@ -1,0 +1,1 @@
+git revert --no-edit HEAD~2

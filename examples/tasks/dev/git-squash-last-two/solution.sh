@@ -1,0 +1,2 @@
+git reset -q --soft HEAD~2
+git commit -q -m 'Add --due option to todo add'
