@@ -307,7 +307,25 @@ impl Search<'_> {
                 // The next candidate sees this one and how it failed (its
                 // traceback's end), not only the first request: a
                 // resample alone often repeats the same mistake.
-                request = after_failure(first, &response.text, prompts::SCRIPT_FAILED, &ran.output);
+                // A module the program bound to a value of its own is
+                // named with the line that did it: the traceback names
+                // only the line that uses the module (found on dev: three
+                // candidates in a row kept `os = ...` in their loop).
+                let explained = if python {
+                    rebound_localize::explain_attribute_error(&code, &ran.output)
+                } else {
+                    String::new()
+                };
+                if !explained.is_empty() {
+                    self.tried.push(format!("  ({explained})"));
+                }
+                request = after_failure_explained(
+                    first,
+                    &response.text,
+                    prompts::SCRIPT_FAILED,
+                    &ran.output,
+                    &explained,
+                );
                 continue;
             }
             let passes = ran.checks_passed == Some(true);
@@ -524,13 +542,27 @@ async fn run_candidate(
 /// (`prompt`: it crashed, or a check failed on what it wrote) with
 /// `output`: the first request, that answer, and the output, shortened.
 fn after_failure(first: &ChatRequest, answer: &str, prompt: &str, output: &str) -> ChatRequest {
+    after_failure_explained(first, answer, prompt, output, "")
+}
+
+/// [`after_failure`] with `explained`, the harness's reading of the
+/// failure, after the shortened output.
+fn after_failure_explained(
+    first: &ChatRequest,
+    answer: &str,
+    prompt: &str,
+    output: &str,
+    explained: &str,
+) -> ChatRequest {
+    let mut error = shorten(output.trim(), FAILURE_CHARS);
+    if !explained.is_empty() {
+        error.push('\n');
+        error.push_str(&shorten(explained, FAILURE_CHARS));
+    }
     first
         .clone()
         .message(Message::assistant(answer.trim_end().to_string()))
-        .message(Message::user(render(
-            prompt,
-            &[("error", &shorten(output.trim(), FAILURE_CHARS))],
-        )))
+        .message(Message::user(render(prompt, &[("error", &error)])))
 }
 
 /// Makes the file at `path` executable by its owner (a program the

@@ -142,6 +142,25 @@ async fn a_program_that_fails_writes_nothing_and_the_planner_sees_why() {
     assert_ne!(pev::stop_reason(&state), StopReason::Finished);
 }
 
+/// A program that binds an imported module to a value of its own fails
+/// where it next uses the module; the next candidate is told which line
+/// bound it (the traceback names only the line that uses it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_module_a_program_bound_again_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let shadowing = "import csv\nfrom collections import Counter\nc = Counter()\nfor line in open('orders.csv'):\n    row = next(csv.reader([line]))\n    csv = row[0]\n    c[csv] += 1\n";
+    let model = Arc::new(ScriptedModel::new([
+        program(shadowing),
+        program(RIGHT)
+            .expect_user_contains("AttributeError: 'str' object has no attribute 'reader'")
+            .expect_user_contains(
+                "`csv` is imported on line 1, but line 6 (`csv = row[0]`) binds `csv` to another value",
+            ),
+    ]));
+    finish_totals(&model, &work, dir.path()).await;
+}
+
 /// With no check to judge a program, one that fails is not the end of
 /// the step: the model is shown its error and writes it again, and the
 /// program that runs to its end is kept.
