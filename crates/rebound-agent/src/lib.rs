@@ -47,6 +47,7 @@ pub mod step_check;
 mod stop;
 mod summary;
 pub mod supervisor;
+mod table_finish;
 mod tag_plan;
 mod text;
 pub mod tool_call;

@@ -123,10 +123,20 @@ pub(crate) async fn run_script_step(
     } else {
         deps.config.edit_candidates.min(UNJUDGED_RETRIES)
     };
+    // A table the goal states the form of, judged by its check: the
+    // harness finishes what a program writes to that form.
+    let finishing = crate::checks::table::table_goal(goal, &workspace)
+        .filter(|table| {
+            let check = crate::checks::table::table_check(table);
+            evidence.checks.iter().any(|c| c.command == check)
+        })
+        .map(|table| crate::table_finish::finishing_epilogue(&table))
+        .unwrap_or_default();
     let mut search = Search {
         ctx,
         deps,
         evidence,
+        finishing,
         label: format!("step{}", index + 1),
         approved_all,
         tokens: 0,
@@ -156,6 +166,9 @@ struct Search<'a> {
     ctx: &'a NodeContext,
     deps: &'a AgentDeps,
     evidence: &'a Evidence,
+    /// Python appended to each Python program: the harness's finishing of
+    /// the goal's table ([`crate::table_finish`]), or empty.
+    finishing: String,
     /// `step<N>`: what the step's journal keys and scripts are named by.
     label: String,
     /// Whether the user approved every command for the run.
@@ -183,8 +196,11 @@ impl Search<'_> {
             self.ctx,
             self.deps,
             self.evidence,
-            name,
-            code,
+            Candidate {
+                name,
+                code,
+                finishing: &self.finishing,
+            },
             action,
             self.approved_all,
         )
@@ -312,7 +328,11 @@ impl Search<'_> {
                 // only the line that uses the module (found on dev: three
                 // candidates in a row kept `os = ...` in their loop).
                 let explained = if python {
-                    rebound_localize::explain_attribute_error(&code, &ran.output)
+                    rebound_localize::explain_attribute_error_after(
+                        &format!("{PYTHON_PRELUDE}{code}"),
+                        u32::try_from(PYTHON_PRELUDE.lines().count()).unwrap_or(0),
+                        &ran.output,
+                    )
                 } else {
                     String::new()
                 };
@@ -393,6 +413,15 @@ impl Search<'_> {
     }
 }
 
+/// A candidate program to run: its name (its script's and journal's),
+/// its code, and the Python appended to a Python program.
+#[derive(Debug, Clone, Copy)]
+struct Candidate<'a> {
+    name: &'a str,
+    code: &'a str,
+    finishing: &'a str,
+}
+
 /// What is done with a candidate's code.
 #[derive(Debug, Clone, Copy)]
 enum Action<'a> {
@@ -435,11 +464,15 @@ async fn run_candidate(
     ctx: &NodeContext,
     deps: &AgentDeps,
     evidence: &Evidence,
-    name: &str,
-    code: &str,
+    candidate: Candidate<'_>,
     action: Action<'_>,
     approved_all: bool,
 ) -> Result<(Ran, bool), NodeError> {
+    let Candidate {
+        name,
+        code,
+        finishing,
+    } = candidate;
     let workspace = deps.workspace.workspace();
     let scratch = match Scratch::copy(workspace) {
         Ok(scratch) => scratch,
@@ -458,7 +491,7 @@ async fn run_candidate(
         Action::Generate(interpreter) => (
             format!(".rebound/scripts/{name}.{}", interpreter.extension()),
             match interpreter {
-                Interpreter::Python => format!("{PYTHON_PRELUDE}{code}"),
+                Interpreter::Python => format!("{PYTHON_PRELUDE}{code}{finishing}"),
                 Interpreter::Bash => code.to_string(),
             },
             interpreter,

@@ -161,6 +161,43 @@ async fn a_module_a_program_bound_again_is_named_with_its_line() {
     finish_totals(&model, &work, dir.path()).await;
 }
 
+/// The table a program writes without the header the goal gives and out
+/// of the goal's order is finished by the harness (the header added, the
+/// rows sorted) before the checks judge it; the rows are the program's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_goal_s_table_is_finished_to_its_header_and_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let work = workspace(dir.path());
+    let goal = "From orders.csv, write totals.csv with the header `item,qty`, largest qty first.";
+    let table = rebound_agent::checks::table::table_goal(goal, &work).unwrap();
+    let check = rebound_agent::checks::table::table_check(&table);
+    let model = Arc::new(ScriptedModel::new([
+        program("open('totals.csv', 'w').write('cups,3\\npens,6\\n')\n"),
+        review("finish", "the totals are written", &[]),
+    ]));
+    let graph = graph(&model, &work, dir.path());
+    let input = PevState::new(goal, 2).with_checks(vec![Check::new(
+        check,
+        CheckSource::Clause {
+            rule: "table".into(),
+            proves: false,
+        },
+    )]);
+    let (_, events) = run(&graph, input).await;
+    assert_eq!(
+        std::fs::read_to_string(work.join("totals.csv")).unwrap(),
+        "item,qty\npens,6\ncups,3\n"
+    );
+    let said = events.iter().any(|e| match e {
+        AgentEvent::Step {
+            output: Some(output),
+            ..
+        } => output.contains("rebound finished totals.csv as the goal's table: the header line the goal gives added; rows sorted"),
+        _ => false,
+    });
+    assert!(said, "{events:?}");
+}
+
 /// With no check to judge a program, one that fails is not the end of
 /// the step: the model is shown its error and writes it again, and the
 /// program that runs to its end is kept.

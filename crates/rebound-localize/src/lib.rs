@@ -27,7 +27,10 @@ pub use languages::Language;
 pub use locate::{locate, Suspect, SuspectReason, MAX_CALLED_SUSPECTS, MAX_FAILURES_LOCATED};
 pub use parse::{parse, UNKNOWN_MAX_CHARS, UNKNOWN_TAIL_LINES};
 pub use render::{failing_lines, render};
-pub use shadowed::{explain_attribute_error, missing_attribute, shadowed_imports, ShadowedImport};
+pub use shadowed::{
+    explain_attribute_error, explain_attribute_error_after, missing_attribute, shadowed_imports,
+    ShadowedImport,
+};
 pub use test_files::{in_rust_test, is_test_file};
 pub use undefined::{undefined_name, NameKind, UndefinedName};
 pub use window::{Window, MAX_LINE_CHARS, MAX_WINDOW_LINES};

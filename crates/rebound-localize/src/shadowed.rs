@@ -20,7 +20,8 @@ use super::languages::{parse_source, Language};
 pub struct ShadowedImport {
     /// The name (`os`).
     pub name: String,
-    /// The line (from 1) of the import that binds it first.
+    /// The line (from 1) of the import that binds it first; 0 when it
+    /// was imported before the program's own lines (a harness's prelude).
     pub imported_at: u32,
     /// The line (from 1) that binds it again.
     pub bound_at: u32,
@@ -32,13 +33,26 @@ impl ShadowedImport {
     /// One sentence for the program's author: what replaced the module and
     /// what to do.
     pub fn explain(&self, attribute: &str) -> String {
+        let imported = if self.imported_at == 0 {
+            "already imported for the program".to_string()
+        } else {
+            format!("imported on line {}", self.imported_at)
+        };
         format!(
-            "`{name}` is imported on line {imported}, but line {bound} (`{binding}`) binds `{name}` to another value, so `{name}.{attribute}` fails once that line has run: give that value another name.",
+            "`{name}` is {imported}, but line {bound} (`{binding}`) binds `{name}` to another value, so `{name}.{attribute}` fails once that line has run: give that value another name.",
             name = self.name,
-            imported = self.imported_at,
             bound = self.bound_at,
             binding = self.binding,
         )
+    }
+
+    /// The same, with its lines counted after the first `lines` of the
+    /// source (a prelude the program's author did not write): `None` when
+    /// the prelude itself binds the name again.
+    pub fn after_prelude(mut self, lines: u32) -> Option<ShadowedImport> {
+        self.bound_at = self.bound_at.checked_sub(lines).filter(|&line| line > 0)?;
+        self.imported_at = self.imported_at.saturating_sub(lines);
+        Some(self)
     }
 }
 
@@ -102,13 +116,21 @@ pub fn shadowed_imports(source: &str, attribute: &str) -> Vec<ShadowedImport> {
     });
     let lines: Vec<&str> = source.lines().collect();
     let mut found: Vec<ShadowedImport> = Vec::new();
-    for (name, imported_at) in imported {
-        if found.iter().any(|f| f.name == name) || !used.contains(&name) {
+    for (name, first_import) in &imported {
+        if found.iter().any(|f| f.name == *name) || !used.contains(name) {
             continue;
         }
-        let Some(&(_, bound_at)) = bound.iter().find(|(n, _)| *n == name) else {
+        let Some(&(_, bound_at)) = bound.iter().find(|(n, _)| n == name) else {
             continue;
         };
+        // The import the binding replaces: the last one before it.
+        let imported_at = imported
+            .iter()
+            .filter(|(n, line)| n == name && *line < bound_at)
+            .map(|(_, line)| *line)
+            .next_back()
+            .unwrap_or(*first_import);
+        let name = name.clone();
         let binding = lines
             .get(
                 usize::try_from(bound_at)
@@ -131,11 +153,19 @@ pub fn shadowed_imports(source: &str, attribute: &str) -> Vec<ShadowedImport> {
 /// `output` by an import its `source` binds again ([`shadowed_imports`]);
 /// empty when the output has no such error or the source no such name.
 pub fn explain_attribute_error(source: &str, output: &str) -> String {
+    explain_attribute_error_after(source, 0, output)
+}
+
+/// [`explain_attribute_error`] of a program whose first `prelude` lines
+/// of `source` its author did not write: its lines are counted after
+/// them, and a name the prelude imports counts as imported.
+pub fn explain_attribute_error_after(source: &str, prelude: u32, output: &str) -> String {
     let Some(attribute) = missing_attribute(output) else {
         return String::new();
     };
     shadowed_imports(source, &attribute)
-        .iter()
+        .into_iter()
+        .filter_map(|shadowed| shadowed.after_prelude(prelude))
         .map(|shadowed| shadowed.explain(&attribute))
         .collect::<Vec<_>>()
         .join("\n")
@@ -254,6 +284,21 @@ mod tests {
         let explained = explain_attribute_error(SCRIPT, TRACEBACK);
         assert!(explained.contains("line 8 (`os = re.search"), "{explained}");
         assert!(explained.contains("`os.path` fails"), "{explained}");
+    }
+
+    #[test]
+    fn a_module_a_prelude_imported_is_counted_after_it() {
+        let prelude = "import os, csv\nfrom pathlib import Path\n";
+        let program = "for row in open('a'):\n    csv = row\n    csv.reader\n";
+        let explained = explain_attribute_error_after(
+            &format!("{prelude}{program}"),
+            2,
+            "AttributeError: 'str' object has no attribute 'reader'",
+        );
+        assert_eq!(
+            explained,
+            "`csv` is already imported for the program, but line 2 (`csv = row`) binds `csv` to another value, so `csv.reader` fails once that line has run: give that value another name."
+        );
     }
 
     #[test]

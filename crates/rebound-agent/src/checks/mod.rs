@@ -45,6 +45,8 @@ pub(crate) use detect::COMMIT_CHECK;
 pub use evidence::{Evidence, CHECK_PROPOSALS};
 pub use fingerprint::{files_state, fingerprint};
 pub use goal::{named_programs, quoted_commands, runs_program};
+#[cfg(test)]
+pub(crate) use phrases::single_quote as shell_quote;
 pub use rebound_protocol::agent::{CheckResult, CheckWhen};
 pub use run::{run_checks, CheckRun};
 

@@ -410,7 +410,18 @@ for n in range(1, len(body)):
 
 /// The check of `table`: see the module's doc.
 pub fn table_check(table: &Table) -> String {
-    let spec = json!({
+    format!(
+        "python3 -c {} {} {}",
+        single_quote(TABLE_PROGRAM),
+        table.file,
+        single_quote(&table_spec(table).to_string())
+    )
+}
+
+/// `table` as the JSON its check's program reads (and the harness's
+/// finishing of a script's table, [`crate::table_finish`]).
+pub(crate) fn table_spec(table: &Table) -> serde_json::Value {
+    json!({
         "delimiter": table.delimiter.to_string(),
         "header": table.header,
         "keys": table.keys.iter().map(|k| json!({
@@ -420,13 +431,7 @@ pub fn table_check(table: &Table) -> String {
             "dated": k.dated,
         })).collect::<Vec<_>>(),
         "iso_dates": table.iso_dates,
-    });
-    format!(
-        "python3 -c {} {} {}",
-        single_quote(TABLE_PROGRAM),
-        table.file,
-        single_quote(&spec.to_string())
-    )
+    })
 }
 
 #[cfg(test)]
